@@ -1,0 +1,589 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrConflict means state.json holds git conflict markers.
+var ErrConflict = errors.New("holds git conflict markers")
+
+// DecodeError is a problem with one value of state.json. Path is the JSON
+// path of the value (tasks.T3.status); Line is set for syntax errors.
+type DecodeError struct {
+	Path string
+	Line int
+	Col  int
+	Msg  string
+	Err  error
+}
+
+// Error reads like `tasks.T3.status: "finished" is not a status (one of ...)`.
+func (e *DecodeError) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+	case e.Path != "":
+		return e.Path + ": " + e.Msg
+	}
+	return e.Msg
+}
+
+// Unwrap returns the underlying error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Canonical key orders; Encode places keys it adds relative to these.
+var (
+	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_task", "current_iteration", "tasks", "commits"}
+	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_phase", "current_iteration", "phases", "commits"}
+	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "completed_at"}
+)
+
+func topKeys(m Mode) []string {
+	if m == Knowledge {
+		return topKeysKnow
+	}
+	return topKeysDev
+}
+
+// Decode parses and validates state.json. Every key is kept: unknown keys
+// with their raw values and their place. Errors name the JSON path and the
+// fix; a file with conflict markers gives an error wrapping ErrConflict.
+func Decode(data []byte) (*State, error) {
+	if line := conflictLine(data); line > 0 {
+		return nil, &DecodeError{Line: line, Col: 1, Msg: "git conflict marker: run `itr reconcile` to rebuild state.json", Err: ErrConflict}
+	}
+	kvs, err := decodeObject(data, "")
+	if err != nil {
+		return nil, err
+	}
+	s := &State{Units: map[string]*Unit{}}
+	// The mode decides which keys hold the units, so read it first.
+	s.Mode = Development
+	for _, kv := range kvs {
+		if kv.key == "mode" {
+			var m string
+			if err := json.Unmarshal(kv.raw, &m); err != nil {
+				return nil, typeErr("mode", kv.raw, "a string")
+			}
+			mode, err := ParseMode(m)
+			if err != nil {
+				return nil, &DecodeError{Path: "mode", Msg: err.Error(), Err: err}
+			}
+			s.Mode = mode
+		}
+	}
+	seen := map[string]bool{}
+	for _, kv := range kvs {
+		seen[kv.key] = true
+		s.extra.order = append(s.extra.order, kv.key)
+		if err := s.decodeKey(kv); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range []string{"task", "slug", "mode", "phase"} {
+		if !seen[k] {
+			return nil, &DecodeError{Path: k, Msg: "missing (every state.json has task, slug, mode and phase)"}
+		}
+	}
+	if s.Current != nil && *s.Current != "" && s.Units[*s.Current] == nil {
+		return nil, &DecodeError{Path: s.Mode.CurrentKey(), Msg: fmt.Sprintf("%q is not a unit of %s", *s.Current, s.Mode.UnitsKey())}
+	}
+	return s, nil
+}
+
+func (s *State) decodeKey(kv keyValue) error {
+	var err error
+	switch kv.key {
+	case "task":
+		err = decodeString(kv, &s.Task)
+	case "slug":
+		err = decodeString(kv, &s.Slug)
+	case "mode":
+		// Read above.
+	case "domain":
+		s.Domain, err = decodeOptString(kv)
+	case "created":
+		s.Created, err = decodeTime(kv.key, kv.raw)
+	case "updated":
+		s.Updated, err = decodeTime(kv.key, kv.raw)
+	case "phase":
+		var p string
+		if err = decodeString(kv, &p); err == nil {
+			s.Phase, err = ParsePhase(p)
+			if err != nil {
+				return &DecodeError{Path: "phase", Msg: err.Error(), Err: err}
+			}
+		}
+	case s.Mode.CurrentKey():
+		s.Current, err = decodeOptString(kv)
+	case "current_iteration":
+		s.CurrentIteration, err = decodeCount(kv.key, kv.raw)
+	case s.Mode.UnitsKey():
+		err = s.decodeUnits(kv)
+	case "commits":
+		var cs []string
+		if uerr := json.Unmarshal(kv.raw, &cs); uerr != nil || cs == nil {
+			return typeErr(kv.key, kv.raw, "a list of strings")
+		}
+		s.Commits = cs
+	default:
+		s.extra.setUnknown(kv.key, kv.raw)
+	}
+	return err
+}
+
+func (s *State) decodeUnits(kv keyValue) error {
+	units, err := decodeObject(kv.raw, kv.key)
+	if err != nil {
+		return err
+	}
+	for _, ukv := range units {
+		path := kv.key + "." + ukv.key
+		if ukv.key == "" {
+			return &DecodeError{Path: path, Msg: "a unit needs an ID such as T1"}
+		}
+		fields, err := decodeObject(ukv.raw, path)
+		if err != nil {
+			return err
+		}
+		u := &Unit{ID: ukv.key}
+		hasStatus := false
+		for _, f := range fields {
+			u.extra.order = append(u.extra.order, f.key)
+			fp := path + "." + f.key
+			var err error
+			switch f.key {
+			case "status":
+				hasStatus = true
+				var st string
+				if err = decodeString(keyValue{fp, f.raw}, &st); err == nil {
+					u.Status, err = ParseStatus(st)
+					if err != nil {
+						return &DecodeError{Path: fp, Msg: err.Error(), Err: err}
+					}
+				}
+			case "reason":
+				u.Reason, err = decodeOptString(keyValue{fp, f.raw})
+			case "iterations_used":
+				u.IterationsUsed, err = decodeCount(fp, f.raw)
+			case "confirmations_used":
+				u.ConfirmationsUsed, err = decodeCount(fp, f.raw)
+			case "max_iterations":
+				u.MaxIterations, err = decodeCount(fp, f.raw)
+				if err == nil && *u.MaxIterations == 0 {
+					err = &DecodeError{Path: fp, Msg: "0 is not a limit (use a whole number of at least 1, or remove the key)"}
+				}
+			case "verification_passed":
+				var b bool
+				if json.Unmarshal(f.raw, &b) != nil || bytes.Equal(bytes.TrimSpace(f.raw), []byte("null")) {
+					return typeErr(fp, f.raw, "true or false")
+				}
+				u.VerificationPassed = &b
+			case "completed_at":
+				u.CompletedAt, err = decodeTime(fp, f.raw)
+			default:
+				u.extra.setUnknown(f.key, f.raw)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !hasStatus {
+			return &DecodeError{Path: path + ".status", Msg: fmt.Sprintf("missing (one of %s)", joinStatuses(Statuses))}
+		}
+		s.Units[u.ID] = u
+	}
+	return nil
+}
+
+func (o *object) setUnknown(key string, raw json.RawMessage) {
+	if o.unknown == nil {
+		o.unknown = map[string]json.RawMessage{}
+	}
+	o.unknown[key] = append(json.RawMessage(nil), raw...)
+}
+
+type keyValue struct {
+	key string
+	raw json.RawMessage
+}
+
+// decodeObject reads one JSON object into its keys and raw values, in order.
+func decodeObject(data []byte, path string) ([]keyValue, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntaxErr(data, dec, path, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		what := "state.json"
+		if path != "" {
+			what = path
+		}
+		return nil, &DecodeError{Path: path, Msg: fmt.Sprintf("%s must be a JSON object, found %s", what, describe(data))}
+	}
+	var kvs []keyValue
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntaxErr(data, dec, path, err)
+		}
+		key := tok.(string)
+		if seen[key] {
+			return nil, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
+		}
+		seen[key] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntaxErr(data, dec, path, err)
+		}
+		kvs = append(kvs, keyValue{key, raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, syntaxErr(data, dec, path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		line, col := lineCol(data, off)
+		return nil, &DecodeError{Line: line, Col: col, Msg: "text after the end of the JSON object"}
+	}
+	return kvs, nil
+}
+
+func syntaxErr(data []byte, dec *json.Decoder, path string, err error) error {
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if path != "" {
+		// Values are decoded from raw sub-slices; their syntax was checked
+		// when the top level was read, so this is a shape problem.
+		return &DecodeError{Path: path, Msg: err.Error(), Err: err}
+	}
+	line, col := lineCol(data, off)
+	msg := err.Error()
+	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of file (the file is truncated)"
+	}
+	return &DecodeError{Line: line, Col: col, Msg: msg + " (fix the JSON, or run `itr reconcile` to rebuild it)", Err: err}
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func conflictLine(data []byte) int {
+	line := 1
+	for len(data) > 0 {
+		if bytes.HasPrefix(data, []byte("<<<<<<< ")) || bytes.HasPrefix(data, []byte(">>>>>>> ")) ||
+			bytes.Equal(bytes.TrimRight(firstLine(data), "\r"), []byte("=======")) {
+			return line
+		}
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		data = data[i+1:]
+		line++
+	}
+	return 0
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(raw []byte) string {
+	s := strings.TrimSpace(string(raw))
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
+
+func typeErr(path string, raw json.RawMessage, want string) error {
+	return &DecodeError{Path: path, Msg: fmt.Sprintf("%s is not %s", describe(raw), want)}
+}
+
+func decodeString(kv keyValue, dst *string) error {
+	if json.Unmarshal(kv.raw, dst) != nil || bytes.Equal(bytes.TrimSpace(kv.raw), []byte("null")) {
+		return typeErr(kv.key, kv.raw, "a string")
+	}
+	return nil
+}
+
+func decodeOptString(kv keyValue) (*string, error) {
+	var s string
+	if err := decodeString(kv, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func decodeCount(path string, raw json.RawMessage) (*int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || n < 0 {
+		return nil, typeErr(path, raw, "a whole number of 0 or more")
+	}
+	return &n, nil
+}
+
+func decodeTime(path string, raw json.RawMessage) (*string, error) {
+	var s string
+	if err := decodeString(keyValue{path, raw}, &s); err != nil {
+		return nil, err
+	}
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		return nil, &DecodeError{Path: path, Msg: fmt.Sprintf("%q is not an RFC 3339 time such as 2026-01-14T10:30:00Z", s)}
+	}
+	return &s, nil
+}
+
+// Encode writes the canonical form: 2-space indent, units in natural order,
+// keys in the order they were decoded (known keys that are new take their
+// canonical place), unknown values kept, a final newline. Encode of a
+// decoded Encode is the same bytes.
+func (s *State) Encode() []byte {
+	var b bytes.Buffer
+	present := map[string]any{}
+	put := func(k string, v any, ok bool) {
+		if ok {
+			present[k] = v
+		}
+	}
+	put("task", s.Task, true)
+	put("slug", s.Slug, true)
+	put("mode", string(s.Mode), true)
+	put("domain", s.Domain, s.Domain != nil)
+	put("created", s.Created, s.Created != nil)
+	put("updated", s.Updated, s.Updated != nil)
+	put("phase", string(s.Phase), true)
+	put(s.Mode.CurrentKey(), s.Current, s.Current != nil)
+	put("current_iteration", s.CurrentIteration, s.CurrentIteration != nil)
+	put(s.Mode.UnitsKey(), unitsValue{s}, true)
+	put("commits", s.Commits, s.Commits != nil)
+	writeObject(&b, "", s.extra, topKeys(s.Mode), present)
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+type unitsValue struct{ s *State }
+
+func (u *Unit) fields() map[string]any {
+	m := map[string]any{"status": string(u.Status)}
+	if u.Reason != nil {
+		m["reason"] = *u.Reason
+	}
+	if u.IterationsUsed != nil {
+		m["iterations_used"] = *u.IterationsUsed
+	}
+	if u.ConfirmationsUsed != nil {
+		m["confirmations_used"] = *u.ConfirmationsUsed
+	}
+	if u.VerificationPassed != nil {
+		m["verification_passed"] = *u.VerificationPassed
+	}
+	if u.MaxIterations != nil {
+		m["max_iterations"] = *u.MaxIterations
+	}
+	if u.CompletedAt != nil {
+		m["completed_at"] = *u.CompletedAt
+	}
+	return m
+}
+
+// writeObject writes an object whose known keys are in present (a typed
+// value each) and whose unknown keys come from o.
+func writeObject(b *bytes.Buffer, indent string, o object, canon []string, present map[string]any) {
+	keys := keyOrder(o, canon, present)
+	if len(keys) == 0 {
+		b.WriteString("{}")
+		return
+	}
+	inner := indent + "  "
+	b.WriteString("{\n")
+	for i, k := range keys {
+		b.WriteString(inner)
+		writeString(b, k)
+		b.WriteString(": ")
+		if v, ok := present[k]; ok {
+			writeValue(b, inner, v)
+		} else {
+			writeRaw(b, inner, o.unknown[k])
+		}
+		if i < len(keys)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent)
+	b.WriteByte('}')
+}
+
+// keyOrder keeps the decoded order of the keys still present and puts each
+// new known key right after its nearest canonical predecessor.
+func keyOrder(o object, canon []string, present map[string]any) []string {
+	var keys []string
+	in := map[string]bool{}
+	for _, k := range o.order {
+		_, known := present[k]
+		_, unknown := o.unknown[k]
+		if (known || unknown) && !in[k] {
+			keys = append(keys, k)
+			in[k] = true
+		}
+	}
+	for ci, k := range canon {
+		if _, ok := present[k]; !ok || in[k] {
+			continue
+		}
+		pos := 0 // before everything when no predecessor is present
+		for pj := ci - 1; pj >= 0; pj-- {
+			if in[canon[pj]] {
+				pos = indexOf(keys, canon[pj]) + 1
+				break
+			}
+		}
+		keys = append(keys[:pos], append([]string{k}, keys[pos:]...)...)
+		in[k] = true
+	}
+	return keys
+}
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func writeValue(b *bytes.Buffer, indent string, v any) {
+	switch v := v.(type) {
+	case string:
+		writeString(b, v)
+	case *string:
+		writeString(b, *v)
+	case int:
+		b.WriteString(strconv.Itoa(v))
+	case *int:
+		b.WriteString(strconv.Itoa(*v))
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case []string:
+		if len(v) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for i, s := range v {
+			b.WriteString(indent + "  ")
+			writeString(b, s)
+			if i < len(v)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "]")
+	case unitsValue:
+		s := v.s
+		o := object{}
+		present := map[string]any{}
+		ids := s.IDs()
+		for _, id := range ids {
+			present[id] = s.Units[id]
+		}
+		writeObject(b, indent, o, ids, present)
+	case *Unit:
+		fields := v.fields()
+		if v.inline() {
+			writeInline(b, keyOrder(v.extra, unitKeys, fields), fields, v.extra)
+			return
+		}
+		writeObject(b, indent, v.extra, unitKeys, fields)
+	}
+}
+
+// inline reports whether the unit is written on one line, as the seed
+// writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
+// That is a unit with no iterations_used whose unknown values are scalars.
+func (u *Unit) inline() bool {
+	if u.IterationsUsed != nil {
+		return false
+	}
+	for _, raw := range u.extra.unknown {
+		if t := bytes.TrimSpace(raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+			return false
+		}
+	}
+	return true
+}
+
+func writeInline(b *bytes.Buffer, keys []string, known map[string]any, o object) {
+	b.WriteString("{ ")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeString(b, k)
+		b.WriteString(": ")
+		if v, ok := known[k]; ok {
+			writeValue(b, "", v)
+		} else {
+			b.Write(bytes.TrimSpace(o.unknown[k]))
+		}
+	}
+	b.WriteString(" }")
+}
+
+// writeString writes s as a JSON string without HTML escaping.
+func writeString(b *bytes.Buffer, s string) {
+	var tmp bytes.Buffer
+	enc := json.NewEncoder(&tmp)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Write(bytes.TrimRight(tmp.Bytes(), "\n"))
+}
+
+// writeRaw writes an unknown value re-indented to its depth.
+func writeRaw(b *bytes.Buffer, indent string, raw json.RawMessage) {
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, indent, "  "); err != nil {
+		b.Write(bytes.TrimSpace(raw)) // checked by Decode; unreachable in practice
+		return
+	}
+	b.Write(out.Bytes())
+}

@@ -1,0 +1,184 @@
+package state
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Unit is one task (development mode) or phase (knowledge mode) of
+// state.json. Optional fields are pointers: nil means the key is absent, so
+// a decoded file re-encodes with exactly the keys it had.
+type Unit struct {
+	ID                 string
+	Status             Status
+	Reason             *string
+	IterationsUsed     *int
+	ConfirmationsUsed  *int
+	VerificationPassed *bool
+	MaxIterations      *int
+	CompletedAt        *string
+
+	extra object // unknown keys and the key order as decoded
+}
+
+// State is the whole of state.json.
+type State struct {
+	Task             string
+	Slug             string
+	Mode             Mode
+	Domain           *string
+	Created          *string
+	Updated          *string
+	Phase            Phase
+	Current          *string // current_task or current_phase, by Mode
+	CurrentIteration *int
+	Units            map[string]*Unit
+	Commits          []string // nil: the key is absent
+
+	extra object
+}
+
+// New returns the state of a fresh task in phase discover with no units.
+func New(mode Mode, task, slug, created string) *State {
+	return &State{
+		Task:    task,
+		Slug:    slug,
+		Mode:    mode,
+		Created: Ptr(created),
+		Updated: Ptr(created),
+		Phase:   Discover,
+		Units:   map[string]*Unit{},
+	}
+}
+
+// Ptr returns a pointer to a copy of v; it keeps optional fields short to set.
+func Ptr[T any](v T) *T { return &v }
+
+// Val returns *p, or the zero value when p is nil.
+func Val[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// IDs returns the unit IDs in natural order (T1, T2, ..., T10).
+func (s *State) IDs() []string {
+	ids := make([]string, 0, len(s.Units))
+	for id := range s.Units {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return CompareIDs(ids[i], ids[j]) < 0 })
+	return ids
+}
+
+// Unit returns the unit with the given ID, or nil.
+func (s *State) Unit(id string) *Unit { return s.Units[id] }
+
+// Clone returns a deep copy of s.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Domain = clonePtr(s.Domain)
+	c.Created = clonePtr(s.Created)
+	c.Updated = clonePtr(s.Updated)
+	c.Current = clonePtr(s.Current)
+	c.CurrentIteration = clonePtr(s.CurrentIteration)
+	if s.Commits != nil {
+		c.Commits = append([]string{}, s.Commits...)
+	}
+	c.Units = make(map[string]*Unit, len(s.Units))
+	for id, u := range s.Units {
+		c.Units[id] = u.Clone()
+	}
+	c.extra = s.extra.clone()
+	return &c
+}
+
+// Clone returns a deep copy of u.
+func (u *Unit) Clone() *Unit {
+	if u == nil {
+		return nil
+	}
+	c := *u
+	c.Reason = clonePtr(u.Reason)
+	c.IterationsUsed = clonePtr(u.IterationsUsed)
+	c.ConfirmationsUsed = clonePtr(u.ConfirmationsUsed)
+	c.VerificationPassed = clonePtr(u.VerificationPassed)
+	c.MaxIterations = clonePtr(u.MaxIterations)
+	c.CompletedAt = clonePtr(u.CompletedAt)
+	c.extra = u.extra.clone()
+	return &c
+}
+
+// Extra returns the raw JSON of the unknown key name, if the unit has it.
+func (u *Unit) Extra(name string) (json.RawMessage, bool) { return u.extra.get(name) }
+
+// SetExtra sets an unknown key to raw JSON, keeping its place if it exists.
+func (u *Unit) SetExtra(name string, raw json.RawMessage) { u.extra.set(name, raw) }
+
+// ExtraKeys returns the unit's unknown keys in the order they were found.
+func (u *Unit) ExtraKeys() []string { return u.extra.unknownKeys() }
+
+// Extra returns the raw JSON of the unknown top-level key name.
+func (s *State) Extra(name string) (json.RawMessage, bool) { return s.extra.get(name) }
+
+// SetExtra sets an unknown top-level key to raw JSON.
+func (s *State) SetExtra(name string, raw json.RawMessage) { s.extra.set(name, raw) }
+
+// ExtraKeys returns the unknown top-level keys in the order they were found.
+func (s *State) ExtraKeys() []string { return s.extra.unknownKeys() }
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// object remembers the key order of a decoded JSON object and the raw values
+// of the keys itr does not know.
+type object struct {
+	order   []string
+	unknown map[string]json.RawMessage
+}
+
+func (o object) clone() object {
+	c := object{order: append([]string(nil), o.order...)}
+	if o.unknown != nil {
+		c.unknown = make(map[string]json.RawMessage, len(o.unknown))
+		for k, v := range o.unknown {
+			c.unknown[k] = append(json.RawMessage(nil), v...)
+		}
+	}
+	return c
+}
+
+func (o object) get(name string) (json.RawMessage, bool) {
+	v, ok := o.unknown[name]
+	return v, ok
+}
+
+func (o *object) set(name string, raw json.RawMessage) {
+	if o.unknown == nil {
+		o.unknown = map[string]json.RawMessage{}
+	}
+	if _, ok := o.unknown[name]; !ok {
+		o.order = append(o.order, name)
+	}
+	o.unknown[name] = append(json.RawMessage(nil), raw...)
+}
+
+func (o object) unknownKeys() []string {
+	var keys []string
+	for _, k := range o.order {
+		if _, ok := o.unknown[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,293 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSeedExamplesRoundTripByteForByte(t *testing.T) {
+	for _, name := range []string{"state-development.json", "state-knowledge.json"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/" + name)
+			require.NoError(t, err)
+			s, err := Decode(data)
+			require.NoError(t, err)
+			assert.Equal(t, string(data), string(s.Encode()))
+		})
+	}
+}
+
+func TestDecodeSeedDevelopmentFields(t *testing.T) {
+	data, err := os.ReadFile("testdata/state-development.json")
+	require.NoError(t, err)
+	s, err := Decode(data)
+	require.NoError(t, err)
+	assert.Equal(t, "user-authentication", s.Task)
+	assert.Equal(t, "user-auth", s.Slug)
+	assert.Equal(t, Development, s.Mode)
+	assert.Equal(t, Execute, s.Phase)
+	assert.Equal(t, "T3", Val(s.Current))
+	assert.Equal(t, 2, Val(s.CurrentIteration))
+	assert.Equal(t, []string{"T1", "T2", "T3", "T4", "T5"}, s.IDs())
+	assert.Equal(t, Done, s.Units["T1"].Status)
+	assert.Equal(t, 3, Val(s.Units["T1"].IterationsUsed))
+	assert.Equal(t, true, Val(s.Units["T1"].VerificationPassed))
+	assert.Equal(t, "2026-01-14T11:15:00Z", Val(s.Units["T1"].CompletedAt))
+	assert.Nil(t, s.Units["T4"].IterationsUsed)
+	assert.Equal(t, "Waiting on T3", Val(s.Units["T5"].Reason))
+	assert.Len(t, s.Commits, 2)
+}
+
+func TestDecodeSeedKnowledgeFields(t *testing.T) {
+	data, err := os.ReadFile("testdata/state-knowledge.json")
+	require.NoError(t, err)
+	s, err := Decode(data)
+	require.NoError(t, err)
+	assert.Equal(t, Knowledge, s.Mode)
+	assert.Equal(t, "research", Val(s.Domain))
+	assert.Equal(t, "R3", Val(s.Current))
+	assert.Equal(t, []string{"R1", "R2", "R3", "R4"}, s.IDs())
+	assert.Nil(t, s.Commits)
+	assert.NotContains(t, string(s.Encode()), "commits")
+}
+
+func TestUnknownFieldsKeptInPlace(t *testing.T) {
+	in := `{
+  "task": "x",
+  "agent_note": {"by": "claude", "tags": ["a", "b"]},
+  "slug": "x",
+  "mode": "development",
+  "phase": "plan",
+  "tasks": {
+    "T2": {
+      "status": "in_progress",
+      "owner": "sam",
+      "iterations_used": 1,
+      "history": [1, 2]
+    },
+    "T1": { "status": "pending", "priority": 1.50, "label": "a<b" }
+  },
+  "zz": null
+}
+`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	out := string(s.Encode())
+	want := `{
+  "task": "x",
+  "agent_note": {
+    "by": "claude",
+    "tags": [
+      "a",
+      "b"
+    ]
+  },
+  "slug": "x",
+  "mode": "development",
+  "phase": "plan",
+  "tasks": {
+    "T1": { "status": "pending", "priority": 1.50, "label": "a<b" },
+    "T2": {
+      "status": "in_progress",
+      "owner": "sam",
+      "iterations_used": 1,
+      "history": [
+        1,
+        2
+      ]
+    }
+  },
+  "zz": null
+}
+`
+	assert.Equal(t, want, out)
+	s2, err := Decode([]byte(out))
+	require.NoError(t, err)
+	assert.Equal(t, out, string(s2.Encode()), "canonical form is stable")
+	assert.Equal(t, []string{"owner", "history"}, s2.Units["T2"].ExtraKeys())
+	raw, ok := s2.Extra("agent_note")
+	require.True(t, ok)
+	assert.JSONEq(t, `{"by":"claude","tags":["a","b"]}`, string(raw))
+}
+
+func TestNaturalOrder(t *testing.T) {
+	s := New(Development, "t", "t", "2026-01-01T00:00:00Z")
+	for _, id := range []string{"T10", "T2", "T1", "T11", "T3", "A9"} {
+		s.Units[id] = &Unit{ID: id, Status: Pending}
+	}
+	assert.Equal(t, []string{"A9", "T1", "T2", "T3", "T10", "T11"}, s.IDs())
+	out := string(s.Encode())
+	assert.Less(t, strings.Index(out, `"T2"`), strings.Index(out, `"T10"`))
+}
+
+func TestCompareIDs(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"T1", "T2", -1}, {"T2", "T10", -1}, {"T10", "T2", 1}, {"T10", "T10", 0},
+		{"R1", "T1", -1}, {"T01", "T1", -1}, {"T99999999999999999999", "T100000000000000000000", -1},
+		{"x", "T1", 1}, {"T1a", "T1", 1},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, CompareIDs(c.a, c.b), "%s vs %s", c.a, c.b)
+	}
+	assert.True(t, ValidID("QA12"))
+	for _, bad := range []string{"", "T", "12", "t1", "T1.2", "T-1"} {
+		assert.False(t, ValidID(bad), bad)
+	}
+}
+
+func TestNewKeysTakeCanonicalPlace(t *testing.T) {
+	in := `{"task":"x","slug":"x","mode":"development","phase":"execute","custom":1,"tasks":{"T1":{"status":"pending","note":"n"}}}`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	s.Current = Ptr("T1")
+	s.CurrentIteration = Ptr(1)
+	s.Updated = Ptr("2026-01-01T00:00:00Z")
+	u := s.Units["T1"]
+	u.Status = InProgress
+	u.IterationsUsed = Ptr(1)
+	u.ConfirmationsUsed = Ptr(0)
+	s.Commits = []string{}
+	want := `{
+  "task": "x",
+  "slug": "x",
+  "mode": "development",
+  "updated": "2026-01-01T00:00:00Z",
+  "phase": "execute",
+  "current_task": "T1",
+  "current_iteration": 1,
+  "custom": 1,
+  "tasks": {
+    "T1": {
+      "status": "in_progress",
+      "iterations_used": 1,
+      "confirmations_used": 0,
+      "note": "n"
+    }
+  },
+  "commits": []
+}
+`
+	assert.Equal(t, want, string(s.Encode()))
+}
+
+func TestDecodeErrors(t *testing.T) {
+	base := func(mut string) string {
+		return `{"task":"x","slug":"x","mode":"development","phase":"execute","tasks":{"T3":` + mut + `}}`
+	}
+	cases := []struct {
+		name, in, want string
+	}{
+		{"bad status", base(`{"status":"finished"}`), `tasks.T3.status: "finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout)`},
+		{"missing status", base(`{"iterations_used":1}`), `tasks.T3.status: missing (one of pending,`},
+		{"status not string", base(`{"status":3}`), `tasks.T3.status: 3 is not a string`},
+		{"negative count", base(`{"status":"pending","iterations_used":-1}`), `tasks.T3.iterations_used: -1 is not a whole number of 0 or more`},
+		{"fraction count", base(`{"status":"pending","confirmations_used":1.5}`), `tasks.T3.confirmations_used: 1.5 is not a whole number`},
+		{"zero max", base(`{"status":"pending","max_iterations":0}`), `tasks.T3.max_iterations: 0 is not a limit`},
+		{"bool", base(`{"status":"done","verification_passed":"yes"}`), `tasks.T3.verification_passed: "yes" is not true or false`},
+		{"time", base(`{"status":"done","completed_at":"yesterday"}`), `tasks.T3.completed_at: "yesterday" is not an RFC 3339 time`},
+		{"unit not object", base(`"done"`), `tasks.T3: tasks.T3 must be a JSON object, found "done"`},
+		{"reason", base(`{"status":"blocked","reason":7}`), `tasks.T3.reason: 7 is not a string`},
+		{"bad phase", `{"task":"x","slug":"x","mode":"development","phase":"shipping"}`, `phase: "shipping" is not a phase (one of discover, plan, execute, verify, deliver, complete)`},
+		{"bad mode", `{"task":"x","slug":"x","mode":"dev","phase":"plan"}`, `mode: "dev" is not a mode (one of development, knowledge)`},
+		{"mode type", `{"task":"x","slug":"x","mode":1,"phase":"plan"}`, `mode: 1 is not a string`},
+		{"missing slug", `{"task":"x","mode":"development","phase":"plan"}`, `slug: missing`},
+		{"dangling current", `{"task":"x","slug":"x","mode":"development","phase":"plan","current_task":"T9","tasks":{}}`, `current_task: "T9" is not a unit of tasks`},
+		{"duplicate key", `{"task":"x","task":"y"}`, `task: the key appears twice`},
+		{"not object", `[1,2]`, `state.json must be a JSON object, found [1,2]`},
+		{"truncated", "{\n  \"task\": \"x\",\n  \"slug\"", `line 3, column 9: unexpected end of file (the file is truncated)`},
+		{"syntax", "{\n  \"task\": \"x\",,\n}", `line 2, column 15: invalid character ','`},
+		{"trailing", `{"task":"x","slug":"x","mode":"development","phase":"plan"} {}`, `text after the end of the JSON object`},
+		{"empty", ``, `line 1, column 1: unexpected end of file`},
+		{"commits", `{"task":"x","slug":"x","mode":"development","phase":"plan","commits":"abc"}`, `commits: "abc" is not a list of strings`},
+		{"created", `{"task":"x","slug":"x","mode":"development","phase":"plan","created":"2026-13-01"}`, `created: "2026-13-01" is not an RFC 3339 time`},
+		{"task null", `{"task":null,"slug":"x","mode":"development","phase":"plan"}`, `task: null is not a string`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode([]byte(c.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			var de *DecodeError
+			assert.True(t, errors.As(err, &de))
+		})
+	}
+}
+
+func TestDecodeConflictMarkers(t *testing.T) {
+	in := "{\n<<<<<<< HEAD\n  \"task\": \"a\",\n=======\n  \"task\": \"b\",\n>>>>>>> other\n}\n"
+	_, err := Decode([]byte(in))
+	require.ErrorIs(t, err, ErrConflict)
+	assert.Contains(t, err.Error(), "line 2")
+	assert.Contains(t, err.Error(), "itr reconcile")
+}
+
+func TestKnowledgeModeKeepsDevKeysAsUnknown(t *testing.T) {
+	in := `{"task":"x","slug":"x","mode":"knowledge","phase":"plan","tasks":{"T1":"whatever"},"phases":{"R1":{"status":"pending"}}}`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"R1"}, s.IDs())
+	raw, ok := s.Extra("tasks")
+	require.True(t, ok)
+	assert.Equal(t, `{"T1":"whatever"}`, string(raw))
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	data, err := os.ReadFile("testdata/state-development.json")
+	require.NoError(t, err)
+	s, err := Decode(data)
+	require.NoError(t, err)
+	c := s.Clone()
+	*c.Units["T1"].IterationsUsed = 99
+	c.Units["T4"].Status = Done
+	c.Commits[0] = "changed"
+	*c.Current = "T1"
+	c.SetExtra("new", json.RawMessage(`1`))
+	assert.Equal(t, string(data), string(s.Encode()), "the original is untouched")
+	assert.Nil(t, (*State)(nil).Clone())
+}
+
+func TestExtraSetters(t *testing.T) {
+	u := &Unit{ID: "T1", Status: Pending}
+	u.SetExtra("a", json.RawMessage(`1`))
+	u.SetExtra("b", json.RawMessage(`[1]`))
+	u.SetExtra("a", json.RawMessage(`2`))
+	assert.Equal(t, []string{"a", "b"}, u.ExtraKeys())
+	raw, _ := u.Extra("a")
+	assert.Equal(t, "2", string(raw))
+	assert.False(t, u.inline(), "an array value forces the multi-line form")
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"state-development.json", "state-knowledge.json"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"task":"x","slug":"x","mode":"development","phase":"plan","x":{"y":[1,{"z":"<"}]},"tasks":{"T10":{"status":"pending","k":"\u00e9"},"T2":{"status":"done"}}}`))
+	f.Add([]byte(`{"task":"","slug":"","mode":"knowledge","phase":"plan","phases":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Decode(data)
+		if err != nil {
+			return
+		}
+		out := s.Encode()
+		s2, err := Decode(out)
+		if err != nil {
+			t.Fatalf("re-decode of own encoding failed: %v\n%s", err, out)
+		}
+		if out2 := s2.Encode(); string(out2) != string(out) {
+			t.Fatalf("encoding is not stable:\n%s\n---\n%s", out, out2)
+		}
+	})
+}

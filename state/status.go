@@ -1,0 +1,246 @@
+// Package state is the model of a task's state.json: its units, their
+// statuses, the task's phase, and the lifecycle rules between statuses.
+//
+// The model is lossless: decoding keeps every field, including ones itr does
+// not know, in the place it was found, and Encode writes one canonical form
+// (2-space indent, units in natural order T1, T2, ..., T10) that decodes and
+// re-encodes to the same bytes.
+//
+// The package is pure: it reads no files, no clock and no environment.
+package state
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is the status of one unit (a task in development mode, a phase in
+// knowledge mode).
+type Status string
+
+// The statuses of the seed's lifecycle.
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Confirming Status = "confirming"
+	Verifying  Status = "verifying"
+	Done       Status = "done"
+	Blocked    Status = "blocked"
+	Timeout    Status = "timeout"
+)
+
+// Statuses lists every status in lifecycle order.
+var Statuses = []Status{Pending, InProgress, Confirming, Verifying, Done, Blocked, Timeout}
+
+// ParseStatus returns the status named s, or an error listing the valid ones.
+func ParseStatus(s string) (Status, error) {
+	for _, st := range Statuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a status (one of %s)", s, joinStatuses(Statuses))
+}
+
+// Finished reports whether s is the terminal status done.
+func (s Status) Finished() bool { return s == Done }
+
+// Started reports whether a unit in status s has begun work.
+func (s Status) Started() bool {
+	switch s {
+	case InProgress, Confirming, Verifying, Done, Timeout:
+		return true
+	}
+	return false
+}
+
+// transitions is the seed's lifecycle:
+//
+//	pending → in_progress → confirming → verifying → done
+//	              ↑            │            │
+//	              └────────────┴────────────┘  (issues found)
+//
+// plus blocked (from any unfinished status, back to pending or in_progress)
+// and timeout (the iteration limit reached; back to in_progress when the
+// limit is raised).
+var transitions = map[Status][]Status{
+	Pending:    {InProgress, Confirming, Blocked},
+	InProgress: {Confirming, Blocked, Timeout},
+	Confirming: {Verifying, InProgress, Blocked, Timeout},
+	Verifying:  {Done, InProgress, Blocked, Timeout},
+	Blocked:    {Pending, InProgress},
+	Timeout:    {InProgress, Blocked},
+	Done:       nil,
+}
+
+// AllowedNext returns the statuses a unit in status from may move to.
+func AllowedNext(from Status) []Status {
+	return append([]Status(nil), transitions[from]...)
+}
+
+// CanMove reports whether the lifecycle allows from → to.
+func CanMove(from, to Status) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// TransitionError is an illegal status change of one unit.
+type TransitionError struct {
+	Unit     string
+	From, To Status
+}
+
+// Error names the unit, both statuses and what is allowed instead.
+func (e *TransitionError) Error() string {
+	next := transitions[e.From]
+	if len(next) == 0 {
+		return fmt.Sprintf("unit %s: cannot move from %s to %s: %s is final", e.Unit, e.From, e.To, e.From)
+	}
+	return fmt.Sprintf("unit %s: cannot move from %s to %s (from %s it can move to %s)",
+		e.Unit, e.From, e.To, e.From, joinStatuses(next))
+}
+
+// CheckMove returns a *TransitionError when unit may not move from → to.
+// Staying in the same status is always allowed.
+func CheckMove(unit string, from, to Status) error {
+	if from == to || CanMove(from, to) {
+		return nil
+	}
+	return &TransitionError{Unit: unit, From: from, To: to}
+}
+
+func joinStatuses(ss []Status) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Phase is the phase of a whole task.
+type Phase string
+
+// The phases of the seed.
+const (
+	Discover Phase = "discover"
+	Plan     Phase = "plan"
+	Execute  Phase = "execute"
+	Verify   Phase = "verify"
+	Deliver  Phase = "deliver"
+	Complete Phase = "complete"
+)
+
+// Phases lists every phase in order.
+var Phases = []Phase{Discover, Plan, Execute, Verify, Deliver, Complete}
+
+// ParsePhase returns the phase named s, or an error listing the valid ones.
+func ParsePhase(s string) (Phase, error) {
+	for _, p := range Phases {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	parts := make([]string, len(Phases))
+	for i, p := range Phases {
+		parts[i] = string(p)
+	}
+	return "", fmt.Errorf("%q is not a phase (one of %s)", s, strings.Join(parts, ", "))
+}
+
+// Rank orders phases: discover is 0, complete is 5, an unknown phase -1.
+func (p Phase) Rank() int {
+	for i, q := range Phases {
+		if p == q {
+			return i
+		}
+	}
+	return -1
+}
+
+// Mode is the kind of task: development (units are tasks) or knowledge
+// (units are phases).
+type Mode string
+
+// The two modes.
+const (
+	Development Mode = "development"
+	Knowledge   Mode = "knowledge"
+)
+
+// ParseMode returns the mode named s.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Development, Knowledge:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("%q is not a mode (one of development, knowledge)", s)
+}
+
+// UnitsKey is the state.json key that holds the units: "tasks" or "phases".
+func (m Mode) UnitsKey() string {
+	if m == Knowledge {
+		return "phases"
+	}
+	return "tasks"
+}
+
+// CurrentKey is the state.json key of the current unit: "current_task" or
+// "current_phase".
+func (m Mode) CurrentKey() string {
+	if m == Knowledge {
+		return "current_phase"
+	}
+	return "current_task"
+}
+
+// CompareIDs orders unit IDs naturally: by their letters, then by their
+// number, so T2 sorts before T10. It returns -1, 0 or +1.
+func CompareIDs(a, b string) int {
+	ap, an, aok := splitID(a)
+	bp, bn, bok := splitID(b)
+	if aok && bok {
+		if c := strings.Compare(ap, bp); c != 0 {
+			return c
+		}
+		// Compare the digit strings as numbers without overflow.
+		at, bt := strings.TrimLeft(an, "0"), strings.TrimLeft(bn, "0")
+		if len(at) != len(bt) {
+			if len(at) < len(bt) {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(at, bt); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
+}
+
+// splitID splits "T12" into "T" and "12".
+func splitID(s string) (prefix, num string, ok bool) {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return "", "", false
+	}
+	for j := i; j < len(s); j++ {
+		if s[j] < '0' || s[j] > '9' {
+			return "", "", false
+		}
+	}
+	return s[:i], s[i:], true
+}
+
+// ValidID reports whether s is a unit ID: ASCII capital letters followed by
+// digits, such as T1 or R12.
+func ValidID(s string) bool {
+	_, _, ok := splitID(s)
+	return ok
+}

@@ -1,0 +1,90 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEveryTransition checks the whole 7×7 table against the seed's
+// lifecycle, so adding or removing an edge is a deliberate change here.
+func TestEveryTransition(t *testing.T) {
+	allowed := map[string]bool{
+		"pending→in_progress": true, "pending→confirming": true, "pending→blocked": true,
+		"in_progress→confirming": true, "in_progress→blocked": true, "in_progress→timeout": true,
+		"confirming→verifying": true, "confirming→in_progress": true, "confirming→blocked": true, "confirming→timeout": true,
+		"verifying→done": true, "verifying→in_progress": true, "verifying→blocked": true, "verifying→timeout": true,
+		"blocked→pending": true, "blocked→in_progress": true,
+		"timeout→in_progress": true, "timeout→blocked": true,
+	}
+	for _, from := range Statuses {
+		for _, to := range Statuses {
+			key := fmt.Sprintf("%s→%s", from, to)
+			t.Run(key, func(t *testing.T) {
+				err := CheckMove("T3", from, to)
+				switch {
+				case from == to:
+					assert.NoError(t, err, "staying put is always allowed")
+				case allowed[key]:
+					assert.True(t, CanMove(from, to))
+					assert.NoError(t, err)
+				default:
+					assert.False(t, CanMove(from, to))
+					require.Error(t, err)
+					var te *TransitionError
+					require.ErrorAs(t, err, &te)
+					assert.Contains(t, err.Error(), "unit T3")
+					assert.Contains(t, err.Error(), string(from))
+					assert.Contains(t, err.Error(), string(to))
+				}
+			})
+		}
+	}
+}
+
+func TestTransitionMessages(t *testing.T) {
+	assert.EqualError(t, CheckMove("T3", Pending, Done),
+		"unit T3: cannot move from pending to done (from pending it can move to in_progress, confirming, blocked)")
+	assert.EqualError(t, CheckMove("T1", Done, InProgress),
+		"unit T1: cannot move from done to in_progress: done is final")
+	assert.Equal(t, []Status{Done, InProgress, Blocked, Timeout}, AllowedNext(Verifying))
+}
+
+func TestParseNames(t *testing.T) {
+	for _, s := range Statuses {
+		got, err := ParseStatus(string(s))
+		require.NoError(t, err)
+		assert.Equal(t, s, got)
+	}
+	_, err := ParseStatus("finished")
+	assert.EqualError(t, err, `"finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout)`)
+
+	for i, p := range Phases {
+		got, err := ParsePhase(string(p))
+		require.NoError(t, err)
+		assert.Equal(t, p, got)
+		assert.Equal(t, i, p.Rank())
+	}
+	assert.Equal(t, -1, Phase("x").Rank())
+	_, err = ParsePhase("ship")
+	assert.EqualError(t, err, `"ship" is not a phase (one of discover, plan, execute, verify, deliver, complete)`)
+
+	m, err := ParseMode("knowledge")
+	require.NoError(t, err)
+	assert.Equal(t, "phases", m.UnitsKey())
+	assert.Equal(t, "current_phase", m.CurrentKey())
+	assert.Equal(t, "tasks", Development.UnitsKey())
+	assert.Equal(t, "current_task", Development.CurrentKey())
+	_, err = ParseMode("research")
+	assert.Error(t, err)
+}
+
+func TestStartedAndFinished(t *testing.T) {
+	started := map[Status]bool{InProgress: true, Confirming: true, Verifying: true, Done: true, Timeout: true}
+	for _, s := range Statuses {
+		assert.Equal(t, started[s], s.Started(), s)
+		assert.Equal(t, s == Done, s.Finished(), s)
+	}
+}
