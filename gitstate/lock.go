@@ -1,0 +1,95 @@
+package gitstate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// lockTries and lockStep give about 2 s of retries with linear backoff
+// (10 ms, 20 ms, ... 190 ms) before ErrLocked.
+const (
+	lockTries = 20
+	lockStep  = 10 * time.Millisecond
+)
+
+// lockedError carries git's own message for a held lock and wraps ErrLocked.
+type lockedError struct{ lockPath string }
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("Unable to create '%s': File exists.\n\n"+
+		"Another git process seems to be running in this repository, e.g.\n"+
+		"an editor opened by 'git commit'. Please make sure all processes\n"+
+		"are terminated then try again. If it still fails, a git process\n"+
+		"may have crashed in this repository earlier:\n"+
+		"remove the file manually to continue.", e.lockPath)
+}
+
+func (e *lockedError) Unwrap() error { return ErrLocked }
+
+// lockFile is a held "<path>.lock", git's lock-file protocol: create with
+// O_EXCL, write, fsync, rename over path.
+type lockFile struct {
+	path string
+	lock string
+	f    *os.File
+}
+
+// acquireLock creates path+".lock", retrying while another process holds it.
+func acquireLock(path string) (*lockFile, error) {
+	lock := path + ".lock"
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, fmt.Errorf("create folder for %s: %w", lock, err)
+	}
+	for try := 1; ; try++ {
+		f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return &lockFile{path: path, lock: lock, f: f}, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("create %s: %w", lock, err)
+		}
+		if try >= lockTries {
+			return nil, &lockedError{lockPath: lock}
+		}
+		time.Sleep(time.Duration(try) * lockStep)
+	}
+}
+
+// Write writes to the lock file.
+func (l *lockFile) Write(p []byte) (int, error) { return l.f.Write(p) }
+
+// commit fsyncs the lock file and renames it over the target.
+func (l *lockFile) commit() error {
+	if err := l.f.Sync(); err != nil {
+		l.rollback()
+		return fmt.Errorf("fsync %s: %w", l.lock, err)
+	}
+	if err := l.f.Close(); err != nil {
+		l.f = nil
+		l.rollback()
+		return fmt.Errorf("close %s: %w", l.lock, err)
+	}
+	l.f = nil
+	if err := os.Rename(l.lock, l.path); err != nil {
+		l.rollback()
+		return fmt.Errorf("rename %s to %s: %w", l.lock, l.path, err)
+	}
+	l.lock = ""
+	return nil
+}
+
+// rollback removes the lock file; safe to call after commit.
+func (l *lockFile) rollback() {
+	if l == nil || l.lock == "" {
+		return
+	}
+	if l.f != nil {
+		_ = l.f.Close()
+		l.f = nil
+	}
+	_ = os.Remove(l.lock)
+	l.lock = ""
+}

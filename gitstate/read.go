@@ -1,0 +1,266 @@
+package gitstate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
+// abbreviated hash, a full ref name, a branch, tag or remote name, or any
+// revision go-git understands (e.g. "HEAD~2"). Tags are peeled to commits.
+// It returns an error wrapping ErrNotFound when rev names nothing.
+func (r *Repo) ResolveRev(rev string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.resolve(rev)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
+func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
+	var hash string
+	switch {
+	case rev == "" || rev == "HEAD":
+		h, err := r.head()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h.Unborn {
+			return plumbing.ZeroHash, fmt.Errorf("revision HEAD: %w: %s has no commit yet", ErrNotFound, h.Branch)
+		}
+		hash = h.Hash
+	case isHex40(rev):
+		hash = rev
+	default:
+		for _, cand := range []string{rev, "refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev, "refs/remotes/" + rev + "/HEAD"} {
+			if !strings.HasPrefix(cand, "refs/") {
+				continue
+			}
+			v, err := r.resolveRef(cand)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if v != "" {
+				hash = v
+				break
+			}
+		}
+	}
+	if hash == "" {
+		h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+		if err != nil || h == nil {
+			return plumbing.ZeroHash, fmt.Errorf("revision %q: %w; check the name with `git rev-parse %s`", rev, ErrNotFound, rev)
+		}
+		hash = h.String()
+	}
+	return r.peel(plumbing.NewHash(hash), rev)
+}
+
+// peel follows annotated tags to a commit.
+func (r *Repo) peel(h plumbing.Hash, rev string) (plumbing.Hash, error) {
+	for i := 0; i < 10; i++ {
+		obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				return plumbing.ZeroHash, fmt.Errorf("revision %q: object %s: %w", rev, h, ErrNotFound)
+			}
+			return plumbing.ZeroHash, fmt.Errorf("revision %q: read %s: %w", rev, h, err)
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			t, err := object.DecodeTag(r.storage, obj)
+			if err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("revision %q: read tag %s: %w", rev, h, err)
+			}
+			h = t.Target
+		default:
+			return plumbing.ZeroHash, fmt.Errorf("revision %q: %s is a %s, not a commit: %w", rev, h, obj.Type(), ErrNotFound)
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("revision %q: tags nest too deep", rev)
+}
+
+// treeAt returns the tree of the folder dir (slash path, "" for the root)
+// at rev.
+func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return object.TreeEntry{}, err
+	}
+	c, err := object.GetCommit(r.storage, h)
+	if err != nil {
+		return object.TreeEntry{}, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	entry := object.TreeEntry{Mode: filemode.Dir, Hash: c.TreeHash}
+	p = strings.Trim(p, "/")
+	if p == "" || p == "." {
+		return entry, nil
+	}
+	for _, comp := range strings.Split(p, "/") {
+		if entry.Mode != filemode.Dir {
+			return object.TreeEntry{}, fmt.Errorf("%s at %s: %w (a parent is a file)", p, rev, ErrNotFound)
+		}
+		t, err := object.GetTree(r.storage, entry.Hash)
+		if err != nil {
+			return object.TreeEntry{}, fmt.Errorf("read tree %s: %w", entry.Hash, err)
+		}
+		found := false
+		for _, e := range t.Entries {
+			if e.Name == comp {
+				entry, found = e, true
+				break
+			}
+		}
+		if !found {
+			return object.TreeEntry{}, fmt.Errorf("%s at %s: %w", p, revName(rev), ErrNotFound)
+		}
+	}
+	return entry, nil
+}
+
+func revName(rev string) string {
+	if rev == "" {
+		return "HEAD"
+	}
+	return rev
+}
+
+// ReadFile returns the contents of the file at path (slash-separated,
+// repository-relative) in revision rev. It returns an error wrapping
+// ErrNotFound when the revision or the file does not exist or path is a
+// folder.
+func (r *Repo) ReadFile(rev, path string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, err := r.entryAt(rev, path)
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
+		return nil, fmt.Errorf("%s at %s: %w (it is a folder)", path, revName(rev), ErrNotFound)
+	}
+	blob, err := object.GetBlob(r.storage, e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", path, revName(rev), err)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", path, revName(rev), err)
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// ListDir returns the names directly inside the folder dir at rev, in git
+// order ("" is the root). It returns an error wrapping ErrNotFound when the
+// folder does not exist.
+func (r *Repo) ListDir(rev, dir string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, err := r.entryAt(rev, dir)
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode != filemode.Dir {
+		return nil, fmt.Errorf("%s at %s: %w (it is a file)", dir, revName(rev), ErrNotFound)
+	}
+	t, err := object.GetTree(r.storage, e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", e.Hash, err)
+	}
+	names := make([]string, 0, len(t.Entries))
+	for _, te := range t.Entries {
+		names = append(names, te.Name)
+	}
+	return names, nil
+}
+
+// History walks first parents from rev ("" means HEAD), newest first,
+// calling fn for each commit until fn returns false. A shallow boundary or a
+// missing parent ends the walk cleanly; an unborn HEAD has no history.
+func (r *Repo) History(rev string, fn func(Commit) bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rev == "" || rev == "HEAD" {
+		h, err := r.head()
+		if err != nil {
+			return err
+		}
+		if h.Unborn {
+			return nil
+		}
+	}
+	start, err := r.resolve(rev)
+	if err != nil {
+		return err
+	}
+	shallow, err := r.shallowSet()
+	if err != nil {
+		return err
+	}
+	h := start
+	for {
+		c, err := object.GetCommit(r.storage, h)
+		if err != nil {
+			if h != start && errors.Is(err, plumbing.ErrObjectNotFound) {
+				return nil
+			}
+			return fmt.Errorf("read commit %s: %w", h, err)
+		}
+		if !fn(toCommit(c)) {
+			return nil
+		}
+		if len(c.ParentHashes) == 0 || shallow[h] {
+			return nil
+		}
+		h = c.ParentHashes[0]
+	}
+}
+
+// shallowSet reads the shallow boundary commits.
+func (r *Repo) shallowSet() (map[plumbing.Hash]bool, error) {
+	f, err := os.Open(filepath.Join(r.commonDir, "shallow"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read shallow: %w", err)
+	}
+	defer f.Close()
+	set := map[plumbing.Hash]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); isHex40(s) {
+			set[plumbing.NewHash(s)] = true
+		}
+	}
+	return set, sc.Err()
+}
+
+func toCommit(c *object.Commit) Commit {
+	out := Commit{
+		Hash:      c.Hash.String(),
+		Author:    Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.Author.When},
+		Committer: Signature{Name: c.Committer.Name, Email: c.Committer.Email, When: c.Committer.When},
+		Message:   c.Message,
+		Subject:   subject(c.Message),
+		Trailers:  ParseTrailers(c.Message),
+	}
+	for _, p := range c.ParentHashes {
+		out.Parents = append(out.Parents, p.String())
+	}
+	return out
+}
