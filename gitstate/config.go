@@ -418,7 +418,7 @@ func identity(cs *configSet, role string, now time.Time) (Signature, error) {
 
 // crud reports the characters git strips from both ends of a name or email.
 func crud(c byte) bool {
-	return c <= 32 || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '"' || c == '\\' || c == '\''
+	return c <= 32 || c == '.' || c == ',' || c == ':' || c == ';' || c == '<' || c == '>' || c == '"' || c == '\\' || c == '\''
 }
 
 // stripCrud does what git's strbuf_addstr_without_crud does: trim crud from
