@@ -20,4 +20,3 @@ func statOf(fi os.FileInfo) statData {
 		size: uint32(st.Size),
 	}
 }
-
