@@ -58,13 +58,8 @@ func (c *configSet) readFile(path string, ctx configContext, depth int, required
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		if os.IsNotExist(err) && !required {
-			return nil
-		}
-		if os.IsNotExist(err) || os.IsPermission(err) {
-			if !required {
-				return nil
-			}
+		if !required && (os.IsNotExist(err) || os.IsPermission(err) || isDirErr(path)) {
+			return nil // git skips config files it cannot read
 		}
 		return fmt.Errorf("read git config %s: %w", path, err)
 	}
