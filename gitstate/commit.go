@@ -40,6 +40,9 @@ type CommitRequest struct {
 	When     time.Time // author and committer time; zero means time.Now()
 	Expect   string    // if set, the HEAD hash the caller read; ErrHeadMoved if HEAD differs
 	Worktree bool      // also write (or delete) the files in the working tree
+	// Author, when set, is the name and email of both author and committer
+	// instead of the identity git's configuration gives (its When is ignored).
+	Author *Signature
 }
 
 // Commit is a commit as itr sees it.
@@ -127,13 +130,17 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
-	author, err := identity(cfg, "author", when)
-	if err != nil {
-		return Commit{}, err
-	}
-	committer, err := identity(cfg, "committer", when)
-	if err != nil {
-		return Commit{}, err
+	var author, committer Signature
+	if req.Author != nil {
+		author = Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
+		committer = author
+	} else {
+		if author, err = identity(cfg, "author", when); err != nil {
+			return Commit{}, err
+		}
+		if committer, err = identity(cfg, "committer", when); err != nil {
+			return Commit{}, err
+		}
 	}
 	if r.root != "" && isTrue(cfg.value("index", "", "skiphash")) {
 		return Commit{}, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")

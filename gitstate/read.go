@@ -188,6 +188,46 @@ func (r *Repo) ListDir(rev, dir string) ([]string, error) {
 	return names, nil
 }
 
+// ListFiles returns the paths of every file below the folder dir at rev,
+// recursively, repository-relative with slashes, in git order. A folder
+// that does not exist has no files.
+func (r *Repo) ListFiles(rev, dir string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, err := r.entryAt(rev, dir)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode != filemode.Dir {
+		return nil, nil
+	}
+	var out []string
+	var walk func(h plumbing.Hash, prefix string) error
+	walk = func(h plumbing.Hash, prefix string) error {
+		t, err := object.GetTree(r.storage, h)
+		if err != nil {
+			return fmt.Errorf("read tree %s: %w", h, err)
+		}
+		for _, te := range t.Entries {
+			p := prefix + "/" + te.Name
+			if te.Mode == filemode.Dir {
+				if err := walk(te.Hash, p); err != nil {
+					return err
+				}
+				continue
+			}
+			if te.Mode != filemode.Submodule {
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	return out, walk(e.Hash, strings.TrimSuffix(dir, "/"))
+}
+
 // History walks first parents from rev ("" means HEAD), newest first,
 // calling fn for each commit until fn returns false. A shallow boundary or a
 // missing parent ends the walk cleanly; an unborn HEAD has no history.
