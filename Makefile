@@ -1,0 +1,43 @@
+# itr — the two set-up commands on a fresh machine with Go: `make demo` and `make test`.
+GO        ?= go
+BIN       := bin/itr
+FUZZTIME  ?= 60s
+PKGS      := ./...
+
+.PHONY: all build demo test vet fmt-check fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/itr
+
+# A scripted session in a fresh temporary git repository: what a user sees.
+demo: build
+	@bash internal/demo/demo.sh "$(CURDIR)/$(BIN)"
+
+# Every test: formatting, vet, and the race-enabled suite (unit, golden,
+# property, fuzz seed corpora, real-git and testscript scenarios).
+test: fmt-check vet
+	$(GO) test -race -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# Each fuzz target for FUZZTIME (not part of `make test`; run before resolving).
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# Benchmarks against the git CLI measured in the same run (not part of CI).
+bench: build
+	$(GO) run ./internal/bench -itr "$(CURDIR)/$(BIN)"
+
+clean:
+	rm -rf bin .bench

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+func newInitCmd(g *globals) *cobra.Command {
+	var req workspace.InitRequest
+	cmd := &cobra.Command{
+		Use:   "init NAME",
+		Short: "Start a task: create its folder from the templates and commit it",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Name = strings.Join(args, " ")
+			ws, err := g.open()
+			if err != nil {
+				return err
+			}
+			defer ws.Close()
+			out, err := ws.Init(req)
+			if err != nil {
+				return err
+			}
+			return g.emit(outcomeJSON(out), func(w io.Writer) {
+				fmt.Fprintf(w, "Started task %s (%s mode) in %s\n", out.Slug, out.After.Mode, ws.TaskDir(out.Slug))
+				fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+				fmt.Fprintf(w, "Next: write brief.md and %s, then run `itr plan`.\n", planFileOf(string(out.After.Mode)))
+			})
+		},
+	}
+	cmd.Flags().StringVar(&req.Slug, "slug", "", "the task's folder name (default: made from NAME)")
+	cmd.Flags().StringVar(&req.Mode, "mode", "", "development or knowledge (default development, or .itr.yaml's mode)")
+	cmd.Flags().StringVar(&req.Domain, "domain", "", "feature, bug, refactor, research, writing, analysis or planning")
+	return cmd
+}
+
+func planFileOf(mode string) string {
+	if mode == "knowledge" {
+		return "plan.md"
+	}
+	return "tasks.md"
+}
+
+func short(hash string) string {
+	if len(hash) > 7 {
+		return hash[:7]
+	}
+	return hash
+}
+
+// outcomeView is the JSON of a recorded event.
+type outcomeView struct {
+	Task      string   `json:"task"`
+	Commit    string   `json:"commit"`
+	Unit      string   `json:"unit,omitempty"`
+	Iteration int      `json:"iteration,omitempty"`
+	From      string   `json:"from,omitempty"`
+	Status    string   `json:"status,omitempty"`
+	Phase     string   `json:"phase"`
+	Files     []string `json:"files"`
+}
+
+func outcomeJSON(out *workspace.Outcome) outcomeView {
+	v := outcomeView{Task: out.Slug, Commit: out.Commit, Phase: string(out.After.Phase), Files: out.Files}
+	if e := out.Entry; e != nil && e.Unit != "" {
+		v.Unit, v.Iteration = e.Unit, e.Iteration
+		if out.Before != nil && out.Before.Units[e.Unit] != nil {
+			v.From = string(out.Before.Units[e.Unit].Status)
+		}
+		if u := out.After.Units[e.Unit]; u != nil {
+			v.Status = string(u.Status)
+		}
+	}
+	return v
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=...".
+var Version = "dev"
+
+// Exit codes; documented in `itr help exit-codes` and the README.
+const (
+	ExitOK       = 0
+	ExitError    = 1
+	ExitUsage    = 2
+	ExitProblems = 3
+)
+
+// IO is what a run of itr reads and writes; tests inject buffers.
+type IO struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+}
+
+// globals are the flags every command has.
+type globals struct {
+	dir  string
+	root string
+	task string
+	json bool
+	io   IO
+}
+
+// usageError marks errors in how itr was called (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// problemsError marks a command that finished but found problems (exit 3).
+type problemsError struct{ msg string }
+
+func (e problemsError) Error() string { return e.msg }
+
+// Main runs itr with args and returns the exit code.
+func Main(args []string, stdio IO) int {
+	if stdio.Getenv == nil {
+		stdio.Getenv = func(string) string { return "" }
+	}
+	g := &globals{io: stdio}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var pe problemsError
+	if errors.As(err, &pe) {
+		if pe.msg != "" {
+			fmt.Fprintln(stdio.Err, "itr: "+pe.msg)
+		}
+		return ExitProblems
+	}
+	fmt.Fprintln(stdio.Err, "itr: "+err.Error())
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(stdio.Err, "Run 'itr --help' for usage.")
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// isCobraUsage recognises cobra's own errors about flags and arguments.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "itr",
+		Short: "A memory for long-running iterative work, kept in git",
+		Long: `itr records every iteration of long-running work (by coding agents or people) as one git
+commit, so any later session can resume from what git holds, and rebuilds its state from the
+history whenever the two disagree.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.dir, "dir", "C", "", "run as if itr was started in `DIR`")
+	pf.StringVar(&g.root, "root", "", "task root relative to the repository top (env ITR_ROOT; default .claude/iterative)")
+	pf.StringVarP(&g.task, "task", "t", "", "the task's `SLUG` (env ITR_TASK; optional when one task is active)")
+	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	root.AddCommand(
+		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
+		newBlockCmd(g), newUnblockCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
+		newStatusCmd(g), newLogCmd(g), newListCmd(g),
+	)
+	root.AddCommand(exitCodesTopic())
+	return root
+}
+
+// open opens the workspace with flags over environment over .itr.yaml.
+func (g *globals) open() (*workspace.Workspace, error) {
+	opts := workspace.Options{Dir: g.dir, Root: g.root, Task: g.task}
+	if opts.Root == "" {
+		opts.Root = g.io.Getenv("ITR_ROOT")
+	}
+	if opts.Task == "" {
+		opts.Task = g.io.Getenv("ITR_TASK")
+	}
+	return workspace.Open(opts)
+}
+
+// emit prints v as JSON with --json, else the text text() returns.
+func (g *globals) emit(v any, text func(w io.Writer)) error {
+	if g.json {
+		enc := json.NewEncoder(g.io.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	}
+	text(g.io.Out)
+	return nil
+}
+
+func exitCodesTopic() *cobra.Command {
+	return &cobra.Command{
+		Use:   "exit-codes",
+		Short: "What itr's exit codes mean",
+		Long: `itr exits with:
+
+  0  success
+  1  the command failed; nothing was changed (the message says why and what to do)
+  2  usage error: an unknown command or flag, or a missing argument
+  3  the command finished but found problems (itr verify, itr reconcile --check)`,
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// unitCmd runs an event about one unit and prints its outcome.
+func runUnitEvent(g *globals, do func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) error {
+	ws, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	slug, err := ws.Select("")
+	if err != nil {
+		return err
+	}
+	out, err := do(ws, slug)
+	if err != nil {
+		return err
+	}
+	v := outcomeJSON(out)
+	return g.emit(v, func(w io.Writer) {
+		if v.Unit != "" {
+			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
+		} else {
+			fmt.Fprintf(w, "Phase %s\n", v.Phase)
+		}
+		fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+	})
+}
+
+func newBlockCmd(g *globals) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "block UNIT --reason TEXT",
+		Short: "Mark a unit blocked, with the reason",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Block(slug, args[0], reason)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "what the unit waits for (required)")
+	return cmd
+}
+
+func newUnblockCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "unblock UNIT",
+		Short: "Return a blocked unit to pending, or to in_progress if it had started",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Unblock(slug, args[0])
+			})
+		},
+	}
+}
+
+func newPhaseCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "phase PHASE",
+		Short: "Move the task to a phase: discover, plan, execute, verify or deliver",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.SetPhase(slug, args[0])
+			})
+		},
+	}
+}
+
+func newGuardrailCmd(g *globals) *cobra.Command {
+	var req workspace.GuardrailRequest
+	cmd := &cobra.Command{
+		Use:   "guardrail --name N --when W --problem P --solution S",
+		Short: "Append a lesson to guardrails.md",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				req.Slug = slug
+				return ws.Guardrail(req)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Name, "name", "", "the pattern's name (required)")
+	f.StringVar(&req.When, "when", "", "when it applies (required)")
+	f.StringVar(&req.Problem, "problem", "", "what went wrong (required)")
+	f.StringVar(&req.Solution, "solution", "", "how to avoid it (required)")
+	f.StringVar(&req.Learned, "learned", "", "where it was learned (default: the current unit and iteration)")
+	return cmd
+}

@@ -1,0 +1,256 @@
+// Command bench measures itr against the git CLI in the same run, on
+// repositories it builds with git fast-import: SMALL (~100 files) and LARGE
+// (~100,000 files in nested folders, ~2,000 commits). It prints medians,
+// ratios and peak memory. It is `make bench`; it is not a test and asserts
+// nothing about time.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	itr := flag.String("itr", "bin/itr", "the itr binary to measure")
+	dir := flag.String("dir", ".bench", "where the repositories are built (kept between runs)")
+	runs := flag.Int("runs", 15, "measured runs per case (the median is reported)")
+	large := flag.Bool("large", true, "also build and measure LARGE")
+	history := flag.Int("history", 1000, "checkpoints on the task before measuring itr status")
+	flag.Parse()
+	abs, err := filepath.Abs(*itr)
+	check(err)
+	*itr = abs
+	check(os.MkdirAll(*dir, 0o755))
+	env := isolatedEnv(*dir)
+
+	sizes := []repoSize{{"SMALL", 99, 10, 50}}
+	if *large {
+		sizes = append(sizes, repoSize{"LARGE", 99980, 960, 2000})
+	}
+	fmt.Printf("itr bench — %s, runs=%d, medians of whole processes\n\n", time.Now().UTC().Format(time.RFC3339), *runs)
+	for _, size := range sizes {
+		base := filepath.Join(*dir, strings.ToLower(size.name)+"-base")
+		if _, err := os.Stat(filepath.Join(base, ".git")); err != nil {
+			fmt.Printf("building %s (%d files, %d folders, %d commits)...\n", size.name, size.files, size.dirs, size.commits)
+			check(buildRepo(base, size, env))
+		}
+		benchCheckpoint(*itr, *dir, base, size.name, *runs, *history, env)
+	}
+}
+
+type repoSize struct {
+	name                 string
+	files, dirs, commits int
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func isolatedEnv(dir string) []string {
+	home, _ := filepath.Abs(filepath.Join(dir, "home"))
+	_ = os.MkdirAll(home, 0o755)
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "ITR_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Bench", "GIT_AUTHOR_EMAIL=bench@example.com",
+		"GIT_COMMITTER_NAME=Bench", "GIT_COMMITTER_EMAIL=bench@example.com")
+}
+
+// buildRepo writes a repository with git fast-import: one commit with every
+// file, then small commits touching a few files each, then a checkout.
+func buildRepo(dir string, size repoSize, env []string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := run(env, "", "git", "init", "-q", "-b", "main", dir); err != nil {
+		return err
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Env = dir, env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(in, 1<<20)
+	path := func(i int) string {
+		d := i % size.dirs
+		return fmt.Sprintf("pkg%02d/sub%03d/file%06d.txt", d%30, d, i)
+	}
+	when := int64(1700000000)
+	for c := 0; c < size.commits; c++ {
+		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\n", when+int64(c)*60)
+		msg := fmt.Sprintf("commit %d", c)
+		fmt.Fprintf(w, "data %d\n%s\n", len(msg), msg)
+		if c == 0 {
+			for i := 0; i < size.files; i++ {
+				body := fmt.Sprintf("file %d\n", i)
+				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path(i), len(body), body)
+			}
+		} else {
+			for k := 0; k < 3; k++ {
+				i := (c*7919 + k*104729) % size.files
+				body := fmt.Sprintf("file %d changed in %d\n", i, c)
+				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path(i), len(body), body)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git fast-import: %w", err)
+	}
+	if err := run(env, dir, "git", "checkout", "-q", "-f", "main"); err != nil {
+		return err
+	}
+	return run(env, dir, "git", "status", "--porcelain")
+}
+
+func run(env []string, dir string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// timed runs a command and returns its wall time and peak memory (KiB).
+func timed(env []string, dir string, name string, args ...string) (time.Duration, int64) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	start := time.Now()
+	check(cmd.Run())
+	d := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return d, rss
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+// clone copies the base repository (hard links for objects) so every case
+// starts from the same state.
+func clone(env []string, base, dst string) {
+	check(os.RemoveAll(dst))
+	check(run(env, "", "git", "clone", "-q", "--no-checkout", base, dst))
+	check(run(env, dst, "git", "checkout", "-q", "-f", "main"))
+	check(run(env, dst, "git", "status", "--porcelain"))
+}
+
+const benchPlan = `# Bench - Tasks
+
+## Tasks
+
+- [ ] **T1**: Iterate
+`
+
+func benchCheckpoint(itr, dir, base, name string, runs, history int, env []string) {
+	repo := filepath.Join(dir, strings.ToLower(name)+"-run")
+	fmt.Printf("\n== %s\n", name)
+	clone(env, base, repo)
+	check(run(env, repo, itr, "init", "Bench", "--slug", "bench"))
+	task := filepath.Join(repo, ".claude", "iterative", "bench")
+	check(os.WriteFile(filepath.Join(task, "tasks.md"), []byte(benchPlan), 0o644))
+	check(run(env, repo, itr, "plan"))
+	check(run(env, repo, itr, "checkpoint", "T1", "--did", "warm up"))
+
+	// itr checkpoint, then git status right after it.
+	var itrTimes, statusAfterItr, gitTimes, statusAfterGit []time.Duration
+	var itrRSS, gitRSS int64
+	for i := 0; i < runs; i++ {
+		d, rss := timed(env, repo, itr, "checkpoint", "T1", "--did", fmt.Sprintf("iteration %d", i))
+		itrTimes = append(itrTimes, d)
+		itrRSS = max(itrRSS, rss)
+		d, _ = timed(env, repo, "git", "status", "--porcelain")
+		statusAfterItr = append(statusAfterItr, d)
+	}
+	// The git CLI doing the same: append an entry, rewrite state.json, add
+	// the task folder and commit.
+	rel := filepath.Join(".claude", "iterative", "bench")
+	for i := 0; i < runs; i++ {
+		appendFile(filepath.Join(task, "progress.md"), fmt.Sprintf("\n## T1 - Iteration %d - 2026-01-01T00:00:00Z\n**Did:** git %d\n", 1000+i, i))
+		appendFile(filepath.Join(task, "state.json"), " ")
+		d1, rss1 := timed(env, repo, "git", "add", rel)
+		d2, rss2 := timed(env, repo, "git", "commit", "-q", "-m", fmt.Sprintf("git checkpoint %d", i))
+		gitTimes = append(gitTimes, d1+d2)
+		gitRSS = max(gitRSS, rss1, rss2)
+		d, _ := timed(env, repo, "git", "status", "--porcelain")
+		statusAfterGit = append(statusAfterGit, d)
+	}
+	mi, mg := median(itrTimes), median(gitTimes)
+	fmt.Printf("itr checkpoint            %10s   peak %6.1f MiB\n", ms(mi), float64(itrRSS)/1024)
+	fmt.Printf("git add DIR && git commit %10s   peak %6.1f MiB\n", ms(mg), float64(gitRSS)/1024)
+	fmt.Printf("ratio itr/git             %10.2f\n", float64(mi)/float64(mg))
+	si, sg := median(statusAfterItr), median(statusAfterGit)
+	fmt.Printf("git status after itr      %10s\n", ms(si))
+	fmt.Printf("git status after git      %10s   ratio %.2f\n", ms(sg), float64(si)/float64(sg))
+
+	// itr status on a task with `history` checkpoints.
+	check(run(env, repo, "git", "checkout", "-q", "--", rel))
+	clone(env, base, repo)
+	check(run(env, repo, itr, "init", "Bench", "--slug", "bench"))
+	check(os.WriteFile(filepath.Join(task, "tasks.md"), []byte(benchPlan), 0o644))
+	check(run(env, repo, itr, "plan"))
+	start := time.Now()
+	for i := 0; i < history; i++ {
+		check(run(env, repo, itr, "checkpoint", "T1", "--did", fmt.Sprintf("history %d", i)))
+	}
+	fmt.Printf("made %d checkpoints in %s\n", history, time.Since(start).Round(time.Millisecond))
+	var st []time.Duration
+	var stRSS int64
+	for i := 0; i < runs; i++ {
+		d, rss := timed(env, repo, itr, "status")
+		st = append(st, d)
+		stRSS = max(stRSS, rss)
+	}
+	fmt.Printf("itr status (%d ckpts)    %10s   peak %6.1f MiB\n", history, ms(median(st)), float64(stRSS)/1024)
+	var gl []time.Duration
+	for i := 0; i < runs; i++ {
+		d, _ := timed(env, repo, "git", "log", "-1", "--format=%H")
+		gl = append(gl, d)
+	}
+	fmt.Printf("git log -1 (floor)        %10s\n", ms(median(gl)))
+}
+
+func appendFile(p, s string) {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0o644)
+	check(err)
+	_, err = f.WriteString(s)
+	check(err)
+	check(f.Close())
+}

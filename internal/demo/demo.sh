@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A scripted itr session in a fresh temporary git repository, printing what a
+# user sees. Usage: demo.sh /path/to/itr
+set -euo pipefail
+ITR=${1:?usage: demo.sh /path/to/itr}
+work=$(mktemp -d "${TMPDIR:-/tmp}/itr-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# Isolate from the machine's git configuration; the demo has its own identity.
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME"
+export GIT_AUTHOR_NAME="Demo Agent" GIT_AUTHOR_EMAIL="agent@example.com"
+export GIT_COMMITTER_NAME="Demo Agent" GIT_COMMITTER_EMAIL="agent@example.com"
+
+run() { printf '\n$ %s\n' "$*"; "$@"; }
+itr() { "$ITR" "$@"; }
+
+git init -q -b main app && cd app
+printf 'package app\n' > app.go && git add app.go && git commit -qm "initial commit"
+
+run itr init "User authentication" --slug user-auth
+TASK=.claude/iterative/user-auth
+cat > $TASK/tasks.md <<'PLAN'
+# User authentication - Tasks
+
+**Created:** 2026-01-14T10:30:00Z
+
+## Dependencies
+
+T1 → T2 (sequential)
+T3 (independent)
+
+## Tasks
+
+- [ ] **T1**: Add the User model
+  - Files: `user.go`
+  - Criteria: model with validation, tests pass
+  - Completion: `<signal>T1_DONE</signal>`
+  - Max iterations: 5
+- [ ] **T2**: Create the auth service
+  - Criteria: login and logout work
+  - Max iterations: 8
+  - Depends: T1
+- [ ] **T3**: Write the docs
+  - Max iterations: 3
+PLAN
+run itr plan
+run itr next
+
+printf 'package app\n\ntype User struct{ Name string }\n' > user.go
+git add user.go && git commit -qm "feat(user-auth): add User model"
+run itr checkpoint T1 --did "Added the User model" --remaining "validation and tests"
+printf 'package app\n\ntype User struct{ Name string }\n\nfunc (u User) Valid() bool { return u.Name != "" }\n' > user.go
+git commit -qam "feat(user-auth): validate users"
+run itr checkpoint --did "Validation and tests" --signal
+run itr checkpoint --did "Confirmation: re-ran the tests, all pass" --signal
+run itr checkpoint --did "Reviewed the code" --verified
+run itr block T3 --reason "Waiting for the product team's wording"
+run itr guardrail --name "Run tests before signalling" --when "declaring a unit done" --problem "a signal without tests" --solution "run go test ./... first"
+
+run itr status
+run itr log
+run itr list
+printf '\n$ git status --porcelain   # nothing left behind\n'
+git status --porcelain
+printf '$ git fsck --strict\n'
+git fsck --strict 2>&1 | sed 's/^/  /'
+echo "(clean)"

@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/itr-dev/itr"
+
+// pure are the packages that must not touch the filesystem, git, the clock
+// or the environment: the formats and the reducer.
+var pure = map[string][]string{
+	"state":       nil,
+	"plan":        {"state"},
+	"progresslog": {"github.com/sergi/go-diff/diffmatchpatch"},
+	"reconcile":   {"state", "plan", "progresslog", "github.com/sergi/go-diff/diffmatchpatch"},
+}
+
+// forbiddenStd are standard packages that reach the outside world.
+var forbiddenStd = []string{"os", "os/exec", "os/signal", "os/user", "net", "net/http", "syscall", "io/ioutil", "plugin", "runtime/cgo", "math/rand", "math/rand/v2", "crypto/rand", "log", "embed"}
+
+// clock are the functions of package time that read the clock.
+var clock = []string{"Now", "Since", "Until", "Sleep", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker"}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPurePackagesImportPolicy(t *testing.T) {
+	r := root(t)
+	for pkg, allowed := range pure {
+		t.Run(pkg, func(t *testing.T) {
+			bp, err := build.ImportDir(filepath.Join(r, pkg), 0)
+			if err != nil {
+				t.Fatalf("%s: %v", pkg, err)
+			}
+			ok := map[string]bool{}
+			for _, a := range allowed {
+				if strings.Contains(a, ".") {
+					ok[a] = true
+				} else {
+					ok[module+"/"+a] = true
+				}
+			}
+			for _, imp := range bp.Imports {
+				switch {
+				case ok[imp]:
+				case strings.Contains(strings.Split(imp, "/")[0], "."):
+					t.Errorf("%s imports %s: the pure core may import only the stdlib, %v", pkg, imp, allowed)
+				default:
+					for _, bad := range forbiddenStd {
+						if imp == bad || strings.HasPrefix(imp, "os/") {
+							t.Errorf("%s imports %s: the pure core reads no files, environment or randomness", pkg, imp)
+							break
+						}
+					}
+				}
+			}
+			for _, f := range bp.GoFiles {
+				checkNoClock(t, filepath.Join(r, pkg, f))
+			}
+		})
+	}
+}
+
+// checkNoClock fails when a file calls a function of package time that
+// reads the clock.
+func checkNoClock(t *testing.T, path string) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeName := ""
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		if p == "time" {
+			timeName = "time"
+			if imp.Name != nil {
+				timeName = imp.Name.Name
+			}
+		}
+	}
+	if timeName == "" {
+		return
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == timeName {
+			for _, c := range clock {
+				if sel.Sel.Name == c {
+					t.Errorf("%s: %s.%s reads the clock; time is an input of the pure core", fset.Position(sel.Pos()), timeName, c)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// TestOnlyGitstateImportsGoGit keeps go-git behind one package.
+func TestOnlyGitstateImportsGoGit(t *testing.T) {
+	r := root(t)
+	var offenders []string
+	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(r, path)
+		if strings.HasPrefix(rel, "gitstate"+string(filepath.Separator)) || strings.HasPrefix(rel, filepath.Join("internal", "tools")) {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if strings.Contains(imp.Path.Value, "github.com/go-git/") {
+				offenders = append(offenders, rel+" imports "+imp.Path.Value)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(offenders)
+	for _, o := range offenders {
+		t.Errorf("%s: only gitstate may import go-git", o)
+	}
+}

@@ -1,0 +1,151 @@
+package reconcile
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/state"
+)
+
+// The sources that decide a derived value, strongest first.
+const (
+	SourceLog    = "progress.md"
+	SourcePlan   = "plan"
+	SourceFolder = "task folder"
+	SourceState  = "state.json"
+)
+
+// Discrepancy is one value on which a recorded view and the folded view
+// disagree. Unit is "" for task-level fields; Recorded and Derived are JSON
+// text, or "absent".
+type Discrepancy struct {
+	Unit     string `json:"unit,omitempty"`
+	Field    string `json:"field"`
+	Recorded string `json:"recorded"`
+	Derived  string `json:"derived"`
+	Source   string `json:"source"`
+}
+
+// String reads like `T3.status: recorded "done", derived "confirming" (from progress.md)`.
+func (d Discrepancy) String() string {
+	name := d.Field
+	if d.Unit != "" {
+		name = d.Unit + "." + d.Field
+	}
+	return fmt.Sprintf("%s: recorded %s, derived %s (from %s)", name, d.Recorded, d.Derived, d.Source)
+}
+
+const absent = "absent"
+
+// Diff lists every value on which recorded differs from derived, task fields
+// first, then units in natural order. Keys itr does not know are carried
+// into the folded view unchanged and never differ. recorded may be nil (no
+// readable state.json): everything is then reported as absent.
+func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
+	if recorded == nil {
+		recorded = &state.State{Mode: derived.Mode, Units: map[string]*state.Unit{}}
+	}
+	var out []Discrepancy
+	add := func(unit, field string, r, d any, source string) {
+		rs, ds := show(r), show(d)
+		if rs != ds {
+			out = append(out, Discrepancy{Unit: unit, Field: field, Recorded: rs, Derived: ds, Source: source})
+		}
+	}
+	add("", "task", str(recorded.Task), str(derived.Task), SourceLog)
+	add("", "slug", str(recorded.Slug), str(derived.Slug), SourceFolder)
+	add("", "mode", str(string(recorded.Mode)), str(string(derived.Mode)), SourceLog)
+	add("", "domain", recorded.Domain, derived.Domain, SourceLog)
+	add("", "created", recorded.Created, derived.Created, SourceLog)
+	add("", "updated", recorded.Updated, derived.Updated, SourceLog)
+	add("", "phase", str(string(recorded.Phase)), str(string(derived.Phase)), SourceLog)
+	add("", derived.Mode.CurrentKey(), recorded.Current, derived.Current, SourceLog)
+	add("", "current_iteration", recorded.CurrentIteration, derived.CurrentIteration, SourceLog)
+	add("", "commits", list(recorded.Commits), list(derived.Commits), SourceLog)
+
+	unitSource := SourceLog
+	if active(p) {
+		unitSource = SourcePlan
+	}
+	ids := map[string]bool{}
+	for id := range recorded.Units {
+		ids[id] = true
+	}
+	for id := range derived.Units {
+		ids[id] = true
+	}
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return state.CompareIDs(sorted[i], sorted[j]) < 0 })
+	for _, id := range sorted {
+		r, d := recorded.Units[id], derived.Units[id]
+		switch {
+		case r == nil:
+			out = append(out, Discrepancy{Unit: id, Field: "unit", Recorded: absent, Derived: show(str(string(d.Status))), Source: unitSource})
+			continue
+		case d == nil:
+			out = append(out, Discrepancy{Unit: id, Field: "unit", Recorded: show(str(string(r.Status))), Derived: absent, Source: unitSource})
+			continue
+		}
+		add(id, "status", str(string(r.Status)), str(string(d.Status)), SourceLog)
+		add(id, "reason", r.Reason, d.Reason, SourceLog)
+		add(id, "iterations_used", r.IterationsUsed, d.IterationsUsed, SourceLog)
+		add(id, "confirmations_used", r.ConfirmationsUsed, d.ConfirmationsUsed, SourceLog)
+		add(id, "verification_passed", r.VerificationPassed, d.VerificationPassed, SourceLog)
+		limitSource := SourceState
+		if active(p) && p.Unit(id) != nil && p.Unit(id).MaxIterations > 0 {
+			limitSource = SourcePlan
+		}
+		add(id, "max_iterations", r.MaxIterations, d.MaxIterations, limitSource)
+		add(id, "completed_at", r.CompletedAt, d.CompletedAt, SourceLog)
+	}
+	return out
+}
+
+func str(s string) *string { return &s }
+
+func list(l []string) *[]string {
+	if l == nil {
+		return nil
+	}
+	return &l
+}
+
+// show renders a pointer's value as JSON, or "absent" for nil.
+func show(v any) string {
+	switch p := v.(type) {
+	case *string:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	case *int:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	case *bool:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	case *[]string:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	}
+	return mustJSON(v)
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,409 @@
+// Package reconcile holds the one reducer of itr: a pure fold of a task's
+// log (the entries of progress.md, plus facts about commits handed in by the
+// caller) and its plan into the state.json view, and the comparison of a
+// recorded view with the folded one.
+//
+// The same function serves `itr checkpoint` (Step: fold the newest event onto
+// the current view) and `itr reconcile` (Fold: fold the whole history), so a
+// reconcile right after any sequence of checkpoints changes nothing.
+//
+// The package is pure: no files, no git, no clock, no environment. Time is
+// an input, carried by the events.
+package reconcile
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
+)
+
+// Commit is a fact about one commit, handed in by the caller: the reducer
+// uses it to name work commits that progress.md lists by hash alone.
+type Commit struct {
+	Hash     string
+	Time     time.Time
+	Subject  string
+	Trailers map[string]string
+}
+
+// Event is one change of state, made from one progress.md entry.
+type Event struct {
+	Kind         progresslog.Kind
+	Unit         string
+	Iteration    int    // the number the entry gives, for iterations
+	Time         string // RFC 3339 in UTC; "" when the entry's time is unreadable
+	Signal       string // the **Signal:** value
+	Verification string // "passed", "failed" or ""
+	Reason       string // for blocks
+	Phase        state.Phase
+	Name         string // for Created: the task's name
+	Mode         state.Mode
+	Domain       string
+	Commits      []string // work commits as "abc1234: subject"
+	Line         int      // the entry's line in progress.md, for messages
+}
+
+// Input is everything Fold needs.
+type Input struct {
+	// Slug is the task's folder name.
+	Slug string
+	// Base is the current view, or nil when state.json is missing or
+	// unreadable. Only what no event knows is taken from it: unknown keys,
+	// max_iterations of units the plan gives no limit, and the task's
+	// name, mode, domain and creation time when the log has no Created entry.
+	Base *state.State
+	// Plan is the plan in force, or nil when there is none yet.
+	Plan *plan.Plan
+	// Entries are the entries of progress.md in log order.
+	Entries []progresslog.Entry
+	// Commits are facts about commits, to name work commits.
+	Commits []Commit
+}
+
+// Problem is an entry the fold could not apply, or something odd about it.
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+// Error reads like `progress.md:14: unit T3 is done; the iteration was not counted`.
+func (p Problem) Error() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("progress.md:%d: %s", p.Line, p.Msg)
+	}
+	return "progress.md: " + p.Msg
+}
+
+// Fold rebuilds the view from the log: Seed, then Step for every event.
+// Entries that cannot be applied (an iteration of a finished unit, an
+// unknown unit, ...) are skipped and reported, never fatal: a log must
+// always fold.
+func Fold(in Input) (*state.State, []Problem) {
+	s := Seed(in.Base, in.Slug, in.Plan)
+	var problems []Problem
+	for _, e := range in.Entries {
+		ev, err := EventFrom(e, in.Commits)
+		if err != nil {
+			problems = append(problems, Problem{Line: e.Line, Msg: err.Error()})
+			if ev.Kind == progresslog.KindOther {
+				continue
+			}
+		}
+		if ev.Kind == progresslog.KindIteration {
+			if u := s.Units[ev.Unit]; u != nil {
+				if want := state.Val(u.IterationsUsed) + 1; ev.Iteration != want && u.Status != state.Done {
+					problems = append(problems, Problem{Line: e.Line, Msg: fmt.Sprintf(
+						"%s iteration %d is the %s iteration of %s in the log; counted as %d",
+						ev.Unit, ev.Iteration, ordinal(want), ev.Unit, want)})
+				}
+			}
+		}
+		next, err := Step(s, in.Plan, ev)
+		if err != nil {
+			problems = append(problems, Problem{Line: e.Line, Msg: err.Error() + "; the entry was not applied"})
+			continue
+		}
+		s = next
+	}
+	return s, problems
+}
+
+// Seed returns the view before any event: only what no event knows is kept
+// from base, and the plan's units are added as pending.
+func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
+	var s *state.State
+	if base != nil {
+		// Start from a copy so every carried key keeps its place.
+		s = base.Clone()
+		s.Slug = slug
+		s.Current, s.CurrentIteration, s.Commits = nil, nil, nil
+		for _, u := range s.Units {
+			u.Status = state.Pending
+			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
+			u.VerificationPassed, u.CompletedAt = nil, nil
+		}
+	} else {
+		s = state.New(state.Development, slug, slug, "")
+		s.Created, s.Updated = nil, nil
+	}
+	if s.Mode == state.Development {
+		s.Commits = []string{}
+	}
+	sync(s, p)
+	return s
+}
+
+// Step applies one event to the view and returns the new view; s is not
+// changed. It is strict: an event the lifecycle does not allow is an error
+// that says why and what to do. The plan (may be nil) is brought in before
+// and after, so units it adds can be worked on and limits it changes apply.
+func Step(s *state.State, p *plan.Plan, ev Event) (*state.State, error) {
+	s = s.Clone()
+	sync(s, p)
+	if err := apply(s, p, ev); err != nil {
+		return nil, err
+	}
+	sync(s, p)
+	return s, nil
+}
+
+func apply(s *state.State, p *plan.Plan, ev Event) error {
+	touch := func() {
+		if ev.Time != "" {
+			s.Updated = state.Ptr(ev.Time)
+		}
+	}
+	switch ev.Kind {
+	case progresslog.KindOther:
+		return nil
+	case progresslog.KindCreated:
+		if ev.Name != "" {
+			s.Task = ev.Name
+		}
+		if ev.Mode != "" && ev.Mode != s.Mode {
+			if len(s.Units) > 0 {
+				return fmt.Errorf("the task already has units in %s mode; its mode cannot become %s", s.Mode, ev.Mode)
+			}
+			s.Mode = ev.Mode
+			if s.Mode == state.Knowledge && len(s.Commits) == 0 {
+				s.Commits = nil
+			} else if s.Mode == state.Development && s.Commits == nil {
+				s.Commits = []string{}
+			}
+		}
+		if ev.Domain != "" {
+			s.Domain = state.Ptr(ev.Domain)
+		}
+		if ev.Time != "" {
+			s.Created = state.Ptr(ev.Time)
+		}
+		s.Phase = state.Discover
+		touch()
+	case progresslog.KindIteration:
+		if err := iterate(s, p, ev); err != nil {
+			return err
+		}
+		touch()
+	case progresslog.KindBlocked:
+		u, err := unit(s, p, ev.Unit)
+		if err != nil {
+			return err
+		}
+		if err := state.CheckMove(u.ID, u.Status, state.Blocked); err != nil {
+			return err
+		}
+		u.Status = state.Blocked
+		reason := ev.Reason
+		if reason == "" {
+			reason = "blocked"
+		}
+		u.Reason = state.Ptr(reason)
+		touch()
+	case progresslog.KindUnblocked:
+		u, err := unit(s, p, ev.Unit)
+		if err != nil {
+			return err
+		}
+		if u.Status != state.Blocked {
+			return fmt.Errorf("unit %s is %s, not blocked; there is nothing to unblock", u.ID, u.Status)
+		}
+		u.Status = state.Pending
+		if state.Val(u.IterationsUsed) > 0 {
+			u.Status = state.InProgress
+		}
+		u.Reason = nil
+		touch()
+	case progresslog.KindPhase:
+		s.Phase = ev.Phase
+		touch()
+	case progresslog.KindPlanned:
+		if s.Phase.Rank() < state.Plan.Rank() {
+			s.Phase = state.Plan
+		}
+		touch()
+	case progresslog.KindArchived:
+		s.Phase = state.Complete
+		touch()
+	case progresslog.KindRestored:
+		s.Phase = state.Execute
+		touch()
+	case progresslog.KindReconciled:
+		touch()
+	default:
+		return fmt.Errorf("unknown event kind %v", ev.Kind)
+	}
+	return nil
+}
+
+// iterate applies one iteration (a checkpoint) of a unit.
+//
+// The lifecycle, driven by checkpoints: the first checkpoint starts a pending
+// unit; in in_progress a signal declares the work done (→ confirming); in
+// confirming a signal confirms (→ verifying, confirmations_used + 1) and its
+// absence sends the unit back to in_progress; in verifying a passed
+// verification closes it (→ done) and anything else sends it back. Every
+// checkpoint counts as one iteration. A unit left in in_progress with
+// iterations_used at max_iterations times out.
+func iterate(s *state.State, p *plan.Plan, ev Event) error {
+	u, err := unit(s, p, ev.Unit)
+	if err != nil {
+		return err
+	}
+	switch u.Status {
+	case state.Done:
+		return fmt.Errorf("unit %s is done; a finished unit takes no more iterations", u.ID)
+	case state.Blocked:
+		return fmt.Errorf("unit %s is blocked (%s); run `itr unblock %s` first", u.ID, state.Val(u.Reason), u.ID)
+	case state.Timeout:
+		return fmt.Errorf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`",
+			u.ID, state.Val(u.MaxIterations))
+	}
+	if ev.Signal != "" && ev.Signal != signalOf(p, u.ID) {
+		return fmt.Errorf("signal %q is not the completion signal of %s (%s)", ev.Signal, u.ID, signalOf(p, u.ID))
+	}
+	signalled := ev.Signal != ""
+	u.IterationsUsed = state.Ptr(state.Val(u.IterationsUsed) + 1)
+	if u.ConfirmationsUsed == nil {
+		u.ConfirmationsUsed = state.Ptr(0)
+	}
+	switch u.Status {
+	case state.Pending, state.InProgress:
+		u.Status = state.InProgress
+		if signalled {
+			u.Status = state.Confirming
+		}
+	case state.Confirming:
+		u.Status = state.InProgress
+		if signalled {
+			u.Status = state.Verifying
+			u.ConfirmationsUsed = state.Ptr(*u.ConfirmationsUsed + 1)
+		}
+	case state.Verifying:
+		passed := ev.Verification == "passed"
+		u.VerificationPassed = state.Ptr(passed)
+		u.Status = state.InProgress
+		if passed {
+			u.Status = state.Done
+			if ev.Time != "" {
+				u.CompletedAt = state.Ptr(ev.Time)
+			}
+		}
+	}
+	for _, c := range ev.Commits {
+		if !hasCommit(s.Commits, c) {
+			s.Commits = append(s.Commits, c)
+		}
+	}
+	if u.Status == state.Done {
+		s.Current, s.CurrentIteration = nil, nil
+	} else {
+		s.Current = state.Ptr(u.ID)
+		s.CurrentIteration = state.Ptr(*u.IterationsUsed)
+	}
+	if s.Phase.Rank() < state.Execute.Rank() {
+		s.Phase = state.Execute
+	}
+	return nil
+}
+
+// unit returns the unit id, creating it when there is no plan to say which
+// units exist.
+func unit(s *state.State, p *plan.Plan, id string) (*state.Unit, error) {
+	if u := s.Units[id]; u != nil {
+		return u, nil
+	}
+	if active(p) {
+		return nil, fmt.Errorf("unit %s is not in %s (units: %s)", id, planFile(p), strings.Join(p.IDs(), ", "))
+	}
+	if !state.ValidID(id) {
+		return nil, fmt.Errorf("%q is not a unit ID such as T1", id)
+	}
+	u := &state.Unit{ID: id, Status: state.Pending}
+	s.Units[id] = u
+	return u, nil
+}
+
+// sync brings the plan into the view: its units exist (new ones pending),
+// its limits apply, units it does not have are dropped, and the timeout rule
+// holds (in_progress at the limit → timeout; timeout under a raised limit →
+// in_progress). It is idempotent.
+func sync(s *state.State, p *plan.Plan) {
+	if active(p) {
+		want := map[string]bool{}
+		for _, pu := range p.Units {
+			want[pu.ID] = true
+			u := s.Units[pu.ID]
+			if u == nil {
+				u = &state.Unit{ID: pu.ID, Status: state.Pending}
+				s.Units[pu.ID] = u
+			}
+			if pu.MaxIterations > 0 {
+				u.MaxIterations = state.Ptr(pu.MaxIterations)
+			}
+		}
+		for id := range s.Units {
+			if !want[id] {
+				delete(s.Units, id)
+			}
+		}
+		if s.Current != nil && s.Units[*s.Current] == nil {
+			s.Current, s.CurrentIteration = nil, nil
+		}
+	}
+	for _, u := range s.Units {
+		used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
+		switch {
+		case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
+			u.Status = state.Timeout
+		case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
+			u.Status = state.InProgress
+		}
+	}
+}
+
+func active(p *plan.Plan) bool { return p != nil && !p.Placeholder() }
+
+func planFile(p *plan.Plan) string {
+	if p.File != "" {
+		return p.File
+	}
+	return "the plan"
+}
+
+// signalOf is the completion signal of unit id: the plan's, or ID_DONE.
+func signalOf(p *plan.Plan, id string) string {
+	if p != nil {
+		if u := p.Unit(id); u != nil {
+			return u.Signal()
+		}
+	}
+	return id + "_DONE"
+}
+
+func hasCommit(list []string, c string) bool {
+	h := commitHash(c)
+	for _, x := range list {
+		if commitHash(x) == h {
+			return true
+		}
+	}
+	return false
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

@@ -1,0 +1,452 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/templates"
+)
+
+// InitRequest starts a task.
+type InitRequest struct {
+	Name   string
+	Slug   string // "" derives it from Name
+	Mode   string // "" is the configured default, else development
+	Domain string
+}
+
+// Init creates the task folder from the templates, with state.json in phase
+// discover and a Created entry in progress.md, as one commit.
+func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
+	name := strings.TrimSpace(req.Name)
+	if name == "" {
+		return nil, fmt.Errorf("the task needs a name: itr init \"User authentication\"")
+	}
+	slug := req.Slug
+	if slug == "" {
+		slug = Slugify(name)
+	}
+	if err := ValidSlug(slug); err != nil {
+		return nil, err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = w.Config.Mode
+	}
+	if mode == "" {
+		mode = string(state.Development)
+	}
+	m, err := state.ParseMode(mode)
+	if err != nil {
+		return nil, fmt.Errorf("--mode: %w", err)
+	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	dir := w.TaskDir(slug)
+	if _, err := os.Lstat(w.abs(dir)); err == nil {
+		return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if !head.Unborn {
+		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 {
+			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
+		}
+	}
+	created := w.stamp()
+	files, err := templates.Task(templates.Data{Name: name, Slug: slug, Created: created, Mode: string(m), Domain: req.Domain})
+	if err != nil {
+		return nil, err
+	}
+	entry := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
+		Fields: []progresslog.Field{{Name: "Name", Value: name}, {Name: "Mode", Value: string(m)}}}
+	if req.Domain != "" {
+		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Domain", Value: req.Domain})
+	}
+	var changes []gitstate.FileChange
+	var after *state.State
+	for _, f := range files {
+		data := f.Data
+		switch f.Name {
+		case ProgressFile:
+			if data, err = progresslog.Append(data, entry); err != nil {
+				return nil, err
+			}
+			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
+			if len(problems) > 0 {
+				return nil, fmt.Errorf("new task: %v", problems[0])
+			}
+			after = s
+		}
+		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
+	}
+	for i := range changes {
+		if strings.HasSuffix(changes[i].Path, "/"+StateFile) {
+			changes[i].Data = after.Encode()
+		}
+	}
+	if m == state.Knowledge {
+		changes = append(changes,
+			gitstate.FileChange{Path: dir + "/sources/.gitkeep", Data: []byte{}},
+			gitstate.FileChange{Path: dir + "/outputs/.gitkeep", Data: []byte{}})
+	}
+	c := &change{entry: &entry, event: EventCreated, subject: "start task " + name}
+	commit, err := w.commit(head.Hash, slug, c, after, changes)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Slug: slug, Commit: commit.Hash, After: after, Entry: &entry}
+	for _, ch := range changes {
+		out.Files = append(out.Files, ch.Path)
+	}
+	return out, nil
+}
+
+// PlanReport says what itr plan changed.
+type PlanReport struct {
+	Outcome *Outcome
+	Added   []string
+	Removed []string
+	Changed []string // "T2 max_iterations 5 → 8"
+}
+
+// Plan applies tasks.md or plan.md to the task: new units become pending,
+// changed limits apply, removed units are reported and dropped, and the
+// phase moves to plan. A plan that changes nothing records nothing.
+func (w *Workspace) Plan(slug string) (*PlanReport, error) {
+	rep := &PlanReport{}
+	out, err := w.record(slug, func(t *Task) (*change, error) {
+		if t.Plan == nil {
+			if t.PlanName == "" {
+				return nil, fmt.Errorf("no plan: write %s in %s first", planNameFor(t.State.Mode), t.Dir)
+			}
+			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.rel(t.Slug, t.PlanName))
+		}
+		rep.Added, rep.Removed, rep.Changed = planChanges(t.State, t.Plan)
+		if len(rep.Added)+len(rep.Removed)+len(rep.Changed) == 0 && t.State.Phase.Rank() >= state.Plan.Rank() {
+			return nil, errUnchanged
+		}
+		e := &progresslog.Entry{Kind: progresslog.KindPlanned, Stamp: w.stamp()}
+		for _, f := range []struct {
+			name string
+			list []string
+		}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}} {
+			if len(f.list) > 0 {
+				e.Fields = append(e.Fields, progresslog.Field{Name: f.name, Value: strings.Join(f.list, ", ")})
+			}
+		}
+		if len(e.Fields) == 0 {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Units", Value: strings.Join(t.Plan.IDs(), ", ")})
+		}
+		return &change{entry: e, event: EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return rep, nil
+	}
+	rep.Outcome = out
+	return rep, err
+}
+
+var errUnchanged = errors.New("unchanged")
+
+func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string) {
+	for _, u := range p.Units {
+		cur := s.Units[u.ID]
+		if cur == nil {
+			added = append(added, u.ID)
+			continue
+		}
+		if u.MaxIterations > 0 && state.Val(cur.MaxIterations) != u.MaxIterations {
+			from := "none"
+			if cur.MaxIterations != nil {
+				from = fmt.Sprint(*cur.MaxIterations)
+			}
+			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
+		}
+	}
+	for _, id := range s.IDs() {
+		if p.Unit(id) == nil {
+			removed = append(removed, id)
+		}
+	}
+	return added, removed, changed
+}
+
+// CheckpointRequest records one iteration.
+type CheckpointRequest struct {
+	Slug      string
+	Unit      string // "" is the current unit, else the next ready one
+	Did       string
+	Remaining string
+	Blockers  string
+	Signal    bool     // the work is declared done (in_progress) or confirmed (confirming)
+	Verified  bool     // verification passed (verifying)
+	Commits   []string // revisions of work commits to name; none: found from git
+}
+
+// Checkpoint appends one iteration entry, folds it into state.json and
+// commits both as one commit.
+func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
+	if strings.TrimSpace(req.Did) == "" {
+		return nil, fmt.Errorf("--did is required: say what this iteration did")
+	}
+	return w.record(req.Slug, func(t *Task) (*change, error) {
+		id := req.Unit
+		if id == "" {
+			var err error
+			if id, err = defaultUnit(t); err != nil {
+				return nil, err
+			}
+		}
+		u := t.State.Units[id]
+		if u == nil {
+			return nil, unknownUnit(t, id)
+		}
+		switch {
+		case u.Status == state.Pending:
+			if wait := waiting(t, id); len(wait) > 0 {
+				return nil, fmt.Errorf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", id, strings.Join(wait, ", "))
+			}
+		case u.Status == state.Verifying && req.Signal:
+			return nil, fmt.Errorf("unit %s is verifying: pass --verified when verification passed, or neither flag when it found problems (the unit goes back to in_progress)", id)
+		}
+		if req.Verified && u.Status != state.Verifying {
+			return nil, fmt.Errorf("unit %s is %s: --verified applies only in verifying, after the confirmation (--signal) passed", id, u.Status)
+		}
+		commits, err := w.workCommits(t, req.Commits)
+		if err != nil {
+			return nil, err
+		}
+		n := state.Val(u.IterationsUsed) + 1
+		e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.stamp()}
+		add := func(name, value string) {
+			e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
+		}
+		add("Did", req.Did)
+		add("Remaining", orNone(req.Remaining))
+		add("Blockers", orNone(req.Blockers))
+		if req.Signal {
+			add("Signal", signal(t, id))
+		}
+		if u.Status == state.Verifying {
+			if req.Verified {
+				add("Verification", "passed")
+			} else {
+				add("Verification", "failed")
+			}
+		}
+		add("Commit", orNone(strings.Join(commits, "\n")))
+		return &change{entry: e, event: EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
+	})
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "None"
+	}
+	return s
+}
+
+func signal(t *Task, id string) string {
+	if t.Plan != nil {
+		if u := t.Plan.Unit(id); u != nil {
+			return u.Signal()
+		}
+	}
+	return id + "_DONE"
+}
+
+// defaultUnit is the unit a checkpoint without UNIT is about: the current
+// unit while it is unfinished, else the next ready one.
+func defaultUnit(t *Task) (string, error) {
+	if c := state.Val(t.State.Current); c != "" {
+		if u := t.State.Units[c]; u != nil && !u.Status.Finished() && u.Status != state.Blocked && u.Status != state.Timeout {
+			return c, nil
+		}
+	}
+	ready := readyUnits(t)
+	if len(ready) == 0 {
+		return "", fmt.Errorf("no unit is ready; name one: itr checkpoint UNIT --did ... (itr next says why none is ready)")
+	}
+	return ready[0], nil
+}
+
+func unknownUnit(t *Task, id string) error {
+	ids := t.State.IDs()
+	if len(ids) == 0 {
+		return fmt.Errorf("unit %s is not in the task: it has no units yet; write %s and run `itr plan`", id, planNameFor(t.State.Mode))
+	}
+	return fmt.Errorf("unit %s is not in the task (units: %s); add it to %s and run `itr plan`", id, strings.Join(ids, ", "), planNameFor(t.State.Mode))
+}
+
+// readyUnits are the pending units whose dependencies are done, in plan order.
+func readyUnits(t *Task) []string {
+	done := func(id string) bool {
+		u := t.State.Units[id]
+		return u != nil && u.Status == state.Done
+	}
+	if t.Plan == nil {
+		var ids []string
+		for _, id := range t.State.IDs() {
+			if t.State.Units[id].Status == state.Pending {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	var ids []string
+	for _, id := range t.Plan.Ready(done) {
+		if u := t.State.Units[id]; u != nil && u.Status == state.Pending {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// waiting lists the unfinished dependencies of a unit with their statuses.
+func waiting(t *Task, id string) []string {
+	if t.Plan == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range t.Plan.Waiting(id, func(x string) bool {
+		u := t.State.Units[x]
+		return u != nil && u.Status == state.Done
+	}) {
+		st := "missing"
+		if u := t.State.Units[d]; u != nil {
+			st = string(u.Status)
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", d, st))
+	}
+	return out
+}
+
+// workCommits names the work commits of this iteration: the revisions
+// given, or else the commits on the first-parent line since the task's
+// previous itr commit that are not itr's own.
+func (w *Workspace) workCommits(t *Task, revs []string) ([]string, error) {
+	var out []string
+	if len(revs) > 0 {
+		for _, rev := range revs {
+			hash, err := w.Repo.ResolveRev(rev)
+			if err != nil {
+				return nil, fmt.Errorf("--commit %s: %w", rev, err)
+			}
+			var subject string
+			err = w.Repo.History(hash, func(c gitstate.Commit) bool { subject = c.Subject; return false })
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, hash[:7]+": "+subject)
+		}
+		return out, nil
+	}
+	var found []string
+	err := w.Repo.History("HEAD", func(c gitstate.Commit) bool {
+		if _, ok := c.Trailer(TrailerTask); ok {
+			if v, _ := c.Trailer(TrailerTask); v == t.Slug {
+				return false
+			}
+			return true
+		}
+		found = append(found, c.Hash[:7]+": "+c.Subject)
+		return len(found) < 50
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(found) - 1; i >= 0; i-- {
+		out = append(out, found[i])
+	}
+	return out, nil
+}
+
+// Block marks a unit blocked with a reason.
+func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
+	if strings.TrimSpace(reason) == "" {
+		return nil, fmt.Errorf("--reason is required: say what the unit waits for")
+	}
+	return w.unitEvent(slug, id, progresslog.KindBlocked, EventBlocked, "block "+id+": "+reason,
+		[]progresslog.Field{{Name: "Reason", Value: reason}})
+}
+
+// Unblock returns a blocked unit to pending (not started) or in_progress.
+func (w *Workspace) Unblock(slug, id string) (*Outcome, error) {
+	return w.unitEvent(slug, id, progresslog.KindUnblocked, EventUnblocked, "unblock "+id, nil)
+}
+
+func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, subject string, fields []progresslog.Field) (*Outcome, error) {
+	return w.record(slug, func(t *Task) (*change, error) {
+		if t.State.Units[id] == nil {
+			return nil, unknownUnit(t, id)
+		}
+		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.stamp(), Fields: fields}
+		// Validate against the lifecycle before anything is written.
+		ev, err := reconcile.EventFrom(*e, nil)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := reconcile.Step(t.State, t.Plan, ev); err != nil {
+			return nil, err
+		}
+		return &change{entry: e, event: event, subject: subject}, nil
+	})
+}
+
+// SetPhase moves the task to a phase.
+func (w *Workspace) SetPhase(slug, phase string) (*Outcome, error) {
+	p, err := state.ParsePhase(phase)
+	if err != nil {
+		return nil, err
+	}
+	if p == state.Complete {
+		return nil, fmt.Errorf("phase complete is set by `itr archive`, which also checks that every unit is done")
+	}
+	return w.record(slug, func(t *Task) (*change, error) {
+		if t.State.Phase == p {
+			return nil, fmt.Errorf("the task is already in phase %s", p)
+		}
+		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.stamp()}
+		return &change{entry: e, event: EventPhase, subject: "phase " + string(p)}, nil
+	})
+}
+
+// GuardrailRequest adds a lesson to guardrails.md.
+type GuardrailRequest struct {
+	Slug, Name, When, Problem, Solution, Learned string
+}
+
+// Guardrail appends a lesson to guardrails.md as one commit.
+func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
+	for _, f := range []struct{ flag, v string }{{"--name", req.Name}, {"--when", req.When}, {"--problem", req.Problem}, {"--solution", req.Solution}} {
+		if strings.TrimSpace(f.v) == "" {
+			return nil, fmt.Errorf("%s is required", f.flag)
+		}
+	}
+	return w.record(req.Slug, func(t *Task) (*change, error) {
+		learned := req.Learned
+		if learned == "" {
+			if c := state.Val(t.State.Current); c != "" {
+				learned = fmt.Sprintf("%s iteration %d", c, state.Val(t.State.CurrentIteration))
+			}
+		}
+		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
+		return &change{guardrail: g, event: EventGuardrail, subject: "guardrail: " + req.Name}, nil
+	})
+}

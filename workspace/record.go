@@ -1,0 +1,201 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+)
+
+// Trailers of itr's commits. Itr-Task and Itr-Event are on every commit
+// itr makes; Itr-Unit and Itr-Iteration on the ones about a unit.
+const (
+	TrailerTask      = "Itr-Task"
+	TrailerEvent     = "Itr-Event"
+	TrailerUnit      = "Itr-Unit"
+	TrailerIteration = "Itr-Iteration"
+	TrailerStatus    = "Itr-Status"
+)
+
+// Event names in the Itr-Event trailer.
+const (
+	EventCreated    = "created"
+	EventIteration  = "iteration"
+	EventBlocked    = "blocked"
+	EventUnblocked  = "unblocked"
+	EventPhase      = "phase"
+	EventPlanned    = "planned"
+	EventGuardrail  = "guardrail"
+	EventReconciled = "reconciled"
+	EventArchived   = "archived"
+	EventRestored   = "restored"
+)
+
+// change is what one record adds: an entry of progress.md or a guardrail,
+// and how the commit is named.
+type change struct {
+	entry     *progresslog.Entry
+	guardrail *progresslog.Guardrail
+	event     string
+	subject   string // after "itr(<slug>): "
+	body      string
+}
+
+// Outcome is the result of one recorded event.
+type Outcome struct {
+	Slug   string
+	Commit string
+	Before *state.State
+	After  *state.State
+	Entry  *progresslog.Entry
+	Files  []string
+}
+
+const maxAttempts = 8
+
+// record runs one event as lock → read → reduce → write → commit. build
+// sees the task as committed and returns the change or an error that
+// leaves everything as it was. When HEAD moves between the read and the
+// commit (a git commit ran meanwhile) the whole record is redone on the new
+// HEAD, so no update is lost.
+func (w *Workspace) record(slug string, build func(t *Task) (*change, error)) (*Outcome, error) {
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		out, err := w.recordOnce(slug, build)
+		if errors.Is(err, gitstate.ErrHeadMoved) && attempt < maxAttempts {
+			time.Sleep(time.Duration(attempt) * 3 * time.Millisecond)
+			continue
+		}
+		return out, err
+	}
+}
+
+func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)) (*Outcome, error) {
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	if t.PlanErr != nil {
+		return nil, t.PlanErr
+	}
+	if err := w.checkClean(t); err != nil {
+		return nil, err
+	}
+	c, err := build(t)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Slug: slug, Before: t.State, After: t.State}
+	written := map[string]bool{}
+	var changes []gitstate.FileChange
+	if c.entry != nil {
+		progress, err := progresslog.Append(t.ProgressRaw, *c.entry)
+		if err != nil {
+			return nil, fmt.Errorf("append to %s: %w", w.rel(slug, ProgressFile), err)
+		}
+		ev, err := reconcile.EventFrom(*c.entry, nil)
+		if err != nil {
+			return nil, err
+		}
+		next, err := reconcile.Step(t.State, t.Plan, ev)
+		if err != nil {
+			return nil, err
+		}
+		out.After, out.Entry = next, c.entry
+		changes = append(changes, gitstate.FileChange{Path: w.rel(slug, ProgressFile), Data: progress})
+	} else {
+		// No event for the reducer, but the plan may still have changed.
+		next, err := reconcile.Step(t.State, t.Plan, reconcile.Event{Kind: progresslog.KindOther})
+		if err != nil {
+			return nil, err
+		}
+		out.After = next
+	}
+	changes = append(changes, gitstate.FileChange{Path: w.rel(slug, StateFile), Data: out.After.Encode()})
+	if c.guardrail != nil {
+		g, err := progresslog.AppendGuardrail(t.GuardrailsRaw, *c.guardrail)
+		if err != nil {
+			return nil, fmt.Errorf("append to %s: %w", w.rel(slug, GuardrailsFile), err)
+		}
+		changes = append(changes, gitstate.FileChange{Path: w.rel(slug, GuardrailsFile), Data: g})
+	}
+	for _, ch := range changes {
+		written[ch.Path] = true
+	}
+	more, err := w.folderChanges(t, written)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, more...)
+	commit, err := w.commit(t.Head.Hash, slug, c, out.After, changes)
+	if err != nil {
+		return nil, err
+	}
+	out.Commit = commit.Hash
+	for _, ch := range changes {
+		out.Files = append(out.Files, ch.Path)
+	}
+	return out, nil
+}
+
+// commit writes one commit of the given changes with itr's trailers.
+func (w *Workspace) commit(expect, slug string, c *change, after *state.State, changes []gitstate.FileChange) (gitstate.Commit, error) {
+	tr := []gitstate.Trailer{{Key: TrailerTask, Value: slug}, {Key: TrailerEvent, Value: c.event}}
+	if e := c.entry; e != nil && e.Unit != "" {
+		tr = append(tr, gitstate.Trailer{Key: TrailerUnit, Value: e.Unit})
+		if e.Kind == progresslog.KindIteration {
+			tr = append(tr, gitstate.Trailer{Key: TrailerIteration, Value: strconv.Itoa(e.Iteration)})
+		}
+		if u := after.Units[e.Unit]; u != nil {
+			tr = append(tr, gitstate.Trailer{Key: TrailerStatus, Value: string(u.Status)})
+		}
+	}
+	msg := "itr(" + slug + "): " + oneLine(c.subject, 72) + "\n"
+	if c.body != "" {
+		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"
+	}
+	msg += "\n" + gitstate.FormatTrailers(tr)
+	return w.Repo.CommitFiles(gitstate.CommitRequest{
+		Changes:  changes,
+		Message:  msg,
+		When:     w.Now(),
+		Expect:   expect,
+		Worktree: true,
+		Author:   w.identity(),
+	})
+}
+
+func (w *Workspace) identity() *gitstate.Signature {
+	if w.Config.Identity.Name == "" {
+		return nil
+	}
+	return &gitstate.Signature{Name: w.Config.Identity.Name, Email: w.Config.Identity.Email}
+}
+
+// oneLine shortens text to its first line of at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// stamp is the entry timestamp of now.
+func (w *Workspace) stamp() string { return w.Now().Format(time.RFC3339) }

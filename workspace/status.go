@@ -1,0 +1,382 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+)
+
+// UnitStatus is one unit in a summary.
+type UnitStatus struct {
+	ID         string   `json:"id"`
+	Title      string   `json:"title,omitempty"`
+	Status     string   `json:"status"`
+	Iterations int      `json:"iterations"`
+	Max        int      `json:"max_iterations,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	Depends    []string `json:"depends,omitempty"`
+}
+
+// LastEntry is the newest iteration entry of the log.
+type LastEntry struct {
+	Unit      string `json:"unit"`
+	Iteration int    `json:"iteration"`
+	Time      string `json:"time"`
+	Did       string `json:"did,omitempty"`
+	Remaining string `json:"remaining,omitempty"`
+	Blockers  string `json:"blockers,omitempty"`
+}
+
+// CompactionSummary is the seed's instant context restoration: what a
+// session that lost its memory needs first.
+type CompactionSummary struct {
+	Task            string   `json:"task"`
+	Progress        string   `json:"progress"`
+	NextAction      string   `json:"next_action"`
+	CriticalContext []string `json:"critical_context"`
+	DoNotRepeat     []string `json:"do_not_repeat"`
+}
+
+// Summary is the resume summary of `itr status`. Its JSON field names are
+// part of itr's interface (see README, "itr status --json").
+type Summary struct {
+	Task              string                  `json:"task"`
+	Slug              string                  `json:"slug"`
+	Mode              string                  `json:"mode"`
+	Phase             string                  `json:"phase"`
+	Dir               string                  `json:"dir"`
+	Done              int                     `json:"done"`
+	Total             int                     `json:"total"`
+	Current           *UnitStatus             `json:"current,omitempty"`
+	Last              *LastEntry              `json:"last,omitempty"`
+	Next              string                  `json:"next,omitempty"`
+	NextAction        string                  `json:"next_action"`
+	Blocked           []UnitStatus            `json:"blocked"`
+	DoNotRepeat       []string                `json:"do_not_repeat"`
+	Units             []UnitStatus            `json:"units"`
+	LastCheckpoint    string                  `json:"last_checkpoint,omitempty"`
+	SinceLast         string                  `json:"since_last,omitempty"`
+	Warnings          []string                `json:"warnings"`
+	Discrepancies     []reconcile.Discrepancy `json:"discrepancies"`
+	CompactionSummary CompactionSummary       `json:"compaction_summary"`
+}
+
+// Status builds the resume summary of a task from what git holds.
+func (w *Workspace) Status(slug string) (*Summary, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}}
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log.Entries})
+	s := t.State
+	if s == nil {
+		s = derived
+		sum.Warnings = append(sum.Warnings, t.StateErr.Error()+"; showing the state rebuilt from the log")
+	} else if d := reconcile.Diff(t.State, derived, t.Plan); len(d) > 0 {
+		sum.Discrepancies = d
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("state.json differs from what the log says in %d places (first: %s); run `itr reconcile`", len(d), d[0]))
+	}
+	for _, p := range problems {
+		sum.Warnings = append(sum.Warnings, p.Error())
+	}
+	if t.PlanErr != nil {
+		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
+	}
+	if disk, err := w.readWorktree(w.rel(slug, StateFile)); err == nil && !bytes.Equal(disk, t.StateRaw) {
+		sum.Warnings = append(sum.Warnings, w.rel(slug, StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		sum.Warnings = append(sum.Warnings, err.Error())
+	}
+	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
+	for _, id := range s.IDs() {
+		us := w.unitStatus(t, s, id)
+		sum.Units = append(sum.Units, us)
+		sum.Total++
+		switch s.Units[id].Status {
+		case state.Done:
+			sum.Done++
+			sum.DoNotRepeat = append(sum.DoNotRepeat, id)
+		case state.Blocked:
+			sum.Blocked = append(sum.Blocked, us)
+		}
+	}
+	if c := state.Val(s.Current); c != "" && s.Units[c] != nil {
+		us := w.unitStatus(t, s, c)
+		sum.Current = &us
+	}
+	if e := lastIteration(t.Log); e != nil {
+		sum.Last = &LastEntry{Unit: e.Unit, Iteration: e.Iteration, Time: e.Stamp}
+		sum.Last.Did, _ = e.Field("Did")
+		sum.Last.Remaining, _ = e.Field("Remaining")
+		sum.Last.Blockers, _ = e.Field("Blockers")
+	}
+	if u := state.Val(s.Updated); u != "" {
+		sum.LastCheckpoint = u
+		if at, err := time.Parse(time.RFC3339, u); err == nil {
+			sum.SinceLast = humanDuration(w.Now().Sub(at))
+		}
+	}
+	tt := *t
+	tt.State = s
+	if ready := readyUnits(&tt); len(ready) > 0 {
+		sum.Next = ready[0]
+	}
+	sum.NextAction = nextAction(&tt, sum)
+	sum.CompactionSummary = CompactionSummary{
+		Task:            s.Task,
+		Progress:        progressLine(sum.Done, sum.Total),
+		NextAction:      sum.NextAction,
+		CriticalContext: criticalContext(sum),
+		DoNotRepeat:     sum.DoNotRepeat,
+	}
+	return sum, nil
+}
+
+func (w *Workspace) unitStatus(t *Task, s *state.State, id string) UnitStatus {
+	u := s.Units[id]
+	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason)}
+	if t.Plan != nil {
+		if pu := t.Plan.Unit(id); pu != nil {
+			us.Title = pu.Title
+			us.Depends = t.Plan.Deps(id)
+		}
+	}
+	return us
+}
+
+func lastIteration(l *progresslog.Log) *progresslog.Entry {
+	for i := len(l.Entries) - 1; i >= 0; i-- {
+		if l.Entries[i].Kind == progresslog.KindIteration {
+			return &l.Entries[i]
+		}
+	}
+	return nil
+}
+
+func progressLine(done, total int) string {
+	if total == 0 {
+		return "no units planned yet"
+	}
+	return fmt.Sprintf("%d/%d units done, %d%% complete", done, total, done*100/total)
+}
+
+// nextAction is the exact next step, as a fact a session can act on.
+func nextAction(t *Task, sum *Summary) string {
+	s := t.State
+	if c := sum.Current; c != nil {
+		switch state.Status(c.Status) {
+		case state.InProgress:
+			return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", c.ID, c.Iterations+1)
+		case state.Confirming:
+			return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", c.ID)
+		case state.Verifying:
+			return fmt.Sprintf("verify %s (quality and code review); checkpoint with --verified if it passes, without if not", c.ID)
+		case state.Timeout:
+			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations in %s and run `itr plan`, or simplify it", c.ID, c.Max, planNameFor(s.Mode))
+		case state.Blocked:
+			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", c.ID, c.Reason, c.ID)
+		}
+	}
+	if sum.Total == 0 {
+		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", planNameFor(s.Mode))
+	}
+	if sum.Done == sum.Total {
+		return "every unit is done: review the work, then `itr archive`"
+	}
+	if sum.Next != "" {
+		return fmt.Sprintf("start %s with `itr checkpoint %s --did ...` after its first iteration", sum.Next, sum.Next)
+	}
+	for _, u := range sum.Units {
+		if u.Status == string(state.Timeout) {
+			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
+		}
+	}
+	if len(sum.Blocked) > 0 {
+		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", sum.Blocked[0].ID, sum.Blocked[0].Reason, sum.Blocked[0].ID)
+	}
+	return "no unit is ready: see `itr next`"
+}
+
+func criticalContext(sum *Summary) []string {
+	out := []string{}
+	if sum.Last != nil {
+		if sum.Last.Remaining != "" && !strings.EqualFold(sum.Last.Remaining, "none") {
+			out = append(out, fmt.Sprintf("remaining on %s: %s", sum.Last.Unit, sum.Last.Remaining))
+		}
+		if sum.Last.Blockers != "" && !strings.EqualFold(sum.Last.Blockers, "none") {
+			out = append(out, fmt.Sprintf("blockers on %s: %s", sum.Last.Unit, sum.Last.Blockers))
+		}
+	}
+	for _, b := range sum.Blocked {
+		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, b.Reason))
+	}
+	return out
+}
+
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "in the future (check the clock)"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// NextInfo answers `itr next`.
+type NextInfo struct {
+	Unit    string   `json:"unit,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Reasons []string `json:"reasons"`
+}
+
+// Next returns the unit to work on now: the current unfinished unit, else
+// the first ready one, else why none is ready.
+func (w *Workspace) Next(slug string) (*NextInfo, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	info := &NextInfo{Reasons: []string{}}
+	id, err := defaultUnit(t)
+	if err == nil {
+		u := t.State.Units[id]
+		info.Unit, info.Status = id, string(u.Status)
+		if t.Plan != nil && t.Plan.Unit(id) != nil {
+			info.Title = t.Plan.Unit(id).Title
+		}
+		return info, nil
+	}
+	if len(t.State.Units) == 0 {
+		info.Reasons = append(info.Reasons, fmt.Sprintf("no units: write %s and run `itr plan`", planNameFor(t.State.Mode)))
+		return info, nil
+	}
+	for _, id := range t.State.IDs() {
+		u := t.State.Units[id]
+		switch u.Status {
+		case state.Done:
+		case state.Blocked:
+			info.Reasons = append(info.Reasons, fmt.Sprintf("%s is blocked: %s", id, state.Val(u.Reason)))
+		case state.Timeout:
+			info.Reasons = append(info.Reasons, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", id, state.Val(u.MaxIterations)))
+		case state.Pending:
+			info.Reasons = append(info.Reasons, fmt.Sprintf("%s waits for %s", id, strings.Join(waiting(t, id), ", ")))
+		}
+	}
+	if len(info.Reasons) == 0 {
+		info.Reasons = append(info.Reasons, "every unit is done")
+	}
+	return info, nil
+}
+
+// LogRow is one itr commit of a task.
+type LogRow struct {
+	Commit    string `json:"commit"`
+	Time      string `json:"time"`
+	Event     string `json:"event"`
+	Unit      string `json:"unit,omitempty"`
+	Iteration string `json:"iteration,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Subject   string `json:"subject"`
+}
+
+// Log lists the task's itr commits, newest first, walking first parents
+// from HEAD and stopping at the task's Created commit, so its cost grows
+// with the task's history, not the repository's.
+func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	rows := []LogRow{}
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	if head.Unborn {
+		return rows, nil
+	}
+	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
+		if v, _ := c.Trailer(TrailerTask); v != slug {
+			return true
+		}
+		r := LogRow{Commit: c.Hash, Time: c.Committer.When.UTC().Format(time.RFC3339), Subject: c.Subject}
+		r.Event, _ = c.Trailer(TrailerEvent)
+		r.Unit, _ = c.Trailer(TrailerUnit)
+		r.Iteration, _ = c.Trailer(TrailerIteration)
+		r.Status, _ = c.Trailer(TrailerStatus)
+		rows = append(rows, r)
+		if limit > 0 && len(rows) >= limit {
+			return false
+		}
+		return r.Event != EventCreated
+	})
+	return rows, err
+}
+
+// ListRow is one task of `itr list`.
+type ListRow struct {
+	Slug         string `json:"slug"`
+	Task         string `json:"task"`
+	Mode         string `json:"mode"`
+	Phase        string `json:"phase"`
+	Done         int    `json:"done"`
+	Total        int    `json:"total"`
+	LastActivity string `json:"last_activity,omitempty"`
+	State        string `json:"state"` // active, or the reason it cannot be read
+}
+
+// List lists every task under the root with its phase and progress.
+func (w *Workspace) List() ([]ListRow, error) {
+	slugs, err := w.Slugs()
+	if err != nil {
+		return nil, err
+	}
+	rows := []ListRow{}
+	for _, slug := range slugs {
+		r := ListRow{Slug: slug, State: "active"}
+		t, err := w.loadTask(slug)
+		switch {
+		case err != nil:
+			r.State = err.Error()
+		case t.State == nil:
+			r.State = t.StateErr.Error()
+		default:
+			s := t.State
+			r.Task, r.Mode, r.Phase, r.LastActivity = s.Task, string(s.Mode), string(s.Phase), state.Val(s.Updated)
+			for _, u := range s.Units {
+				r.Total++
+				if u.Status == state.Done {
+					r.Done++
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

@@ -1,0 +1,236 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
+)
+
+// The files of a task folder.
+const (
+	StateFile      = "state.json"
+	ProgressFile   = "progress.md"
+	GuardrailsFile = "guardrails.md"
+	TasksFile      = "tasks.md"
+	PlanFile       = "plan.md"
+)
+
+// Task is one task as committed at HEAD, with its plan as on disk (the plan
+// is the agent's input and is committed with the next record).
+type Task struct {
+	Slug string
+	Dir  string // slash path relative to the repository top
+	Head gitstate.Head
+
+	StateRaw      []byte // committed state.json
+	ProgressRaw   []byte // committed progress.md
+	GuardrailsRaw []byte // committed guardrails.md
+
+	State *state.State // nil when StateErr is set
+	// StateErr is why the committed state.json could not be read.
+	StateErr error
+	Log      *progresslog.Log
+
+	Plan     *plan.Plan // nil when there is no plan file or it is still the template
+	PlanName string     // tasks.md or plan.md
+	PlanErr  error      // a plan file that does not parse
+}
+
+func (w *Workspace) rel(slug, name string) string { return w.TaskDir(slug) + "/" + name }
+
+// loadTask reads the task at HEAD. It fails when the task folder is not
+// committed at all.
+func (w *Workspace) loadTask(slug string) (*Task, error) {
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	t := &Task{Slug: slug, Dir: w.TaskDir(slug), Head: head}
+	if head.Unborn {
+		return nil, fmt.Errorf("task %q: the repository has no commits yet; start it with `itr init`", slug)
+	}
+	read := func(name string) ([]byte, error) {
+		data, err := w.Repo.ReadFile(head.Hash, w.rel(slug, name))
+		if errors.Is(err, gitstate.ErrNotFound) {
+			return nil, nil
+		}
+		return data, err
+	}
+	if t.StateRaw, err = read(StateFile); err != nil {
+		return nil, err
+	}
+	if t.ProgressRaw, err = read(ProgressFile); err != nil {
+		return nil, err
+	}
+	if t.GuardrailsRaw, err = read(GuardrailsFile); err != nil {
+		return nil, err
+	}
+	if t.StateRaw == nil && t.ProgressRaw == nil {
+		return nil, w.noSuchTask(slug)
+	}
+	if t.StateRaw == nil {
+		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", w.rel(slug, StateFile))
+	} else if t.State, err = state.Decode(t.StateRaw); err != nil {
+		t.StateErr = fmt.Errorf("%s: %w (run `itr reconcile` to rebuild it from the log)", w.rel(slug, StateFile), err)
+		t.State = nil
+	}
+	t.Log = progresslog.Parse(t.ProgressRaw)
+	w.loadPlan(t)
+	return t, nil
+}
+
+func (w *Workspace) noSuchTask(slug string) error {
+	slugs, _ := w.Slugs()
+	msg := fmt.Sprintf("task %q not found under %s", slug, w.Root)
+	if len(slugs) > 0 {
+		msg += fmt.Sprintf(" (active: %v)", slugs)
+	}
+	if _, err := os.Stat(w.abs(w.TaskDir(slug))); err == nil {
+		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
+	}
+	return fmt.Errorf("%w: %s", ErrNoTask, msg)
+}
+
+// loadPlan reads tasks.md, else plan.md, from the working tree.
+func (w *Workspace) loadPlan(t *Task) {
+	for _, name := range []string{TasksFile, PlanFile} {
+		data, err := w.readWorktree(w.rel(t.Slug, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		t.PlanName = name
+		if err != nil {
+			t.PlanErr = err
+			return
+		}
+		p, err := plan.Parse(w.rel(t.Slug, name), data)
+		if err != nil {
+			t.PlanErr = err
+			return
+		}
+		if !p.Placeholder() {
+			t.Plan = p
+		}
+		return
+	}
+}
+
+// readWorktree reads a file of the working tree, refusing symbolic links so
+// itr never reads or writes outside the repository through one.
+func (w *Workspace) readWorktree(rel string) ([]byte, error) {
+	p := w.abs(rel)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(p)
+		return nil, fmt.Errorf("%s is a symbolic link (to %s); itr reads and writes only regular files inside the repository: replace it with a regular file", rel, target)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return os.ReadFile(p)
+}
+
+// checkClean refuses to record when a log file or state.json differs on
+// disk from the last commit: the record would either lose that change or
+// commit it unchecked.
+func (w *Workspace) checkClean(t *Task) error {
+	for _, f := range []struct {
+		name string
+		head []byte
+	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}} {
+		rel := w.rel(t.Slug, f.name)
+		disk, err := w.readWorktree(rel)
+		if errors.Is(err, fs.ErrNotExist) && f.head == nil {
+			continue
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s was deleted from the working tree; run `itr reconcile` to restore it, or `git checkout -- %s`", rel, rel)
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(disk, f.head) {
+			return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)
+		}
+	}
+	return nil
+}
+
+// folderChanges lists the files of the task folder whose content on disk
+// differs from HEAD, other than the ones the record writes itself, so a
+// record also commits the agent's edits of brief.md, context.md, the plan,
+// sources/ and outputs/. Symbolic links are skipped.
+func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.FileChange, error) {
+	var changes []gitstate.FileChange
+	onDisk := map[string]bool{}
+	base := w.abs(t.Dir)
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		r, _ := filepath.Rel(w.Repo.Root(), p)
+		rel := filepath.ToSlash(r)
+		onDisk[rel] = true
+		if written[rel] {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		head, err := w.Repo.ReadFile(t.Head.Hash, rel)
+		if err == nil && bytes.Equal(head, data) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+			return err
+		}
+		changes = append(changes, gitstate.FileChange{Path: rel, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the task folder %s: %w", t.Dir, err)
+	}
+	if t.Head.Hash != "" {
+		committed, err := w.Repo.ListFiles(t.Head.Hash, t.Dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, rel := range committed {
+			if !onDisk[rel] && !written[rel] {
+				if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					continue
+				}
+				changes = append(changes, gitstate.FileChange{Path: rel, Delete: true})
+			}
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes, nil
+}
+
+// planNameFor picks the plan file of a mode.
+func planNameFor(m state.Mode) string {
+	if m == state.Knowledge {
+		return PlanFile
+	}
+	return TasksFile
+}
