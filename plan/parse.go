@@ -1,0 +1,670 @@
+package plan
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Parse reads a tasks.md or plan.md. file is the name used in errors. It
+// accepts LF and CRLF line endings. Besides reading errors (a malformed unit
+// line, a duplicate unit ID, a bad "Max iterations" or "Depends" value) it
+// checks the dependency graph: every dependency names a defined unit, no unit
+// depends on itself and there is no cycle. A plan that is still the template
+// (see Plan.Placeholder) skips the graph checks, so the template as written
+// parses. Every error is an *Error; Parse returns the reading error with the
+// lowest line, else the graph error with the lowest line.
+//
+// A file without a "## Tasks" or "## Phases" section is an empty plan, not an
+// error.
+func Parse(file string, data []byte) (*Plan, error) {
+	text := strings.TrimPrefix(string(data), "\uFEFF")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}}
+	ps.run(strings.Split(text, "\n"))
+	if err := first(ps.errs); err != nil {
+		return nil, err
+	}
+	if err := ps.p.check(); err != nil {
+		return nil, err
+	}
+	return ps.p, nil
+}
+
+// Check verifies the dependency graph of a plan: dependencies name defined
+// units, no unit depends on itself, there is no cycle, and no unit ID is
+// still template text. A plan that is still the template passes. Parse
+// runs it; call it again after changing units in code.
+func (p *Plan) Check() error { return p.check() }
+
+func (p *Plan) check() error {
+	if p.Placeholder() {
+		return nil
+	}
+	var errs []*Error
+	for _, u := range p.Units {
+		if !ValidID(u.ID) {
+			errs = append(errs, p.errorf(u.Line, "unit ID %q is still template text; give the unit an ID such as T1, or delete it", u.ID))
+		}
+	}
+	g := p.graph(&errs)
+	if err := first(errs); err != nil {
+		return err
+	}
+	return g.cycle(p)
+}
+
+func (p *Plan) errorf(line int, format string, args ...any) *Error {
+	return &Error{File: p.File, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// first returns the error with the lowest line, the earliest found on ties.
+func first(errs []*Error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return slices.MinFunc(errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+}
+
+// Where the parser is.
+const (
+	inHeader = iota
+	inOther
+	inDeps
+	inUnits
+)
+
+// What the parser is reading inside a units section.
+const (
+	unitIntro = iota // before the first unit
+	unitItems        // the unit line, its details and sub-items
+	unitNotes        // unindented text after the sub-items
+)
+
+type parser struct {
+	p    *Plan
+	errs []*Error
+	ids  map[string]int // unit ID → line of its unit line
+
+	fence bool // inside a ``` block
+	where int
+	pre   []string // header lines that are not the title or meta
+
+	sec      *Section
+	secFirst int      // line of the first body line
+	body     []string // body lines of sec
+
+	state   int
+	unit    *Unit
+	details []string
+	notes   []string
+	item    *item
+	seen    map[string]int // known sub-item key → line, for the current unit
+}
+
+// item is a sub-item being read.
+type item struct {
+	key    string // "" for a bullet without "Key:"
+	keyed  bool
+	value  string
+	line   int
+	indent int
+}
+
+func (ps *parser) errorf(line int, format string, args ...any) {
+	ps.errs = append(ps.errs, ps.p.errorf(line, format, args...))
+}
+
+func (ps *parser) run(lines []string) {
+	for i, line := range lines {
+		n := i + 1
+		fenced := ps.fence
+		if !fenced && isHeading(line) {
+			ps.closeRegion()
+			ps.openSection(strings.TrimSpace(line[2:]), n)
+			continue
+		}
+		switch ps.where {
+		case inHeader:
+			ps.header(line, fenced)
+		case inUnits:
+			ps.unitLine(line, n, fenced)
+		default:
+			if len(ps.body) == 0 {
+				ps.secFirst = n
+			}
+			ps.body = append(ps.body, line)
+		}
+		if isFence(line) {
+			ps.fence = !ps.fence
+		}
+	}
+	ps.closeRegion()
+	if ps.p.Mode == "" {
+		ps.p.Mode = Development
+		if path.Base(ps.p.File) == "plan.md" {
+			ps.p.Mode = Knowledge
+		}
+	}
+}
+
+func isHeading(line string) bool { return line == "##" || strings.HasPrefix(line, "## ") }
+
+func isFence(line string) bool { return strings.HasPrefix(strings.TrimLeft(line, " \t"), "```") }
+
+func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
+
+// trimBlank drops blank lines at both ends.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && isBlank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && isBlank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+var (
+	metaRe  = regexp.MustCompile(`^\*\*([^*]+?):\*\*(.*)$`)
+	metaRe2 = regexp.MustCompile(`^\*\*([^*]+?)\*\*:(.*)$`)
+)
+
+func (ps *parser) header(line string, fenced bool) {
+	t := strings.TrimSpace(line)
+	if !fenced {
+		if ps.p.Title == "" && strings.HasPrefix(t, "# ") {
+			if title := strings.TrimSpace(t[2:]); title != "" {
+				ps.p.Title = title
+				return
+			}
+		}
+		if f, ok := parseMeta(t); ok {
+			ps.p.Meta = append(ps.p.Meta, f)
+			return
+		}
+	}
+	ps.pre = append(ps.pre, line)
+}
+
+func parseMeta(t string) (Field, bool) {
+	m := metaRe.FindStringSubmatch(t)
+	if m == nil {
+		m = metaRe2.FindStringSubmatch(t)
+	}
+	if m == nil {
+		return Field{}, false
+	}
+	key := strings.TrimSpace(m[1])
+	if key == "" {
+		return Field{}, false
+	}
+	return Field{Key: key, Value: strings.TrimSpace(m[2])}, true
+}
+
+func (ps *parser) openSection(heading string, n int) {
+	s := Section{Heading: heading, Line: n}
+	switch strings.ToLower(heading) {
+	case "dependencies":
+		s.Kind, ps.where = DependenciesSection, inDeps
+	case "tasks", "phases":
+		s.Kind, ps.where = UnitsSection, inUnits
+		if ps.p.Mode == "" {
+			ps.p.Mode = Development
+			if strings.EqualFold(heading, "phases") {
+				ps.p.Mode = Knowledge
+			}
+		}
+		ps.state = unitIntro
+	default:
+		s.Kind, ps.where = OtherSection, inOther
+	}
+	ps.sec = &s
+	ps.body = nil
+}
+
+// closeRegion ends the header or the current section.
+func (ps *parser) closeRegion() {
+	switch ps.where {
+	case inHeader:
+		ps.p.Preamble = strings.Join(trimBlank(ps.pre), "\n")
+		ps.pre = nil
+		return
+	case inUnits:
+		ps.closeUnit()
+	}
+	s := ps.sec
+	lead := 0
+	for lead < len(ps.body) && isBlank(ps.body[lead]) {
+		lead++
+	}
+	body := trimBlank(ps.body)
+	s.Body = strings.Join(body, "\n")
+	if len(body) > 0 {
+		s.bodyLine = ps.secFirst + lead
+	}
+	if s.Kind == DependenciesSection {
+		for _, e := range depLines(ps.p, s.Body, s.bodyLine, true) {
+			if e.err != nil {
+				ps.errs = append(ps.errs, e.err)
+			}
+		}
+	}
+	ps.p.Sections = append(ps.p.Sections, *s)
+	ps.sec, ps.body = nil, nil
+}
+
+var (
+	// checkboxRe is anything that looks like the start of a unit line.
+	checkboxRe = regexp.MustCompile(`^[-*+]\s*\[[^\]]{0,2}\]`)
+	unitRe     = regexp.MustCompile(`^[-*] \[([ xX])\][ \t]+(.*)$`)
+)
+
+const unitForm = `write it as "- [ ] **T1**: title"`
+
+func (ps *parser) unitLine(line string, n int, fenced bool) {
+	indent, rest := splitIndent(line)
+	blank := isBlank(line)
+	if !fenced && indent == 0 && checkboxRe.MatchString(line) {
+		ps.closeUnit()
+		ps.openUnit(line, n)
+		return
+	}
+	if ps.state == unitIntro {
+		if !fenced && indent > 0 && checkboxRe.MatchString(rest) {
+			if _, _, _, ok := splitUnitLine(rest); ok {
+				ps.errorf(n, "unit line is indented; start it at the beginning of the line")
+			}
+		}
+		if len(ps.body) == 0 {
+			ps.secFirst = n
+		}
+		ps.body = append(ps.body, line)
+		return
+	}
+	if ps.state == unitNotes {
+		ps.notes = append(ps.notes, line)
+		return
+	}
+	if blank {
+		return
+	}
+	if indent == 0 {
+		ps.state = unitNotes
+		ps.notes = append(ps.notes, line)
+		return
+	}
+	text := strings.TrimSpace(rest)
+	bullet, after := splitBullet(text)
+	switch {
+	case bullet && (ps.item == nil || indent <= ps.item.indent || knownItem(after)):
+		ps.closeItem()
+		ps.item = newItem(after, n, indent)
+	case ps.item != nil:
+		ps.item.value += "\n" + text
+	default:
+		ps.details = append(ps.details, text)
+	}
+}
+
+// splitIndent measures the leading spaces and tabs of line (a tab counts
+// four) and returns the rest.
+func splitIndent(line string) (int, string) {
+	w := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
+		default:
+			return w, line[i:]
+		}
+	}
+	return w, ""
+}
+
+// splitBullet reports whether trimmed text is a "- " or "* " bullet and
+// returns the text after it.
+func splitBullet(text string) (bool, string) {
+	if text == "-" || text == "*" {
+		return true, ""
+	}
+	if strings.HasPrefix(text, "- ") || strings.HasPrefix(text, "* ") || strings.HasPrefix(text, "-\t") || strings.HasPrefix(text, "*\t") {
+		return true, strings.TrimSpace(text[2:])
+	}
+	return false, ""
+}
+
+// knownItem reports whether bullet text is a known sub-item such as
+// "Files: a.go"; those start a sub-item at any indentation.
+func knownItem(text string) bool {
+	it := newItem(text, 0, 0)
+	return it.keyed && canonicalKey(it.key) != ""
+}
+
+func newItem(text string, n, indent int) *item {
+	it := &item{line: n, indent: indent, value: text}
+	if i := strings.IndexByte(text, ':'); i > 0 && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t') {
+		if key := strings.TrimSpace(text[:i]); isKey(key) {
+			it.key, it.keyed, it.value = key, true, strings.TrimSpace(text[i+1:])
+		}
+	}
+	return it
+}
+
+// isKey reports whether s can be a sub-item key: a letter, then letters,
+// digits, spaces, "_" or "-".
+func isKey(s string) bool {
+	for i, r := range s {
+		switch {
+		case r < 128 && unicode.IsLetter(r):
+		case i > 0 && r < 128 && (unicode.IsDigit(r) || r == ' ' || r == '_' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Canonical names of the known sub-items, in the order Render writes them.
+const (
+	keyFiles      = "Files"
+	keyCriteria   = "Criteria"
+	keyCompletion = "Completion"
+	keyOutput     = "Output"
+	keyMax        = "Max iterations"
+	keyDepends    = "Depends"
+	keyModel      = "Model"
+)
+
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMax, keyDepends, keyModel}
+
+// canonicalKey returns the canonical name of a known key, or "".
+func canonicalKey(key string) string {
+	k := strings.Join(strings.Fields(key), " ")
+	for _, c := range knownKeys {
+		if strings.EqualFold(k, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// splitUnitLine reads the part of a unit line after "- [ ] ": the ID and the
+// title. ok is false when it is not a unit line at all.
+func splitUnitLine(line string) (id, title string, done, ok bool) {
+	m := unitRe.FindStringSubmatch(line)
+	if m == nil {
+		return "", "", false, false
+	}
+	done, rest := m[1] != " ", m[2]
+	if strings.HasPrefix(rest, "**") {
+		j := strings.Index(rest[2:], "**")
+		if j < 0 {
+			return "", "", false, false
+		}
+		id = strings.TrimSpace(rest[2 : 2+j])
+		for {
+			t := strings.TrimSpace(strings.TrimRight(id, ":"))
+			if t == id {
+				break
+			}
+			id = t
+		}
+		after := strings.TrimSpace(rest[2+j+2:])
+		return id, strings.TrimSpace(strings.TrimPrefix(after, ":")), done, true
+	}
+	i := strings.IndexByte(rest, ':')
+	if i < 0 || !ValidID(strings.TrimSpace(rest[:i])) {
+		return "", "", false, false
+	}
+	return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+1:]), done, true
+}
+
+// isTemplate reports whether v is still template text such as "{title}" or
+// "`{paths}`".
+func isTemplate(v string) bool {
+	s := strings.TrimSpace(strings.ReplaceAll(v, "`", ""))
+	return len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}'
+}
+
+func (ps *parser) openUnit(line string, n int) {
+	ps.details, ps.notes, ps.item = nil, nil, nil
+	id, title, done, ok := splitUnitLine(line)
+	if !ok {
+		ps.errorf(n, "cannot read the unit line %q; %s", line, unitForm)
+		ps.state = unitNotes // the line belongs to nothing; keep reading
+		return
+	}
+	placeholderID := !ValidID(id) && strings.Contains(id, "{")
+	if !ValidID(id) && !placeholderID {
+		ps.errorf(n, "unit ID %q is not valid; use upper-case letters then digits, such as T1", id)
+		ps.state = unitNotes
+		return
+	}
+	if ValidID(id) {
+		if prev, dup := ps.ids[id]; dup {
+			ps.errorf(n, "unit %s is defined twice (first on line %d); give each unit its own ID", id, prev)
+		} else {
+			ps.ids[id] = n
+		}
+	}
+	ps.unit = &Unit{ID: id, Title: title, Done: done, Line: n, Placeholder: placeholderID || isTemplate(title)}
+	ps.state = unitItems
+	ps.seen = map[string]int{}
+}
+
+func (ps *parser) closeUnit() {
+	u := ps.unit
+	if u == nil {
+		return
+	}
+	ps.closeItem()
+	u.Details = strings.Join(ps.details, "\n")
+	u.Notes = strings.Join(trimBlank(ps.notes), "\n")
+	ps.p.Units = append(ps.p.Units, u)
+	ps.unit, ps.details, ps.notes, ps.item = nil, nil, nil, nil
+}
+
+func (ps *parser) closeItem() {
+	it, u := ps.item, ps.unit
+	ps.item = nil
+	if it == nil || u == nil {
+		return
+	}
+	if !it.keyed {
+		u.Extra = append(u.Extra, Field{Value: it.value})
+		return
+	}
+	key := canonicalKey(it.key)
+	if key == "" {
+		u.Extra = append(u.Extra, Field{Key: it.key, Value: it.value})
+		return
+	}
+	if prev, dup := ps.seen[key]; dup {
+		ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)
+		return
+	}
+	ps.seen[key] = it.line
+	v := it.value
+	switch key {
+	case keyFiles:
+		u.Files = v
+	case keyCriteria:
+		u.Criteria = v
+	case keyCompletion:
+		u.Completion = v
+	case keyOutput:
+		u.Output = v
+	case keyModel:
+		u.Model = v
+	case keyMax, keyDepends:
+		if isTemplate(v) {
+			if u.Pending == nil {
+				u.Pending = map[string]string{}
+			}
+			u.Pending[key] = v
+			return
+		}
+		if key == keyMax {
+			n, ok := positive(v)
+			if !ok {
+				ps.errorf(it.line, "%s: max iterations %q is not a positive whole number", u.ID, v)
+				return
+			}
+			u.MaxIterations = n
+			return
+		}
+		deps, bad := parseDepends(v)
+		if bad != "" {
+			ps.errorf(it.line, `%s: Depends lists %q, which is not a unit ID; write unit IDs separated by commas, such as "T1, T2", or "none"`, u.ID, bad)
+			return
+		}
+		u.Depends, u.dependsLine = deps, it.line
+	}
+}
+
+// positive reads a positive whole number written in decimal digits.
+func positive(v string) (int, bool) {
+	s := strings.TrimSpace(strings.ReplaceAll(v, "`", ""))
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// parseDepends reads a Depends value: "none", "-" or empty for no
+// dependencies, else IDs separated by commas and/or spaces. bad is the
+// first token that is not an ID.
+func parseDepends(v string) (deps []string, bad string) {
+	s := strings.TrimSpace(strings.NewReplacer("`", "", "*", "").Replace(v))
+	deps = []string{}
+	if s == "" || s == "-" || strings.EqualFold(s, "none") {
+		return deps, ""
+	}
+	for _, tok := range splitIDs(s) {
+		if !ValidID(tok) {
+			return nil, tok
+		}
+		if !slices.Contains(deps, tok) {
+			deps = append(deps, tok)
+		}
+	}
+	return deps, ""
+}
+
+func splitIDs(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+}
+
+// depLine is one edge read from the dependencies section, or an error.
+type depLine struct {
+	from, to string // to depends on from
+	line     int
+	err      *Error
+}
+
+// depLines reads the edges of a dependencies section body whose first line
+// is line first. Lines without an arrow, or without any unit ID, declare
+// nothing; with strict, a line with an arrow and unit IDs must be well
+// formed, else it yields an error.
+func depLines(p *Plan, body string, first int, strict bool) []depLine {
+	var out []depLine
+	fence := false
+	for i, raw := range strings.Split(body, "\n") {
+		n := first + i
+		if isFence(raw) {
+			fence = !fence
+			continue
+		}
+		s := strings.TrimSpace(raw)
+		if fence || s == "" {
+			continue
+		}
+		if b, after := splitBullet(s); b {
+			s = after
+		}
+		s = strings.NewReplacer("`", "", "*", "", "→", "->").Replace(s)
+		s = stripComment(s)
+		if !strings.Contains(s, "->") {
+			continue
+		}
+		var groups [][]string
+		anyID := false
+		for _, g := range strings.Split(s, "->") {
+			toks := splitIDs(g)
+			for _, t := range toks {
+				anyID = anyID || ValidID(t)
+			}
+			groups = append(groups, toks)
+		}
+		if !anyID {
+			continue
+		}
+		if err := checkGroups(groups); err != "" {
+			if strict {
+				out = append(out, depLine{line: n, err: p.errorf(n, "dependency line %q: %s", strings.TrimSpace(raw), err)})
+			}
+			continue
+		}
+		for k := 1; k < len(groups); k++ {
+			for _, to := range groups[k] {
+				for _, from := range groups[k-1] {
+					out = append(out, depLine{from: from, to: to, line: n})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func checkGroups(groups [][]string) string {
+	for _, g := range groups {
+		if len(g) == 0 {
+			return `an arrow needs unit IDs on both sides, such as "T1 -> T2"`
+		}
+		for _, t := range g {
+			if !ValidID(t) {
+				return fmt.Sprintf(`%q is not a unit ID; write lines such as "T1, T2 -> T3"`, t)
+			}
+		}
+	}
+	return ""
+}
+
+// stripComment removes trailing parenthesised comments: "T1 → T2 (sequential)".
+func stripComment(s string) string {
+	for {
+		s = strings.TrimSpace(s)
+		if !strings.HasSuffix(s, ")") {
+			return s
+		}
+		depth, k := 0, -1
+		for i := len(s) - 1; i >= 0 && k < 0; i-- {
+			switch s[i] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+				if depth == 0 {
+					k = i
+				}
+			}
+		}
+		if k < 0 {
+			return s
+		}
+		s = s[:k]
+	}
+}

@@ -1,0 +1,222 @@
+// Package plan reads and writes the plan of a task: tasks.md in development
+// mode and plan.md in knowledge mode. It turns the file into units with
+// their limits, completion signals and dependencies, checks the dependency
+// graph (unknown units, self-dependencies, cycles) and answers the questions
+// the rest of itr asks of it: in which order do the units run, which are
+// ready, what is a unit waiting on.
+//
+// The package is pure: it reads no files, no clock and no environment.
+// Render writes a parsed plan back so that parsing the result gives the same
+// plan again; text it does not understand (notes, other sections) is kept
+// verbatim.
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mode is the kind of task a plan belongs to.
+type Mode string
+
+// The two modes. Development plans list tasks under "## Tasks", knowledge
+// plans list phases under "## Phases".
+const (
+	Development Mode = "development"
+	Knowledge   Mode = "knowledge"
+)
+
+// Field is one "Key: value" pair: a "**Key:** value" header line of the plan
+// or a "- Key: value" sub-item of a unit.
+type Field struct{ Key, Value string }
+
+// Unit is one task (development) or phase (knowledge) of the plan.
+type Unit struct {
+	ID    string // T1, R2, QA3; template text such as "{ID}" in a placeholder unit
+	Title string
+	Done  bool // the box is checked: "- [x]"
+
+	// Raw values of the known sub-items, "" when absent. A value continued
+	// on more indented lines holds them joined with "\n".
+	Files, Criteria, Completion, Output, Model string
+
+	MaxIterations int // 0 when absent
+	// Depends lists the IDs of the "Depends" sub-item only, as written and
+	// deduplicated. It is nil without that sub-item and empty (not nil) for
+	// "Depends: none"; Deps gives the union with the dependencies section.
+	Depends []string
+	// Pending holds "Max iterations" and "Depends" sub-items whose value is
+	// still template text such as "{N}", keyed by those names. They mean
+	// nothing and are kept only so Render writes them back, which it does
+	// only while MaxIterations is 0 and Depends is nil.
+	Pending map[string]string
+	Extra   []Field // unknown sub-items in order; Key is "" for a bullet without "Key:"
+	// Details is indented text between the unit line and its first
+	// sub-item, one trimmed line per "\n".
+	Details string
+	// Notes is unindented text that follows the unit's sub-items, verbatim.
+	Notes string
+
+	Placeholder bool // the ID or the title is still template text like "{title}"
+	Line        int  // 1-based line of the unit line
+
+	dependsLine int // line of the Depends sub-item, for errors
+}
+
+// Signal is the completion signal of the unit: the text inside
+// <signal>…</signal> in its Completion sub-item, else that value without
+// backticks, else ID_DONE.
+func (u *Unit) Signal() string {
+	v := u.Completion
+	if i := strings.Index(v, "<signal>"); i >= 0 {
+		rest := v[i+len("<signal>"):]
+		if j := strings.Index(rest, "</signal>"); j >= 0 {
+			v = rest[:j]
+		}
+	}
+	if s := strings.TrimSpace(strings.ReplaceAll(v, "`", "")); s != "" {
+		return s
+	}
+	return u.ID + "_DONE"
+}
+
+// SectionKind tells what a "## " section of the plan holds.
+type SectionKind int
+
+// The kinds of section.
+const (
+	OtherSection        SectionKind = iota // kept verbatim: "## Notes" and anything unknown
+	DependenciesSection                    // "## Dependencies": arrow lines such as "T1 → T2"
+	UnitsSection                           // "## Tasks" or "## Phases": the units
+)
+
+// Section is one "## " section of the plan, in document order.
+type Section struct {
+	Heading string // text after "## ", as written
+	Kind    SectionKind
+	// Body is the section's text verbatim without leading and trailing
+	// blank lines. For a units section it is the text before its first unit;
+	// the units themselves are in Plan.Units.
+	Body string
+	Line int // line of the heading
+
+	bodyLine int // line of the first line of Body
+}
+
+// Plan is a parsed tasks.md or plan.md.
+type Plan struct {
+	File     string  // name used in errors, such as "tasks.md"
+	Mode     Mode    // from the units heading, else from the file name
+	Title    string  // the "# ..." line without "# "
+	Meta     []Field // "**Key:** value" header lines, in order
+	Preamble string  // other text before the first "##" heading, verbatim
+	Units    []*Unit // in document order
+	// Sections are the "## " sections in document order. Render writes them
+	// in this order; a plan built in code may leave it empty.
+	Sections []Section
+}
+
+// Error is a problem in a plan file, at a line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// Error returns "FILE:LINE: MSG".
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Unit returns the unit with the given ID, or nil.
+func (p *Plan) Unit(id string) *Unit {
+	for _, u := range p.Units {
+		if u.ID == id {
+			return u
+		}
+	}
+	return nil
+}
+
+// IDs returns the IDs of the units in document order, leaving out units
+// whose ID is still template text.
+func (p *Plan) IDs() []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, u := range p.Units {
+		if ValidID(u.ID) && !seen[u.ID] {
+			seen[u.ID] = true
+			ids = append(ids, u.ID)
+		}
+	}
+	return ids
+}
+
+// Placeholder reports whether the plan is still the template: every unit is
+// a placeholder, or there are no units.
+func (p *Plan) Placeholder() bool {
+	for _, u := range p.Units {
+		if !u.Placeholder {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidID reports whether s is a unit ID: one or more ASCII upper-case
+// letters followed by one or more digits, such as T1, R12 or QA3.
+func ValidID(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// CompareIDs orders unit IDs naturally: by their letters, then by their
+// number, so T2 < T10 and R9 < T1. It returns -1, 0 or +1 and is a total
+// order on all strings (for text that is not an ID it still sorts
+// consistently).
+func CompareIDs(a, b string) int {
+	ap, an, ar := splitID(a)
+	bp, bn, br := splitID(b)
+	if c := strings.Compare(ap, bp); c != 0 {
+		return c
+	}
+	// Compare the numbers by value without parsing: strip leading zeros,
+	// then the longer is larger, then digit by digit.
+	at, bt := strings.TrimLeft(an, "0"), strings.TrimLeft(bn, "0")
+	if len(at) != len(bt) {
+		if len(at) < len(bt) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(at, bt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(ar, br); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// splitID splits s into its leading non-digits, the digits after them and
+// the rest.
+func splitID(s string) (prefix, num, rest string) {
+	i := 0
+	for i < len(s) && (s[i] < '0' || s[i] > '9') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return s[:i], s[i:j], s[j:]
+}

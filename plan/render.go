@@ -1,0 +1,157 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Render writes the plan back as Markdown with LF line endings: the title,
+// the "**Key:** value" lines and the rest of the header, then the sections
+// in the order they were read. Units go in the first units section ("##
+// Tasks" or "## Phases", whichever the file used; for a plan without one,
+// the heading of its Mode, before the first other section), each with its
+// sub-items in canonical order (Files, Criteria, Completion, Output, Max
+// iterations, Depends, Model, then the unknown ones). Everything else is
+// written verbatim, so Parse(Render()) gives the same plan, line numbers
+// aside.
+func (p *Plan) Render() []byte {
+	var blocks []string
+	if p.Title != "" {
+		blocks = append(blocks, "# "+p.Title)
+	}
+	if len(p.Meta) > 0 {
+		lines := make([]string, len(p.Meta))
+		for i, f := range p.Meta {
+			lines[i] = "**" + f.Key + ":**"
+			if f.Value != "" {
+				lines[i] += " " + f.Value
+			}
+		}
+		blocks = append(blocks, strings.Join(lines, "\n"))
+	}
+	if p.Preamble != "" {
+		blocks = append(blocks, p.Preamble)
+	}
+	unitsWritten := false
+	for _, s := range p.sections() {
+		b := "##"
+		if s.Heading != "" {
+			b += " " + s.Heading
+		}
+		parts := []string{b}
+		if s.Body != "" {
+			parts = append(parts, s.Body)
+		}
+		if s.Kind == UnitsSection && !unitsWritten {
+			unitsWritten = true
+			if units := p.renderUnits(); units != "" {
+				parts = append(parts, units)
+			}
+		}
+		blocks = append(blocks, strings.Join(parts, "\n\n"))
+	}
+	if len(blocks) == 0 {
+		return []byte{}
+	}
+	return []byte(strings.Join(blocks, "\n\n") + "\n")
+}
+
+// sections returns the sections to render: p.Sections, plus a units section
+// when there are units but no section to hold them.
+func (p *Plan) sections() []Section {
+	if len(p.Units) == 0 {
+		return p.Sections
+	}
+	at := len(p.Sections)
+	for i, s := range p.Sections {
+		if s.Kind == UnitsSection {
+			return p.Sections
+		}
+		if s.Kind == OtherSection && at == len(p.Sections) {
+			at = i
+		}
+	}
+	heading := "Tasks"
+	if p.Mode == Knowledge {
+		heading = "Phases"
+	}
+	out := make([]Section, 0, len(p.Sections)+1)
+	out = append(out, p.Sections[:at]...)
+	out = append(out, Section{Heading: heading, Kind: UnitsSection})
+	return append(out, p.Sections[at:]...)
+}
+
+func (p *Plan) renderUnits() string {
+	var b strings.Builder
+	for i, u := range p.Units {
+		if i > 0 {
+			b.WriteString("\n")
+			if p.Units[i-1].Notes != "" {
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(u.render())
+	}
+	return b.String()
+}
+
+func (u *Unit) render() string {
+	box := " "
+	if u.Done {
+		box = "x"
+	}
+	head := "- [" + box + "] **" + u.ID + "**"
+	if u.Title != "" {
+		head += ": " + u.Title
+	}
+	lines := []string{head}
+	if u.Details != "" {
+		for _, d := range strings.Split(u.Details, "\n") {
+			lines = append(lines, "  "+d)
+		}
+	}
+	item := func(key, value string) {
+		vl := strings.Split(value, "\n")
+		first := "  -"
+		if key != "" {
+			first += " " + key + ":"
+		}
+		if vl[0] != "" {
+			first += " " + vl[0]
+		}
+		lines = append(lines, first)
+		for _, l := range vl[1:] {
+			lines = append(lines, "    "+l)
+		}
+	}
+	for _, f := range []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyOutput, u.Output}} {
+		if f.Value != "" {
+			item(f.Key, f.Value)
+		}
+	}
+	switch v, ok := u.Pending[keyMax]; {
+	case u.MaxIterations > 0:
+		item(keyMax, strconv.Itoa(u.MaxIterations))
+	case ok:
+		item(keyMax, v)
+	}
+	switch v, ok := u.Pending[keyDepends]; {
+	case len(u.Depends) > 0:
+		item(keyDepends, strings.Join(u.Depends, ", "))
+	case u.Depends != nil:
+		item(keyDepends, "none")
+	case ok:
+		item(keyDepends, v)
+	}
+	if u.Model != "" {
+		item(keyModel, u.Model)
+	}
+	for _, f := range u.Extra {
+		item(f.Key, f.Value)
+	}
+	out := strings.Join(lines, "\n")
+	if u.Notes != "" {
+		out += "\n\n" + u.Notes
+	}
+	return out
+}
