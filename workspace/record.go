@@ -54,7 +54,9 @@ type Outcome struct {
 	Before *state.State
 	After  *state.State
 	Entry  *progresslog.Entry
-	Files  []string
+	// Guardrail is the name of the lesson added, for itr guardrail.
+	Guardrail string
+	Files     []string
 }
 
 const maxAttempts = 8
@@ -145,6 +147,9 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 		return nil, err
 	}
 	out.Commit = commit.Hash
+	if c.guardrail != nil {
+		out.Guardrail = c.guardrail.Name
+	}
 	for _, ch := range changes {
 		out.Files = append(out.Files, ch.Path)
 	}

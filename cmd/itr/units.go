@@ -26,7 +26,9 @@ func runUnitEvent(g *globals, do func(ws *workspace.Workspace, slug string) (*wo
 	}
 	v := outcomeJSON(out)
 	return g.emit(v, func(w io.Writer) {
-		if v.Unit != "" {
+		if out.Guardrail != "" {
+			fmt.Fprintf(w, "Guardrail %q added to guardrails.md\n", out.Guardrail)
+		} else if v.Unit != "" {
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
 		} else {
 			fmt.Fprintf(w, "Phase %s\n", v.Phase)

@@ -13,7 +13,14 @@ mkdir -p "$HOME"
 export GIT_AUTHOR_NAME="Demo Agent" GIT_AUTHOR_EMAIL="agent@example.com"
 export GIT_COMMITTER_NAME="Demo Agent" GIT_COMMITTER_EMAIL="agent@example.com"
 
-run() { printf '\n$ %s\n' "$*"; "$@"; }
+run() {
+  printf '\n$'
+  for a in "$@"; do
+    case $a in *[[:space:]\'\"\`\$]*) printf " '%s'" "${a//\'/\'\\\'\'}" ;; *) printf ' %s' "$a" ;; esac
+  done
+  printf '\n'
+  "$@"
+}
 itr() { "$ITR" "$@"; }
 
 git init -q -b main app && cd app
