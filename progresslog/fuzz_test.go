@@ -1,0 +1,165 @@
+package progresslog
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// withoutLines returns a copy of l with every line number zeroed, for
+// structural comparison.
+func withoutLines(l *Log) Log {
+	c := *l
+	c.Entries = append([]Entry(nil), l.Entries...)
+	for i := range c.Entries {
+		c.Entries[i].Line = 0
+	}
+	c.Problems = append([]Problem(nil), l.Problems...)
+	for i := range c.Problems {
+		c.Problems[i].Line = 0
+	}
+	return c
+}
+
+func guardrailsWithoutLines(g *Guardrails) Guardrails {
+	c := *g
+	c.Entries = append([]Guardrail(nil), g.Entries...)
+	for i := range c.Entries {
+		c.Entries[i].Line = 0
+	}
+	c.Problems = append([]Problem(nil), g.Problems...)
+	for i := range c.Problems {
+		c.Problems[i].Line = 0
+	}
+	return c
+}
+
+// nilIfEmpty returns nil for an empty slice, as the parsers do.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// addSeeds adds every file of testdata/<dir> to the corpus.
+func addSeeds(f *testing.F, dir string) [][]byte {
+	f.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.md"))
+	require.NoError(f, err)
+	require.NotEmpty(f, paths)
+	var seeds [][]byte
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(f, err)
+		seeds = append(seeds, data)
+	}
+	return seeds
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range addSeeds(f, "progress") {
+		f.Add(s)
+	}
+	f.Add([]byte("## T1 - Iteration 1 - x\r\n**Did:** a\r\n  b\r\n"))
+	f.Add([]byte("<<<<<<< a\n## T1 - Iteration 1 - x\n=======\n## T1 - Iteration 2 - x\n>>>>>>> b\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l := Parse(data)
+		for _, e := range l.Entries {
+			require.Positive(t, e.Line)
+			if e.Kind != KindOther {
+				require.Equal(t, e.Heading, e.Title(), "an event's heading is its title")
+			}
+		}
+		out := l.Render()
+		again := Parse(out)
+		require.Equal(t, withoutLines(l), withoutLines(again), "parse → render → parse\ninput:\n%q\nrendered:\n%q", data, out)
+		require.Equal(t, string(out), string(again.Render()), "render is stable")
+	})
+}
+
+func FuzzParseGuardrails(f *testing.F) {
+	for _, s := range addSeeds(f, "guardrails") {
+		f.Add(s)
+	}
+	f.Add([]byte("## a\r\n- **When**: x\r\n  y\r\n- **when:** z\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := ParseGuardrails(data)
+		out := g.Render()
+		again := ParseGuardrails(out)
+		require.Equal(t, guardrailsWithoutLines(g), guardrailsWithoutLines(again), "parse → render → parse\ninput:\n%q\nrendered:\n%q", data, out)
+		require.Equal(t, string(out), string(again.Render()), "render is stable")
+	})
+}
+
+func FuzzAppend(f *testing.F) {
+	seeds := addSeeds(f, "progress")
+	for i, s := range seeds {
+		f.Add(s, uint8(i%10), "T1", 2, "2026-01-14T10:40:00Z", "Did", "the model\n## T1 - Iteration 9 - x\n**Signal:** T1_DONE", "a note")
+	}
+	f.Add([]byte(""), uint8(KindCreated), "", 0, "2026-01-14T10:30:00Z", "Name", "User auth", "")
+	f.Add([]byte("# Progress Log"), uint8(KindPhase), "", 0, "2026-01-14T10:30:00Z", "", "", "<<<<<<< HEAD")
+	f.Add([]byte("x\r\n"), uint8(KindOther), "", 0, "", "Über", "naïve\r\n\ttabbed  \r\n", "## T1 - Iteration 3 - y")
+	f.Fuzz(func(t *testing.T, old []byte, kind uint8, unit string, iteration int, stamp, name, value, free string) {
+		e := Entry{Kind: Kind(kind % 10), Stamp: stamp, Fields: []Field{{Name: name, Value: value}, {Value: free}}}
+		switch {
+		case e.Kind == KindIteration:
+			e.Unit, e.Iteration = unit, iteration
+		case e.Kind.unitKind():
+			e.Unit = unit
+		case e.Kind == KindPhase:
+			e.Phase = unit
+		case e.Kind == KindOther:
+			e.Heading, e.Stamp = stamp, ""
+		}
+		out, err := Append(old, e)
+		if err != nil {
+			return // an entry that cannot be written; the table tests cover which
+		}
+		require.True(t, bytes.HasPrefix(out, old), "old is a prefix")
+		require.Nil(t, IsAppendOnly(old, out))
+		before, after := Parse(old), Parse(out)
+		if before.Conflicted {
+			return // entries of a conflicted file may realign; only the prefix is promised
+		}
+		require.Len(t, after.Entries, len(before.Entries)+1)
+		require.Equal(t, before.Entries, nilIfEmpty(after.Entries[:len(before.Entries)]), "old entries unchanged")
+		want, err := canonical(e)
+		require.NoError(t, err)
+		got := after.Entries[len(after.Entries)-1]
+		want.Line = got.Line
+		require.Equal(t, want, got, "the new entry reads back\n%q", out)
+		require.Equal(t, before.Problems, nilIfEmpty(after.Problems[:len(before.Problems)]), "old problems unchanged")
+	})
+}
+
+func FuzzAppendGuardrail(f *testing.F) {
+	for _, s := range addSeeds(f, "guardrails") {
+		f.Add(s, "Flaky tests", "running CI", "timeouts\n## x", "- **Solution**: forged", "T2 iteration 3", "Owner", "me")
+	}
+	f.Add([]byte(""), "n", "", "", "", "", "", "=======")
+	f.Fuzz(func(t *testing.T, old []byte, name, when, problem, solution, learned, extraName, extra string) {
+		g := Guardrail{Name: name, When: when, Problem: problem, Solution: solution, Learned: learned,
+			Extra: []Field{{Name: extraName, Value: extra}}}
+		out, err := AppendGuardrail(old, g)
+		if err != nil {
+			return
+		}
+		require.True(t, bytes.HasPrefix(out, old), "old is a prefix")
+		require.Nil(t, IsGuardrailsAppendOnly(old, out))
+		before, after := ParseGuardrails(old), ParseGuardrails(out)
+		if before.Conflicted {
+			return
+		}
+		require.Len(t, after.Entries, len(before.Entries)+1)
+		require.Equal(t, before.Entries, nilIfEmpty(after.Entries[:len(before.Entries)]), "old entries unchanged")
+		want, err := canonicalGuardrail(g)
+		require.NoError(t, err)
+		got := after.Entries[len(after.Entries)-1]
+		want.Line = got.Line
+		require.Equal(t, want, got, "the new guardrail reads back\n%q", out)
+	})
+}

@@ -1,0 +1,148 @@
+package progresslog
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// checkGolden compares got with the golden file path, or rewrites it with
+// -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./progresslog -run Golden -update to create it")
+	require.Equal(t, string(want), got)
+}
+
+// dumpFields writes fields one a line, values quoted.
+func dumpFields(b *strings.Builder, fields []Field) {
+	for _, f := range fields {
+		fmt.Fprintf(b, "    %q: %q\n", f.Name, f.Value)
+	}
+}
+
+// dumpLog describes a parsed log in a stable, readable form.
+func dumpLog(l *Log) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "newline %q conflicted %v\n", l.Newline, l.Conflicted)
+	fmt.Fprintf(&b, "preamble %q\n", l.Preamble)
+	if l.PreambleConflict {
+		fmt.Fprintf(&b, "theirs preamble %q\n", l.TheirsPreamble)
+	}
+	for _, e := range l.Entries {
+		fmt.Fprintf(&b, "entry line %d side %s kind %s unit %q iteration %d phase %q stamp %q\n",
+			e.Line, e.Side, e.Kind, e.Unit, e.Iteration, e.Phase, e.Stamp)
+		fmt.Fprintf(&b, "  heading %q\n", e.Heading)
+		if tm, ok := e.Time(); ok {
+			fmt.Fprintf(&b, "  time %s\n", tm.UTC().Format("2006-01-02T15:04:05Z"))
+		}
+		dumpFields(&b, e.Fields)
+	}
+	for _, p := range l.Problems {
+		fmt.Fprintf(&b, "problem %s\n", p)
+	}
+	return b.String()
+}
+
+func dumpGuardrails(g *Guardrails) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "newline %q conflicted %v\n", g.Newline, g.Conflicted)
+	fmt.Fprintf(&b, "preamble %q\n", g.Preamble)
+	if g.PreambleConflict {
+		fmt.Fprintf(&b, "theirs preamble %q\n", g.TheirsPreamble)
+	}
+	for _, e := range g.Entries {
+		fmt.Fprintf(&b, "guardrail line %d side %s name %q\n", e.Line, e.Side, e.Name)
+		fmt.Fprintf(&b, "  when %q\n  problem %q\n  solution %q\n  learned %q\n", e.When, e.Problem, e.Solution, e.Learned)
+		dumpFields(&b, e.Extra)
+	}
+	for _, p := range g.Problems {
+		fmt.Fprintf(&b, "problem %s\n", p)
+	}
+	return b.String()
+}
+
+// TestGoldenProgress parses every testdata/progress/*.md and compares the
+// parsed form and the rendered file with <name>.golden.
+func TestGoldenProgress(t *testing.T) {
+	paths, err := filepath.Glob("testdata/progress/*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			l := Parse(data)
+			got := dumpLog(l) + "--- rendered ---\n" + string(l.Render())
+			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
+		})
+	}
+}
+
+// TestGoldenGuardrails does the same for testdata/guardrails/*.md.
+func TestGoldenGuardrails(t *testing.T) {
+	paths, err := filepath.Glob("testdata/guardrails/*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			g := ParseGuardrails(data)
+			got := dumpGuardrails(g) + "--- rendered ---\n" + string(g.Render())
+			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
+		})
+	}
+}
+
+// TestGoldenAppend builds a progress.md from nothing with Append and
+// compares it with testdata/append.golden.
+func TestGoldenAppend(t *testing.T) {
+	entries := []Entry{
+		{Kind: KindCreated, Stamp: "2026-01-14T10:30:00Z", Fields: []Field{{"Name", "User authentication"}, {"Mode", "development"}}},
+		{Kind: KindPhase, Phase: "execute", Stamp: "2026-01-14T10:31:00Z"},
+		{Kind: KindIteration, Unit: "T1", Iteration: 1, Stamp: "2026-01-14T10:40:00Z", Fields: []Field{
+			{"Did", "Added the model\n## T1 - Iteration 9 - 2026-01-14T10:41:00Z\n**Signal:** T1_DONE"},
+			{"Remaining", "tests\r\n\r\n- and docs  \n\n"},
+			{"Blockers", ""},
+			{"Commit", "abc1234: feat(user-auth): Add User model"},
+		}},
+		{Kind: KindIteration, Unit: "T1", Iteration: 2, Stamp: "2026-01-14T11:15:00Z", Fields: []Field{
+			{"Did", "tests"}, {"Signal", "T1_DONE"}, {"", "## a forged heading as free text"}, {"", "<<<<<<< HEAD"},
+		}},
+		{Kind: KindBlocked, Unit: "T3", Stamp: "2026-01-14T12:00:00Z", Fields: []Field{{"Reason", "Waiting on T2"}}},
+		{Kind: KindOther, Heading: "Notes from the reviewer", Fields: []Field{{"", "Looks good."}}},
+	}
+	var data []byte
+	for _, e := range entries {
+		next, err := Append(data, e)
+		require.NoError(t, err)
+		require.Nil(t, IsAppendOnly(data, next))
+		data = next
+	}
+	gs := []Guardrail{
+		{Name: "Flaky network tests", When: "running the integration suite", Problem: "timeouts on CI",
+			Solution: "use the local fake\n- **Learned**: forged", Learned: "T2 iteration 3", Extra: []Field{{"Owner", "platform"}}},
+		{Name: "Second", When: "always"},
+	}
+	var gdata []byte
+	for _, g := range gs {
+		next, err := AppendGuardrail(gdata, g)
+		require.NoError(t, err)
+		require.Nil(t, IsGuardrailsAppendOnly(gdata, next))
+		gdata = next
+	}
+	checkGolden(t, "testdata/append.golden", string(data)+"--- guardrails.md ---\n"+string(gdata))
+}

@@ -1,0 +1,488 @@
+package progresslog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is the event an entry of progress.md records.
+type Kind int
+
+// The kinds of entries. The heading of each is "## {Subject} - {Event} -
+// {Timestamp}", the subject a unit ID for unit events and "Task" otherwise.
+const (
+	// KindOther is any other "## " heading: a person's note. It never counts
+	// as an event.
+	KindOther Kind = iota
+	// KindIteration is "## T1 - Iteration N - ts" (N ≥ 1).
+	KindIteration
+	// KindBlocked is "## T1 - Blocked - ts", with a Reason field.
+	KindBlocked
+	// KindUnblocked is "## T1 - Unblocked - ts".
+	KindUnblocked
+	// KindCreated is "## Task - Created - ts", with Name, Mode and Domain.
+	KindCreated
+	// KindPhase is "## Task - Phase execute - ts".
+	KindPhase
+	// KindPlanned is "## Task - Planned - ts", with Added, Changed, Removed.
+	KindPlanned
+	// KindReconciled is "## Task - Reconciled - ts", with a Found list.
+	KindReconciled
+	// KindArchived is "## Task - Archived - ts".
+	KindArchived
+	// KindRestored is "## Task - Restored - ts".
+	KindRestored
+)
+
+// events are the event words of the headings, by kind.
+var events = [...]string{
+	KindOther:      "",
+	KindIteration:  "Iteration",
+	KindBlocked:    "Blocked",
+	KindUnblocked:  "Unblocked",
+	KindCreated:    "Created",
+	KindPhase:      "Phase",
+	KindPlanned:    "Planned",
+	KindReconciled: "Reconciled",
+	KindArchived:   "Archived",
+	KindRestored:   "Restored",
+}
+
+// String returns the kind's name in lower case ("iteration"), "other" for
+// KindOther.
+func (k Kind) String() string {
+	switch {
+	case k == KindOther:
+		return "other"
+	case k > KindOther && int(k) < len(events):
+		return strings.ToLower(events[k])
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// unitKind reports whether events of kind k have a unit as their subject.
+func (k Kind) unitKind() bool {
+	return k == KindIteration || k == KindBlocked || k == KindUnblocked
+}
+
+// known reports whether k is one of the event kinds.
+func (k Kind) known() bool {
+	return k > KindOther && int(k) < len(events)
+}
+
+// ValidUnitID reports whether s is a unit ID: ASCII upper-case letters
+// followed by digits, such as T1 or R12.
+func ValidUnitID(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Entry is one entry of progress.md.
+type Entry struct {
+	Kind      Kind
+	Unit      string // unit ID for unit events; "" for Task events and KindOther
+	Iteration int    // KindIteration: the iteration number, from 1
+	Phase     string // KindPhase: the phase name, such as "execute"
+	Stamp     string // the heading's timestamp as written; see Time
+	Heading   string // the heading without "## ", as parsed or as Render writes it
+	Fields    []Field
+	Line      int  // 1-based line of the heading in the parsed file; 0 for new entries
+	Side      Side // which side of a merge conflict the entry comes from
+}
+
+// Field returns the value of the entry's first field with that name,
+// compared without regard to case.
+func (e Entry) Field(name string) (string, bool) {
+	for _, f := range e.Fields {
+		if f.Name != "" && strings.EqualFold(f.Name, name) {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// timeLayouts are the timestamp forms Time accepts; those without a zone
+// are read as UTC.
+var timeLayouts = []string{
+	time.RFC3339,
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+}
+
+// Time reads the entry's timestamp: RFC 3339 (2026-01-14T10:30:00Z), also
+// without seconds (2026-01-14T10:30Z) or as "2026-01-14 10:30" (UTC). ok is
+// false when the stamp is none of these.
+func (e Entry) Time() (t time.Time, ok bool) {
+	s := strings.TrimSpace(e.Stamp)
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// Title returns the heading as Render writes it (without "## "): built from
+// Kind, Unit, Iteration, Phase and Stamp for events, Heading for KindOther.
+func (e Entry) Title() string {
+	var subject, event string
+	switch {
+	case e.Kind == KindIteration:
+		subject, event = e.Unit, "Iteration "+strconv.Itoa(e.Iteration)
+	case e.Kind.unitKind():
+		subject, event = e.Unit, events[e.Kind]
+	case e.Kind == KindPhase:
+		subject, event = "Task", "Phase "+e.Phase
+	case e.Kind.known():
+		subject, event = "Task", events[e.Kind]
+	default:
+		return e.Heading
+	}
+	return subject + " - " + event + " - " + e.Stamp
+}
+
+// Log is a parsed progress.md.
+type Log struct {
+	// Preamble is the text before the first "## " heading (the title and
+	// anything under it), verbatim but with each line ended by "\n".
+	Preamble string
+	Entries  []Entry
+	// Newline is the file's line end, "\r\n" when its first line ends so,
+	// else "\n". Render writes it.
+	Newline string
+	// Conflicted is true when the file holds git conflict blocks.
+	Conflicted bool
+	// PreambleConflict is true when the two sides of a conflict disagree on
+	// the preamble; then Preamble is ours and TheirsPreamble theirs.
+	PreambleConflict bool
+	TheirsPreamble   string
+	// Problems are the probable mistakes found, in file order.
+	Problems []Problem
+}
+
+// Parse reads progress.md. It never fails: headings it does not recognise
+// are KindOther entries, and probable mistakes are listed in Problems.
+//
+// A file with git conflict blocks (<<<<<<<, an optional ||||||| diff3 base,
+// =======, >>>>>>>) is read as both sides, whatever its blocks cut through,
+// even the middle of an entry: the full "ours" text (every line outside the
+// blocks plus the ours part of each) and the full "theirs" text are parsed
+// separately, the base parts dropped, and their entries merged. Entries
+// equal on both sides appear once with Side Both; between two such runs
+// come first the entries only ours has (Side Ours), then those only theirs
+// has (Side Theirs). For a single block this is the common prefix, then
+// ours-only, then theirs-only, then the common suffix; with several blocks
+// the two lists of entries are aligned by a diff. Conflicted is then true.
+// Markers that do not form complete blocks leave the file read as plain
+// text, with a Problem.
+func Parse(data []byte) *Log {
+	lines, newline := splitLines(data)
+	s := splitConflicts(lines)
+	l := &Log{Newline: newline, Conflicted: s.conflicted}
+	ours := parseSide(s.ours)
+	if !s.conflicted {
+		l.Preamble = ours.preamble
+		for i, e := range ours.entries {
+			if s.problem != nil && s.problem.Line < e.Line {
+				l.Problems = append(l.Problems, *s.problem)
+				s.problem = nil
+			}
+			l.Entries = append(l.Entries, e)
+			l.Problems = append(l.Problems, ours.problems[i]...)
+		}
+		if s.problem != nil {
+			l.Problems = append(l.Problems, *s.problem)
+		}
+		return l
+	}
+	theirs := parseSide(s.theirs)
+	l.Preamble = ours.preamble
+	if theirs.preamble != ours.preamble {
+		l.PreambleConflict, l.TheirsPreamble = true, theirs.preamble
+	}
+	for _, p := range alignSides(ours.keys(), theirs.keys()) {
+		side := ours
+		if p.side == Theirs {
+			side = theirs
+		}
+		e := side.entries[p.i]
+		e.Side = p.side
+		l.Entries = append(l.Entries, e)
+		l.Problems = append(l.Problems, side.problems[p.i]...)
+	}
+	return l
+}
+
+// parsedSide is one side of a file, parsed.
+type parsedSide struct {
+	preamble string
+	entries  []Entry
+	problems [][]Problem // per entry
+}
+
+func (p parsedSide) keys() []string {
+	keys := make([]string, len(p.entries))
+	for i, e := range p.entries {
+		keys[i] = strings.Join(renderEntryLines(e), "\n")
+	}
+	return keys
+}
+
+func parseSide(lines []rawLine) parsedSide {
+	pre, secs := progressSyntax.sectionize(lines)
+	p := parsedSide{preamble: pre}
+	for _, sec := range secs {
+		e, msg := parseHeading(sec.heading)
+		e.Line, e.Fields = sec.line, sec.fields
+		var probs []Problem
+		if msg != "" {
+			probs = []Problem{{Line: sec.line, Msg: msg}}
+		}
+		p.entries = append(p.entries, e)
+		p.problems = append(p.problems, probs)
+	}
+	return p
+}
+
+// eventKind finds the kind whose event word is w, ignoring case.
+func eventKind(w string) (Kind, bool) {
+	for k := KindIteration; int(k) < len(events); k++ {
+		if strings.EqualFold(events[k], w) {
+			return k, true
+		}
+	}
+	return KindOther, false
+}
+
+// parseHeading reads a heading (without "## "). A heading that names a
+// known event but is not written exactly as Title would write it is
+// KindOther, with a message saying what is wrong and how to write it.
+func parseHeading(h string) (Entry, string) {
+	e := Entry{Kind: KindOther, Heading: h}
+	parts := strings.SplitN(h, " - ", 3)
+	if len(parts) < 2 {
+		return e, ""
+	}
+	subject, event := parts[0], parts[1]
+	words := strings.Fields(event)
+	if len(words) == 0 {
+		return e, ""
+	}
+	kind, ok := eventKind(words[0])
+	looksUnit, looksTask := ValidUnitID(strings.ToUpper(subject)), strings.EqualFold(subject, "Task")
+	if !ok || (!looksUnit && !looksTask) {
+		return e, "" // a heading of someone's own
+	}
+	word := events[kind]
+	stamp := ""
+	if len(parts) == 3 {
+		stamp = parts[2]
+	}
+	// What a correct heading would look like, for the message.
+	exSubject, exEvent, exStamp := "Task", word, stamp
+	switch {
+	case kind.unitKind() && looksUnit:
+		exSubject = strings.ToUpper(subject)
+	case kind.unitKind():
+		exSubject = "T1"
+	}
+	switch kind {
+	case KindIteration:
+		exEvent = "Iteration N"
+	case KindPhase:
+		exEvent = "Phase execute"
+	}
+	if strings.TrimSpace(exStamp) == "" {
+		exStamp = "2026-01-14T10:30:00Z"
+	}
+	bad := func(reason string) (Entry, string) {
+		return e, fmt.Sprintf("heading %q is not a valid %s entry: %s; write it as %q",
+			"## "+shorten(h, 80), strings.ToLower(word), reason, "## "+exSubject+" - "+exEvent+" - "+shorten(exStamp, 40))
+	}
+	switch {
+	case kind.unitKind() && !looksUnit:
+		return bad(fmt.Sprintf("%s is about a unit, so its subject must be a unit ID such as T1, not %q", word, subject))
+	case !kind.unitKind() && !looksTask:
+		return bad(fmt.Sprintf("%s is about the whole task, so its subject must be \"Task\", not %q", word, subject))
+	case kind.unitKind() && !ValidUnitID(subject), !kind.unitKind() && subject != "Task":
+		return bad(fmt.Sprintf("the subject must be written %q", exSubject))
+	case strings.TrimSpace(stamp) == "":
+		return bad("the timestamp is missing")
+	}
+	switch kind {
+	case KindIteration:
+		n, err := strconv.Atoi(strings.TrimPrefix(event, "Iteration "))
+		if !strings.HasPrefix(event, "Iteration ") || err != nil || n < 1 || event != "Iteration "+strconv.Itoa(n) {
+			return bad(fmt.Sprintf("the event must be written \"Iteration N\" with N a whole number from 1, not %q", shorten(event, 40)))
+		}
+		e.Iteration = n
+	case KindPhase:
+		if len(words) != 2 || event != "Phase "+words[1] {
+			return bad(fmt.Sprintf("the event must be written \"Phase NAME\" with a one-word phase name, not %q", shorten(event, 40)))
+		}
+		e.Phase = words[1]
+	default:
+		if event != word {
+			return bad(fmt.Sprintf("the event must be written %q, not %q", word, shorten(event, 40)))
+		}
+	}
+	e.Kind, e.Stamp = kind, stamp
+	if kind.unitKind() {
+		e.Unit = subject
+	}
+	return e, ""
+}
+
+// renderEntryLines writes an entry as lines, without validating it.
+func renderEntryLines(e Entry) []string {
+	return append([]string{"## " + sanitizeHeading(e.Title())}, progressSyntax.renderFields(e.Fields)...)
+}
+
+// Render writes the log. For a log Parse returned, Parse(l.Render())
+// equals l apart from line numbers. Side and Conflicted are written as git
+// conflict blocks. Render does not validate: an entry RenderEntry would
+// refuse is written as well as it can be.
+func (l *Log) Render() []byte {
+	d := document{
+		preamble:       l.Preamble,
+		theirsPreamble: l.TheirsPreamble,
+		splitPreamble:  l.PreambleConflict,
+		conflicted:     l.Conflicted,
+		newline:        l.Newline,
+	}
+	for _, e := range l.Entries {
+		d.blocks = append(d.blocks, block{side: e.Side, lines: renderEntryLines(e)})
+	}
+	return d.render()
+}
+
+// canonical validates an entry for writing and returns it as it will read
+// back: Heading is Title(), values normalised, Line 0, Side Both.
+func canonical(e Entry) (Entry, error) {
+	switch {
+	case !e.Kind.known() && e.Kind != KindOther:
+		return Entry{}, fmt.Errorf("unknown entry kind %d", int(e.Kind))
+	case e.Kind == KindOther:
+		if e.Unit != "" || e.Iteration != 0 || e.Phase != "" || e.Stamp != "" {
+			return Entry{}, errors.New("a KindOther entry is written from its Heading alone: leave Unit, Iteration, Phase and Stamp empty")
+		}
+		if strings.TrimSpace(e.Heading) == "" || strings.ContainsAny(e.Heading, "\r\n") {
+			return Entry{}, fmt.Errorf("heading %q must be one non-empty line", e.Heading)
+		}
+		if p, msg := parseHeading(e.Heading); p.Kind != KindOther {
+			return Entry{}, fmt.Errorf("heading %q reads as a %s event: set Kind, Unit and Stamp instead of writing the heading", e.Heading, p.Kind)
+		} else if msg != "" {
+			return Entry{}, fmt.Errorf("KindOther entry: %s", msg)
+		}
+	default:
+		if strings.TrimSpace(e.Stamp) == "" {
+			return Entry{}, fmt.Errorf("%s entry has no timestamp: set Stamp, e.g. 2026-01-14T10:30:00Z", e.Kind)
+		}
+		if strings.ContainsAny(e.Stamp, "\r\n") {
+			return Entry{}, fmt.Errorf("timestamp %q must be one line", e.Stamp)
+		}
+		if e.Kind.unitKind() && !ValidUnitID(e.Unit) {
+			return Entry{}, fmt.Errorf("%s entry: unit %q is not a unit ID such as T1 (upper-case letters, then digits)", e.Kind, e.Unit)
+		}
+		if !e.Kind.unitKind() && e.Unit != "" {
+			return Entry{}, fmt.Errorf("%s entry is about the whole task: leave Unit empty, not %q", e.Kind, e.Unit)
+		}
+		if e.Kind == KindIteration && e.Iteration < 1 {
+			return Entry{}, fmt.Errorf("iteration entry of %s: iteration %d must be 1 or more", e.Unit, e.Iteration)
+		}
+		if e.Kind != KindIteration && e.Iteration != 0 {
+			return Entry{}, fmt.Errorf("%s entry: leave Iteration 0, not %d (only iteration entries have one)", e.Kind, e.Iteration)
+		}
+		if e.Kind == KindPhase && (e.Phase == "" || len(strings.Fields(e.Phase)) != 1 || strings.Fields(e.Phase)[0] != e.Phase) {
+			return Entry{}, fmt.Errorf("phase entry: phase %q must be one word such as execute", e.Phase)
+		}
+		if e.Kind != KindPhase && e.Phase != "" {
+			return Entry{}, fmt.Errorf("%s entry: leave Phase empty, not %q (only phase entries have one)", e.Kind, e.Phase)
+		}
+		e.Heading = e.Title()
+		if p, msg := parseHeading(e.Heading); msg != "" || p.Kind != e.Kind {
+			return Entry{}, fmt.Errorf("heading %q would not read back as a %s entry: check Stamp", e.Heading, e.Kind)
+		}
+	}
+	fields, err := canonicalFields(e.Fields)
+	if err != nil {
+		return Entry{}, fmt.Errorf("entry %q: %w", e.Title(), err)
+	}
+	e.Fields, e.Line, e.Side = fields, 0, Both
+	return e, nil
+}
+
+// RenderEntry writes one entry, each line ended by newline ("\n" when
+// empty), with no blank line before or after. It returns an error when the
+// entry cannot be written so that it reads back as the same entry.
+func RenderEntry(e Entry, newline string) ([]byte, error) {
+	c, err := canonical(e)
+	if err != nil {
+		return nil, err
+	}
+	if newline == "" {
+		newline = "\n"
+	}
+	return []byte(strings.Join(renderEntryLines(c), newline) + newline), nil
+}
+
+// progressTitle starts a new progress.md.
+const progressTitle = "# Progress Log\n\n"
+
+// Append returns old with e appended: old itself (with a line end added if
+// its last line had none), a blank line, and the rendered entry, in old's
+// newline style. old is always a byte prefix of the result. An empty old
+// gets the "# Progress Log" title first. The heading is built from Kind,
+// Unit, Iteration, Phase and Stamp (for KindOther, from Heading), and
+// values are normalised: LF line ends, trailing white space trimmed. A
+// free-text line that would read as a git conflict marker is written with
+// a leading backslash.
+func Append(old []byte, e Entry) ([]byte, error) {
+	c, err := canonical(e)
+	if err != nil {
+		return nil, err
+	}
+	return appendLines(old, progressTitle, renderEntryLines(c)), nil
+}
+
+// appendLines appends rendered lines to old after a blank line.
+func appendLines(old []byte, title string, lines []string) []byte {
+	_, newline := splitLines(old)
+	var b bytes.Buffer
+	if len(old) == 0 {
+		b.WriteString(title)
+	} else {
+		b.Write(old)
+		if !bytes.HasSuffix(old, []byte("\n")) {
+			b.WriteString(newline)
+		}
+		lines, _ := splitLines(old)
+		if !isBlank(lines[len(lines)-1].text) {
+			b.WriteString(newline)
+		}
+	}
+	out := b.Bytes()
+	for _, l := range lines {
+		out = append(out, l...)
+		out = append(out, newline...)
+	}
+	return out
+}
