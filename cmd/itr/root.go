@@ -113,7 +113,7 @@ history whenever the two disagree.`,
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
-		newStatusCmd(g), newLogCmd(g), newListCmd(g),
+		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g),
 	)
 	root.AddCommand(exitCodesTopic())
 	return root

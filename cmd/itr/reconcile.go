@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+func newReconcileCmd(g *globals) *cobra.Command {
+	var opts workspace.ReconcileOptions
+	cmd := &cobra.Command{
+		Use:   "reconcile [--check] [--dry-run]",
+		Short: "Rebuild state.json from git and the log when they disagree",
+		Long: `Rebuild state.json from the task's committed progress.md and plan with the shared reducer
+(trust git over state), compare it with state.json on disk, write the result, append a
+Reconciled entry listing every discrepancy, and commit. Entries appended to progress.md but not
+committed (a crash) are adopted; an uncommitted edit of earlier entries is undone, and the
+replaced text kept under .git/itr/recovered/. On a healthy task nothing is written.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			ws, err := g.open()
+			if err != nil {
+				return err
+			}
+			defer ws.Close()
+			rep, err := ws.Reconcile(opts)
+			if err != nil {
+				return err
+			}
+			differs := !rep.Clean() || rep.Diff != ""
+			if err := g.emit(rep, func(w io.Writer) { printReconcile(w, rep, opts) }); err != nil {
+				return err
+			}
+			if opts.Check && differs {
+				return problemsError{}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing; exit 3 when anything differs")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "write nothing; print the change to state.json as a diff")
+	return cmd
+}
+
+func printReconcile(w io.Writer, rep *workspace.ReconcileReport, opts workspace.ReconcileOptions) {
+	if rep.Clean() && rep.Diff == "" && rep.Commit == "" {
+		fmt.Fprintf(w, "%s: state.json agrees with the log; nothing to do.\n", rep.Slug)
+	}
+	for _, d := range rep.Discrepancies {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	if rep.Adopted > 0 {
+		fmt.Fprintf(w, "  adopted %d uncommitted entries of progress.md\n", rep.Adopted)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "  note: %s\n", p)
+	}
+	for _, s := range rep.Saved {
+		fmt.Fprintf(w, "  replaced content kept in %s\n", s)
+	}
+	if opts.DryRun && rep.Diff != "" {
+		fmt.Fprintf(w, "\n%s", rep.Diff)
+	}
+	if rep.Commit != "" {
+		fmt.Fprintf(w, "Reconciled; committed %s\n", short(rep.Commit))
+	}
+}
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Check the task's history and state without changing anything (exit 3 on findings)",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			ws, err := g.open()
+			if err != nil {
+				return err
+			}
+			defer ws.Close()
+			rep, err := ws.Verify("")
+			if err != nil {
+				return err
+			}
+			if err := g.emit(rep, func(w io.Writer) {
+				if len(rep.Findings) == 0 {
+					fmt.Fprintf(w, "%s: clean (%d commits checked)\n", rep.Slug, rep.Commits)
+					return
+				}
+				for _, f := range rep.Findings {
+					loc := f.File
+					if f.Commit != "" {
+						loc += " @ " + short(f.Commit)
+					}
+					fmt.Fprintf(w, "%s: %s\n  fix: %s\n", loc, f.Problem, f.Fix)
+					if f.Diff != "" {
+						fmt.Fprintf(w, "%s\n", f.Diff)
+					}
+				}
+			}); err != nil {
+				return err
+			}
+			if len(rep.Findings) > 0 {
+				return problemsError{msg: fmt.Sprintf("%d finding(s)", len(rep.Findings))}
+			}
+			return nil
+		},
+	}
+}

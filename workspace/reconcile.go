@@ -1,0 +1,227 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+)
+
+// ReconcileOptions choose what itr reconcile does.
+type ReconcileOptions struct {
+	Slug   string
+	Check  bool // write nothing; report
+	DryRun bool // write nothing; include the state.json diff
+}
+
+// ReconcileReport says what reconcile found and did.
+type ReconcileReport struct {
+	Slug          string                  `json:"task"`
+	Discrepancies []reconcile.Discrepancy `json:"discrepancies"`
+	Problems      []string                `json:"problems"`
+	// Adopted is set when progress.md had entries appended but not
+	// committed (a crash between the write and the commit): they are kept.
+	Adopted int `json:"adopted_entries"`
+	// Restored is set when an uncommitted edit of earlier entries was undone.
+	Restored bool `json:"restored_log"`
+	// Saved lists where replaced content was kept, so nothing is lost.
+	Saved  []string `json:"saved"`
+	Diff   string   `json:"diff,omitempty"`
+	Commit string   `json:"commit,omitempty"`
+}
+
+// Clean reports whether state.json and the log already agreed.
+func (r *ReconcileReport) Clean() bool {
+	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored
+}
+
+// Reconcile rebuilds state.json from the log by the rule "trust git over
+// state": the committed progress.md (plus entries appended to it and not
+// yet committed, when they are a clean append) folded with the plan by the
+// shared reducer, compared with state.json on disk. It writes the result,
+// appends a Reconciled entry that lists every discrepancy, and commits. On
+// a healthy task it reports nothing and commits nothing.
+func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
+	slug, err := w.Select(opts.Slug)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		rep, err := w.reconcileOnce(slug, opts)
+		if errors.Is(err, gitstate.ErrHeadMoved) && attempt < maxAttempts {
+			continue
+		}
+		return rep, err
+	}
+}
+
+func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.PlanErr != nil {
+		return nil, t.PlanErr
+	}
+	rep := &ReconcileReport{Slug: slug, Discrepancies: []reconcile.Discrepancy{}, Problems: []string{}, Saved: []string{}}
+	progressRel, stateRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile)
+
+	// The log: the committed one, or the disk one when it only appends.
+	logBytes := t.ProgressRaw
+	disk, err := w.readWorktree(progressRel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		rep.Restored = t.ProgressRaw != nil
+	case err != nil:
+		return nil, err
+	case !bytes.Equal(disk, t.ProgressRaw):
+		if v := progresslog.IsAppendOnly(t.ProgressRaw, disk); v == nil {
+			before := len(progresslog.Parse(t.ProgressRaw).Entries)
+			logBytes = disk
+			rep.Adopted = len(progresslog.Parse(disk).Entries) - before
+			if rep.Adopted == 0 {
+				rep.Adopted = 1 // text appended to the last entry
+			}
+		} else {
+			rep.Restored = true
+			if !opts.Check && !opts.DryRun {
+				saved, err := w.save(slug, ProgressFile, disk)
+				if err != nil {
+					return nil, err
+				}
+				rep.Saved = append(rep.Saved, saved)
+			}
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: an uncommitted edit changed earlier entries (%s); the committed log is restored", progressRel, v.Error()))
+		}
+	}
+	log := progresslog.Parse(logBytes)
+	for _, p := range log.Problems {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("%s:%d: %s", progressRel, p.Line, p.Msg))
+	}
+
+	// The recorded view: state.json on disk, else the committed one.
+	var recorded *state.State
+	recordedRaw, err := w.readWorktree(stateRel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		rep.Problems = append(rep.Problems, stateRel+" is missing; rebuilt from the log")
+		recorded = t.State
+	case err != nil:
+		return nil, err
+	default:
+		if recorded, err = state.Decode(recordedRaw); err != nil {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v; rebuilt from the log", stateRel, err))
+			recorded = t.State
+			if !opts.Check && !opts.DryRun && !bytes.Equal(recordedRaw, t.StateRaw) {
+				saved, serr := w.save(slug, StateFile, recordedRaw)
+				if serr != nil {
+					return nil, serr
+				}
+				rep.Saved = append(rep.Saved, saved)
+			}
+		}
+	}
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: recorded, Plan: t.Plan, Entries: log.Entries})
+	for _, p := range problems {
+		rep.Problems = append(rep.Problems, strings.Replace(p.Error(), "progress.md", progressRel, 1))
+	}
+	if d := reconcile.Diff(recorded, derived, t.Plan); len(d) > 0 {
+		rep.Discrepancies = d
+	}
+	derivedRaw := derived.Encode()
+	stateChanged := !bytes.Equal(recordedRaw, derivedRaw)
+	if opts.DryRun || opts.Check {
+		if stateChanged {
+			rep.Diff = progresslog.LineDiff(string(recordedRaw), string(derivedRaw))
+		}
+		return rep, nil
+	}
+	if rep.Clean() && !stateChanged && bytes.Equal(logBytes, t.ProgressRaw) {
+		return rep, nil
+	}
+	// Record the reconcile as an event of its own.
+	var found []string
+	for _, d := range rep.Discrepancies {
+		found = append(found, d.String())
+	}
+	if rep.Adopted > 0 {
+		found = append(found, fmt.Sprintf("adopted %d uncommitted entr%s of progress.md", rep.Adopted, plural(rep.Adopted, "y", "ies")))
+	}
+	if len(found) == 0 {
+		found = append(found, "state.json rewritten in canonical form")
+	}
+	fields := []progresslog.Field{{Name: "Found", Value: strings.Join(found, "\n")}}
+	if len(rep.Saved) > 0 {
+		fields = append(fields, progresslog.Field{Name: "Saved", Value: strings.Join(rep.Saved, "\n")})
+	}
+	e := progresslog.Entry{Kind: progresslog.KindReconciled, Stamp: w.stamp(), Fields: fields}
+	newLog, err := progresslog.Append(logBytes, e)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := reconcile.EventFrom(e, nil)
+	if err != nil {
+		return nil, err
+	}
+	final, err := reconcile.Step(derived, t.Plan, ev)
+	if err != nil {
+		return nil, err
+	}
+	c := &change{entry: &e, event: EventReconciled, subject: fmt.Sprintf("reconcile: %d discrepanc%s", len(rep.Discrepancies), plural(len(rep.Discrepancies), "y", "ies"))}
+	if len(found) > 0 {
+		c.body = strings.Join(found, "\n")
+	}
+	commit, err := w.commit(t.Head.Hash, slug, c, final, []gitstate.FileChange{
+		{Path: progressRel, Data: newLog},
+		{Path: stateRel, Data: final.Encode()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Commit = commit.Hash
+	return rep, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// save keeps content that reconcile replaces under
+// <git dir>/itr/recovered/, and returns that path relative to the
+// repository top (or absolute when the git dir is elsewhere).
+func (w *Workspace) save(slug, name string, data []byte) (string, error) {
+	dir := filepath.Join(w.Repo.CommonDir(), "itr", "recovered", slug)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("keep the replaced %s: %w", name, err)
+	}
+	p := filepath.Join(dir, w.Now().Format("20060102T150405Z")+"-"+name)
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		p = filepath.Join(dir, fmt.Sprintf("%s-%d-%s", w.Now().Format("20060102T150405Z"), i, name))
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return "", fmt.Errorf("keep the replaced %s: %w", name, err)
+	}
+	if rel, err := filepath.Rel(w.Repo.Root(), p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel), nil
+	}
+	return p, nil
+}

@@ -1,0 +1,158 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+)
+
+// Finding is one problem itr verify found.
+type Finding struct {
+	File    string `json:"file"`
+	Commit  string `json:"commit,omitempty"`
+	Problem string `json:"problem"`
+	Fix     string `json:"fix"`
+	Diff    string `json:"diff,omitempty"`
+}
+
+// VerifyReport is the result of itr verify.
+type VerifyReport struct {
+	Slug     string    `json:"task"`
+	Commits  int       `json:"commits_checked"`
+	Findings []Finding `json:"findings"`
+}
+
+// Verify checks a task without changing anything: each committed version
+// of progress.md and guardrails.md extends the one before it; state.json is
+// the fold of the log; the plan is valid; every entry of the log came with
+// a commit of its own.
+func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	rep := &VerifyReport{Slug: slug, Findings: []Finding{}}
+	add := func(f Finding) { rep.Findings = append(rep.Findings, f) }
+	progressRel, stateRel, guardRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile), w.rel(slug, GuardrailsFile)
+
+	// The history of the task, oldest first.
+	var commits []gitstate.Commit
+	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
+		v, ok := c.Trailer(TrailerTask)
+		if !ok || v != slug {
+			return true
+		}
+		commits = append(commits, c)
+		ev, _ := c.Trailer(TrailerEvent)
+		return ev != EventCreated
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 {
+		commits[i], commits[j] = commits[j], commits[i]
+	}
+	rep.Commits = len(commits)
+
+	// Append-only, commit by commit, and one entry per event commit.
+	var prevLog, prevGuard []byte
+	prevEntries := 0
+	for _, c := range commits {
+		logAt, err := w.readAt(c.Hash, progressRel)
+		if err != nil {
+			return nil, err
+		}
+		guardAt, err := w.readAt(c.Hash, guardRel)
+		if err != nil {
+			return nil, err
+		}
+		if prevLog != nil && !bytes.Equal(prevLog, logAt) {
+			if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
+				add(Finding{File: progressRel, Commit: c.Hash, Problem: "this commit rewrote earlier entries: " + v.Error(),
+					Fix: fmt.Sprintf("revert it (`git revert %s`) or run `itr reconcile`; the entries before it are in %s^", short(c.Hash), short(c.Hash)), Diff: v.Diff})
+			}
+		}
+		if prevGuard != nil && !bytes.Equal(prevGuard, guardAt) {
+			if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
+				add(Finding{File: guardRel, Commit: c.Hash, Problem: "this commit rewrote earlier guardrails: " + v.Error(),
+					Fix: fmt.Sprintf("restore them from %s^ and append instead", short(c.Hash)), Diff: v.Diff})
+			}
+		}
+		n := len(progresslog.Parse(logAt).Entries)
+		ev, _ := c.Trailer(TrailerEvent)
+		want := prevEntries + 1
+		if ev == EventGuardrail {
+			want = prevEntries
+		}
+		if ev == EventReconciled && n > want {
+			want = n // a reconcile commits the entries it adopted with its own
+		}
+		if n != want && ev != "" {
+			add(Finding{File: progressRel, Commit: c.Hash,
+				Problem: fmt.Sprintf("the %s commit took the log from %d to %d entries; each itr commit adds exactly one entry", ev, prevEntries, n),
+				Fix:     "entries written without itr have no commit of their own: run `itr reconcile` to adopt them"})
+		}
+		prevLog, prevGuard, prevEntries = logAt, guardAt, n
+	}
+	if len(commits) > 0 && !bytes.Equal(prevLog, t.ProgressRaw) {
+		// Commits made with plain git after the last itr commit.
+		if v := progresslog.IsAppendOnly(prevLog, t.ProgressRaw); v != nil {
+			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "a commit after the last itr commit rewrote earlier entries: " + v.Error(),
+				Fix: "find it with `git log -- " + progressRel + "` and revert it, or run `itr reconcile`", Diff: v.Diff})
+		} else {
+			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "entries were committed without itr",
+				Fix: "run `itr reconcile` to fold them into state.json"})
+		}
+	}
+
+	// state.json is the fold.
+	if t.PlanErr != nil {
+		add(Finding{File: w.rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
+	}
+	if t.StateErr != nil {
+		add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: t.StateErr.Error(), Fix: "run `itr reconcile`"})
+	} else {
+		derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log.Entries})
+		for _, d := range reconcile.Diff(t.State, derived, t.Plan) {
+			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "differs from the log: " + d.String(), Fix: "run `itr reconcile`"})
+		}
+		if !bytes.Equal(derived.Encode(), t.StateRaw) && len(reconcile.Diff(t.State, derived, t.Plan)) == 0 {
+			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "not in itr's canonical form", Fix: "run `itr reconcile`",
+				Diff: progresslog.LineDiff(string(t.StateRaw), string(derived.Encode()))})
+		}
+		for _, p := range problems {
+			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: p.Msg, Fix: fmt.Sprintf("see line %d; entries are never edited: append a correcting entry", p.Line)})
+		}
+	}
+	for _, p := range t.Log.Problems {
+		add(Finding{File: fmt.Sprintf("%s:%d", progressRel, p.Line), Problem: p.Msg, Fix: "entries are never edited: append a correcting entry"})
+	}
+	if t.Log.Conflicted {
+		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
+	}
+	return rep, nil
+}
+
+// readAt reads a file at a commit; a missing file is nil.
+func (w *Workspace) readAt(rev, rel string) ([]byte, error) {
+	data, err := w.Repo.ReadFile(rev, rel)
+	if errors.Is(err, gitstate.ErrNotFound) {
+		return nil, nil
+	}
+	return data, err
+}
+
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
