@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,13 +86,18 @@ func summary(p *Plan) string {
 }
 
 // shape is p without line numbers, for comparing a plan with the plan read
-// back from its rendering.
+// back from its rendering. A unit added in code (no section yet) is where
+// Render puts it.
 func shape(p *Plan) *Plan {
 	q := *p
 	q.Units = nil
+	first := slices.IndexFunc(p.Sections, func(s Section) bool { return s.Kind == UnitsSection })
 	for _, u := range p.Units {
 		c := *u
 		c.Line, c.dependsLine = 0, 0
+		if c.section == 0 {
+			c.section = first + 1 // rendered in the first units section
+		}
 		q.Units = append(q.Units, &c)
 	}
 	q.Sections = nil

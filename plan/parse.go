@@ -457,6 +457,7 @@ func (ps *parser) openUnit(line string, n int) {
 		}
 	}
 	ps.unit = &Unit{ID: id, Title: title, Done: done, Line: n, Placeholder: placeholderID || isTemplate(title)}
+	ps.unit.section = len(ps.p.Sections) + 1 // the section is appended when it closes
 	ps.state = unitItems
 	ps.seen = map[string]int{}
 }
@@ -531,10 +532,11 @@ func (ps *parser) closeItem() {
 	}
 }
 
-// positive reads a positive whole number written in decimal digits.
+// positive reads a positive whole number written in decimal digits on one
+// line, optionally in backticks.
 func positive(v string) (int, bool) {
-	s := strings.TrimSpace(strings.ReplaceAll(v, "`", ""))
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+	s := strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "`"))
+	if s == "" || strings.ContainsRune(v, '\n') || strings.TrimLeft(s, "0123456789") != "" {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)
@@ -545,20 +547,24 @@ func positive(v string) (int, bool) {
 }
 
 // parseDepends reads a Depends value: "none", "-" or empty for no
-// dependencies, else IDs separated by commas and/or spaces. bad is the
-// first token that is not an ID.
+// dependencies, else IDs separated by commas and/or spaces, each optionally
+// in backticks or bold. bad is the first token that is not an ID.
 func parseDepends(v string) (deps []string, bad string) {
-	s := strings.TrimSpace(strings.NewReplacer("`", "", "*", "").Replace(v))
+	toks := splitIDs(v)
+	ids := make([]string, len(toks))
+	for i, tok := range toks {
+		ids[i] = strings.Trim(tok, "`*")
+	}
 	deps = []string{}
-	if s == "" || s == "-" || strings.EqualFold(s, "none") {
+	if len(ids) == 0 || len(ids) == 1 && (ids[0] == "-" || strings.EqualFold(ids[0], "none")) {
 		return deps, ""
 	}
-	for _, tok := range splitIDs(s) {
-		if !ValidID(tok) {
-			return nil, tok
+	for i, id := range ids {
+		if !ValidID(id) {
+			return nil, toks[i]
 		}
-		if !slices.Contains(deps, tok) {
-			deps = append(deps, tok)
+		if !slices.Contains(deps, id) {
+			deps = append(deps, id)
 		}
 	}
 	return deps, ""

@@ -61,6 +61,7 @@ type Unit struct {
 	Line        int  // 1-based line of the unit line
 
 	dependsLine int // line of the Depends sub-item, for errors
+	section     int // 1 + index in Plan.Sections of the units section holding it; 0: the first
 }
 
 // Signal is the completion signal of the unit: the text inside

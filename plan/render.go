@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -32,8 +33,9 @@ func (p *Plan) Render() []byte {
 	if p.Preamble != "" {
 		blocks = append(blocks, p.Preamble)
 	}
-	unitsWritten := false
-	for _, s := range p.sections() {
+	sections := p.sections()
+	firstUnits := slices.IndexFunc(sections, func(s Section) bool { return s.Kind == UnitsSection })
+	for i, s := range sections {
 		b := "##"
 		if s.Heading != "" {
 			b += " " + s.Heading
@@ -42,9 +44,8 @@ func (p *Plan) Render() []byte {
 		if s.Body != "" {
 			parts = append(parts, s.Body)
 		}
-		if s.Kind == UnitsSection && !unitsWritten {
-			unitsWritten = true
-			if units := p.renderUnits(); units != "" {
+		if s.Kind == UnitsSection {
+			if units := p.renderUnits(i, i == firstUnits); units != "" {
 				parts = append(parts, units)
 			}
 		}
@@ -81,16 +82,28 @@ func (p *Plan) sections() []Section {
 	return append(out, p.Sections[at:]...)
 }
 
-func (p *Plan) renderUnits() string {
+// renderUnits writes the units read from section index sec, plus, in the
+// first units section, those that belong to no units section.
+func (p *Plan) renderUnits(sec int, first bool) string {
 	var b strings.Builder
-	for i, u := range p.Units {
-		if i > 0 {
+	var prev *Unit
+	for _, u := range p.Units {
+		home := u.section - 1
+		if home >= 0 && home < len(p.Sections) && p.Sections[home].Kind == UnitsSection {
+			if home != sec {
+				continue
+			}
+		} else if !first {
+			continue
+		}
+		if prev != nil {
 			b.WriteString("\n")
-			if p.Units[i-1].Notes != "" {
+			if prev.Notes != "" {
 				b.WriteString("\n")
 			}
 		}
 		b.WriteString(u.render())
+		prev = u
 	}
 	return b.String()
 }
