@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +48,56 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// itrexit CODE ARGS...: runs itr ARGS and checks its exit code;
+			// stdout and stderr are kept for the next stdout/stderr lines.
+			"itrexit": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 1 {
+					ts.Fatalf("usage: itrexit CODE [ARGS...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				got := 0
+				if err := ts.Exec("itr", args[1:]...); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("itr: %v", err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("itr exited with %d, want %d", got, want)
+				}
+			},
+			// jsonvalid: the last command's stdout is one valid JSON value.
+			"jsonvalid": func(ts *testscript.TestScript, neg bool, _ []string) {
+				out := ts.ReadFile("stdout")
+				if json.Valid([]byte(out)) == neg {
+					ts.Fatalf("stdout is valid JSON: %v\n%s", !neg, out)
+				}
+			},
+			// gitsnap save|check NAME: records, or compares with the record,
+			// HEAD, every ref, the index entries and git status --porcelain,
+			// so a scenario can assert that a failed command changed nothing.
+			"gitsnap": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: gitsnap save|check NAME")
+				}
+				snap := runGit(ts, "rev-parse", "HEAD") + runGit(ts, "for-each-ref") +
+					runGit(ts, "ls-files", "--stage", "-t") + runGit(ts, "status", "--porcelain", "--untracked-files=all")
+				file := filepath.Join(ts.Getenv("WORK"), ".gitsnap-"+args[1])
+				switch args[0] {
+				case "save":
+					ts.Check(os.WriteFile(file, []byte(snap), 0o644))
+				case "check":
+					before, err := os.ReadFile(file)
+					ts.Check(err)
+					if string(before) != snap {
+						ts.Fatalf("the repository changed:\nbefore:\n%s\nafter:\n%s", before, snap)
+					}
+				default:
+					ts.Fatalf("usage: gitsnap save|check NAME")
+				}
+			},
 			// gitclean: git fsck --strict is clean and git status --porcelain
 			// shows nothing (or only the given paths' lines).
 			"gitclean": func(ts *testscript.TestScript, neg bool, args []string) {
