@@ -379,7 +379,7 @@ func (l *Log) Render() []byte {
 func canonical(e Entry) (Entry, error) {
 	switch {
 	case !e.Kind.known() && e.Kind != KindOther:
-		return Entry{}, fmt.Errorf("unknown entry kind %d", int(e.Kind))
+		return Entry{}, fmt.Errorf("unknown entry kind %d: use one of the Kind constants", int(e.Kind))
 	case e.Kind == KindOther:
 		if e.Unit != "" || e.Iteration != 0 || e.Phase != "" || e.Stamp != "" {
 			return Entry{}, errors.New("a KindOther entry is written from its Heading alone: leave Unit, Iteration, Phase and Stamp empty")
@@ -388,7 +388,7 @@ func canonical(e Entry) (Entry, error) {
 			return Entry{}, fmt.Errorf("heading %q must be one non-empty line", e.Heading)
 		}
 		if p, msg := parseHeading(e.Heading); p.Kind != KindOther {
-			return Entry{}, fmt.Errorf("heading %q reads as a %s event: set Kind, Unit and Stamp instead of writing the heading", e.Heading, p.Kind)
+			return Entry{}, fmt.Errorf("heading %q would read as an event of kind %s: set Kind, Unit and Stamp instead of writing the heading", e.Heading, p.Kind)
 		} else if msg != "" {
 			return Entry{}, fmt.Errorf("KindOther entry: %s", msg)
 		}
