@@ -7,14 +7,15 @@ import (
 )
 
 // Render writes the plan back as Markdown with LF line endings: the title,
-// the "**Key:** value" lines and the rest of the header, then the sections
-// in the order they were read. Units go in the first units section ("##
-// Tasks" or "## Phases", whichever the file used; for a plan without one,
-// the heading of its Mode, before the first other section), each with its
-// sub-items in canonical order (Files, Criteria, Completion, Output, Max
-// iterations, Depends, Model, then the unknown ones). Everything else is
-// written verbatim, so Parse(Render()) gives the same plan, line numbers
-// aside.
+// the "**Key:** value" lines and the rest of the header, then the sections in
+// the order they were read (a template plan.md keeps "## Phases" before "##
+// Dependencies"). Each unit goes back into the units section it was read
+// from; units added in code go into the first units section, and a plan
+// without one gets "## Tasks" or "## Phases" (by Mode) before its first other
+// section. Sub-items are written in canonical order: Files, Criteria,
+// Completion, Output, Max iterations, Depends, Model, then the unknown ones.
+// Everything else is written verbatim, so Parse(Render()) gives the same
+// plan, line numbers aside.
 func (p *Plan) Render() []byte {
 	var blocks []string
 	if p.Title != "" {
