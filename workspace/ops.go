@@ -53,6 +53,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		return nil, err
 	}
 	defer unlock()
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
 	head, err := w.Repo.Head()
 	if err != nil {
 		return nil, err

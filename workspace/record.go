@@ -83,6 +83,9 @@ func (w *Workspace) record(slug string, build func(t *Task) (*change, error)) (*
 }
 
 func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)) (*Outcome, error) {
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
 	t, err := w.loadTask(slug)
 	if err != nil {
 		return nil, err
@@ -154,6 +157,15 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// noOperation refuses to commit while git is in the middle of a merge,
+// cherry-pick, revert or rebase: a commit on top of HEAD would lose it.
+func (w *Workspace) noOperation() error {
+	if op := w.Repo.Operation(); op != "" {
+		return fmt.Errorf("a git %s is in progress; resolve itr's files with `itr reconcile`, conclude the %s with git (e.g. `git %s --continue`), then run this again", op, op, op)
+	}
+	return nil
 }
 
 // commit writes one commit of the given changes with itr's trailers.
