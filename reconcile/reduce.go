@@ -68,6 +68,10 @@ type Input struct {
 type Problem struct {
 	Line int
 	Msg  string
+	// Note marks a remark that is not an error: an iteration numbered
+	// other than its place, as after a merge of two clones that both
+	// worked on the same unit.
+	Note bool
 }
 
 // Error reads like `progress.md:14: unit T3 is done; the iteration was not counted`.
@@ -96,7 +100,7 @@ func Fold(in Input) (*state.State, []Problem) {
 		if ev.Kind == progresslog.KindIteration {
 			if u := s.Units[ev.Unit]; u != nil {
 				if want := state.Val(u.IterationsUsed) + 1; ev.Iteration != want && u.Status != state.Done {
-					problems = append(problems, Problem{Line: e.Line, Msg: fmt.Sprintf(
+					problems = append(problems, Problem{Line: e.Line, Note: true, Msg: fmt.Sprintf(
 						"%s iteration %d is the %s iteration of %s in the log; counted as %d",
 						ev.Unit, ev.Iteration, ordinal(want), ev.Unit, want)})
 				}

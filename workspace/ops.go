@@ -103,6 +103,11 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			changes[i].Data = after.Encode()
 		}
 	}
+	if attrs, changed, err := w.attributes(); err != nil {
+		return nil, err
+	} else if changed {
+		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+	}
 	if m == state.Knowledge {
 		changes = append(changes,
 			gitstate.FileChange{Path: dir + "/sources/.gitkeep", Data: []byte{}},
@@ -112,6 +117,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
+	}
+	if err := w.registerDriver(); err != nil {
+		return nil, fmt.Errorf("the task is committed (%s), but registering itr's merge driver failed: %w; run `itr setup`", short(commit.Hash), err)
 	}
 	out := &Outcome{Slug: slug, Commit: commit.Hash, After: after, Entry: &entry}
 	for _, ch := range changes {

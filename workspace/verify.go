@@ -47,6 +47,10 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	var commits []gitstate.Commit
 	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
 		v, ok := c.Trailer(TrailerTask)
+		if len(c.Parents) > 1 {
+			commits = append(commits, c) // a merge: checked against its first parent
+			return true
+		}
 		if !ok || v != slug {
 			return true
 		}
@@ -87,6 +91,11 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			}
 		}
 		n := len(progresslog.Parse(logAt).Entries)
+		if len(c.Parents) > 1 {
+			// A merge brings the other side's entries with their own commits.
+			prevLog, prevGuard, prevEntries = logAt, guardAt, n
+			continue
+		}
 		ev, _ := c.Trailer(TrailerEvent)
 		want := prevEntries + 1
 		if ev == EventGuardrail {
@@ -129,6 +138,9 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 				Diff: progresslog.LineDiff(string(t.StateRaw), string(derived.Encode()))})
 		}
 		for _, p := range problems {
+			if p.Note {
+				continue
+			}
 			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: p.Msg, Fix: fmt.Sprintf("see line %d; entries are never edited: append a correcting entry", p.Line)})
 		}
 	}

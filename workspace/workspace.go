@@ -36,6 +36,7 @@ type Workspace struct {
 	Config Config
 	task   string
 	now    func() time.Time
+	heads  []string // candidate other sides of a merge (GITHEAD_*)
 }
 
 // ErrNoTask is returned when no task can be chosen.

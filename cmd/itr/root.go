@@ -113,7 +113,7 @@ history whenever the two disagree.`,
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
-		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g),
+		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g),
 	)
 	root.AddCommand(exitCodesTopic())
 	return root

@@ -1,0 +1,68 @@
+package gitstate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Refs returns the full names and commit hashes of the references whose
+// names start with one of the prefixes (such as "refs/heads/"), sorted by
+// name. Annotated tags are peeled to their commit.
+func (r *Repo) Refs(prefixes ...string) (map[string]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	iter, err := r.storage.IterReferences()
+	if err != nil {
+		return nil, fmt.Errorf("list references: %w", err)
+	}
+	defer iter.Close()
+	out := map[string]string{}
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		name := ref.Name().String()
+		if ref.Type() != plumbing.HashReference {
+			return nil
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(name, p) {
+				h, err := r.peel(ref.Hash(), name)
+				if err != nil {
+					return nil // a ref to a non-commit is not listed
+				}
+				out[name] = h.String()
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RefNames returns the keys of a Refs result in order.
+func RefNames(refs map[string]string) []string {
+	names := make([]string, 0, len(refs))
+	for n := range refs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// BlobHash is the git object name of data as a blob, as `git hash-object`
+// computes it.
+func BlobHash(data []byte) string {
+	return plumbing.ComputeHash(plumbing.BlobObject, data).String()
+}
+
+// FileHashAt is the blob hash of path at rev, or ErrNotFound.
+func (r *Repo) FileHashAt(rev, path string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, err := r.entryAt(rev, path)
+	if err != nil {
+		return "", err
+	}
+	return e.Hash.String(), nil
+}
