@@ -146,9 +146,14 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		return Commit{}, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
 	}
 
-	// 1. Hold the index for the whole commit.
-	var ilock *lockFile
-	var idx *rawIndex
+	// 1. Hold the index for the whole commit. It is validated and the
+	// patch laid out now, streaming, so that a bad index stops the commit
+	// before anything is written; the file stays open for the copy in 6.
+	var (
+		ilock *lockFile
+		idx   *rawIndex
+		plan  *indexPlan
+	)
 	indexPath := filepath.Join(r.gitDir, "index")
 	if r.root != "" {
 		ilock, err = acquireLock(indexPath)
@@ -156,14 +161,29 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 			return Commit{}, err
 		}
 		defer ilock.rollback()
-		data, err := os.ReadFile(indexPath)
+		f, err := os.Open(indexPath)
 		switch {
 		case err == nil:
-			if idx, err = parseIndex(indexPath, data); err != nil {
+			defer f.Close()
+			fi, err := f.Stat()
+			if err != nil {
+				return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
+			}
+			if idx, err = readIndex(indexPath, f, fi.Size()); err != nil {
 				return Commit{}, err
 			}
-		case !os.IsNotExist(err):
+		case os.IsNotExist(err):
+			idx = emptyIndex(indexVersion(cfg))
+		default:
 			return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
+		}
+		paths := make([]indexChange, len(changes))
+		for i, c := range changes {
+			paths[i] = indexChange{path: c.Path, delete: c.Delete}
+		}
+		sortChanges(paths)
+		if plan, err = idx.plan(paths); err != nil {
+			return Commit{}, err
 		}
 	}
 
@@ -238,18 +258,12 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 
 	// 6. The index.
 	if ilock != nil {
-		version := uint32(2)
-		switch cfg.value("index", "", "version") {
-		case "3":
-			version = 3
-		case "4":
-			version = 4
-		}
 		ichanges, err := r.indexChanges(changes)
 		if err != nil {
 			return Commit{}, err
 		}
-		if err := writePatchedIndex(ilock, idx, version, ichanges); err != nil {
+		sortChanges(ichanges) // the order plan was made with: paths are unique
+		if err := writeIndexPlan(ilock, idx, plan, ichanges); err != nil {
 			return Commit{}, fmt.Errorf("write %s: %w", ilock.lock, err)
 		}
 		if err := ilock.commit(); err != nil {
@@ -269,6 +283,17 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		c.Parents = []string{parent}
 	}
 	return c, nil
+}
+
+// indexVersion is the version of a new index: index.version, else 2.
+func indexVersion(cfg *configSet) uint32 {
+	switch cfg.value("index", "", "version") {
+	case "3":
+		return 3
+	case "4":
+		return 4
+	}
+	return 2
 }
 
 func orNone(h string) string {

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"sort"
 	"strconv"
@@ -20,26 +22,32 @@ const (
 	indexHashLen = 20
 )
 
+// indexChunk is how much of the index is read or written at a time: the
+// index is streamed, never held whole in memory.
+const indexChunk = 128 * 1024
+
 // indexExt is one extension block, kept as raw bytes.
 type indexExt struct {
 	sig  string
 	data []byte
 }
 
-// rawIndex is a parsed index file: header, the raw entry bytes and the
-// extensions.
+// rawIndex is a validated index file read from src: its header, where the
+// entries end and its extensions. The entries stay in src and are streamed.
 type rawIndex struct {
-	data       []byte
+	src        io.ReaderAt
+	size       int64 // of the whole file, checksum included
 	version    uint32
 	count      uint32
-	entriesEnd int
+	entriesEnd int64
 	exts       []indexExt
 }
 
 // indexEntry is the position and name of one entry during a walk.
 type indexEntry struct {
-	start, nameOff, end int
-	name                []byte // valid until the next entry (v4 reuses the buffer)
+	start, nameOff, end int64
+	fixed               []byte // the bytes from start to nameOff; valid until the next entry
+	name                []byte // valid until the next entry
 	stage               int
 }
 
@@ -49,98 +57,281 @@ func unsupportedIndex(setting, value, fix string) error {
 	return &UnsupportedError{Setting: setting, Value: value, Fix: fix}
 }
 
-// parseIndex validates an index and locates its extensions. path is only
-// used in messages.
+// seqReader reads src forward through a window, feeding every byte it reads
+// (once, in order) to an optional hash.
+type seqReader struct {
+	src  io.ReaderAt
+	end  int64 // nothing at or after end is read
+	buf  []byte
+	base int64 // offset of buf[0]
+	n    int   // valid bytes in buf
+	h    hash.Hash
+}
+
+func newSeqReader(src io.ReaderAt, start, end int64, h hash.Hash) *seqReader {
+	return &seqReader{src: src, end: end, buf: make([]byte, indexChunk), base: start, h: h}
+}
+
+// at returns up to n bytes at offset off (fewer only at the end). off never
+// goes back before an offset passed earlier. The slice is valid until the
+// next call.
+func (s *seqReader) at(off int64, n int) ([]byte, error) {
+	if off < s.base {
+		return nil, errors.New("index reader moved backwards")
+	}
+	if off+int64(n) > s.end {
+		n = int(s.end - off)
+		if n < 0 {
+			n = 0
+		}
+	}
+	if rel := off - s.base; rel+int64(n) <= int64(s.n) {
+		return s.buf[rel : rel+int64(n)], nil
+	}
+	// Slide the window to off and read what is missing.
+	rel := off - s.base
+	if rel < int64(s.n) {
+		s.n = copy(s.buf, s.buf[rel:s.n])
+	} else {
+		// Bytes between the window and off are read (and hashed) too.
+		if err := s.skip(off - (s.base + int64(s.n))); err != nil {
+			return nil, err
+		}
+		s.n = 0
+	}
+	s.base = off
+	if n > len(s.buf) {
+		nb := make([]byte, n+indexChunk)
+		copy(nb, s.buf[:s.n])
+		s.buf = nb
+	}
+	want := len(s.buf)
+	if rem := s.end - s.base; int64(want) > rem {
+		want = int(rem)
+	}
+	for s.n < want {
+		m, err := s.src.ReadAt(s.buf[s.n:want], s.base+int64(s.n))
+		if m > 0 && s.h != nil {
+			s.h.Write(s.buf[s.n : s.n+m])
+		}
+		s.n += m
+		if err != nil && s.n < want {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return s.buf[:n], nil
+}
+
+// skip reads and hashes n bytes after the window.
+func (s *seqReader) skip(n int64) error {
+	pos := s.base + int64(s.n)
+	for n > 0 {
+		m := int64(len(s.buf))
+		if m > n {
+			m = n
+		}
+		got, err := s.src.ReadAt(s.buf[:m], pos)
+		if got > 0 && s.h != nil {
+			s.h.Write(s.buf[:got])
+		}
+		pos += int64(got)
+		n -= int64(got)
+		if err != nil && n > 0 {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	s.base, s.n = pos, 0
+	return nil
+}
+
+// drain reads and hashes everything up to end.
+func (s *seqReader) drain() error {
+	return s.skip(s.end - (s.base + int64(s.n)))
+}
+
+// parseIndex validates an index held in memory. path is only used in
+// messages.
 func parseIndex(path string, data []byte) (*rawIndex, error) {
-	if len(data) < 12+indexHashLen || string(data[:4]) != "DIRC" {
+	return readIndex(path, bytes.NewReader(data), int64(len(data)))
+}
+
+// readIndex validates the index in src (size bytes long) in one streaming
+// pass: header, every entry, the extensions and the checksum. It keeps only
+// the extensions in memory.
+func readIndex(path string, src io.ReaderAt, size int64) (*rawIndex, error) {
+	var hdr [12]byte
+	if size < 12+indexHashLen {
 		return nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
 	}
-	idx := &rawIndex{data: data, version: binary.BigEndian.Uint32(data[4:8]), count: binary.BigEndian.Uint32(data[8:12])}
+	if _, err := src.ReadAt(hdr[:], 0); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if string(hdr[:4]) != "DIRC" {
+		return nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
+	}
+	idx := &rawIndex{src: src, size: size, version: binary.BigEndian.Uint32(hdr[4:8]), count: binary.BigEndian.Uint32(hdr[8:12])}
 	if idx.version < 2 || idx.version > 4 {
 		return nil, unsupportedIndex("index.version", strconv.Itoa(int(idx.version)), "run `git update-index --index-version 2`")
 	}
-	body := data[:len(data)-indexHashLen]
-	if bytes.Equal(data[len(data)-indexHashLen:], make([]byte, indexHashLen)) {
+	var trailer [indexHashLen]byte
+	if _, err := src.ReadAt(trailer[:], size-indexHashLen); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if trailer == [indexHashLen]byte{} {
 		return nil, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
 	}
-	sum := sha1.Sum(body)
-	if !bytes.Equal(sum[:], data[len(data)-indexHashLen:]) {
+	h := sha1.New()
+	body := size - indexHashLen
+	r := newSeqReader(src, 0, body, h)
+	err := idx.parseBody(path, r)
+	// A checksum mismatch explains a malformed body best, so it is checked
+	// first even when the walk failed.
+	if derr := r.drain(); derr != nil {
+		return nil, fmt.Errorf("read %s: %w", path, derr)
+	}
+	if !bytes.Equal(h.Sum(nil), trailer[:]) {
 		return nil, fmt.Errorf("%s: index checksum mismatch; rebuild it with `git reset` (keeps your files)", path)
 	}
-	end, err := idx.walk(path, func(indexEntry) error { return nil })
 	if err != nil {
 		return nil, err
-	}
-	idx.entriesEnd = end
-	for off := end; off < len(body); {
-		if off+8 > len(body) {
-			return nil, fmt.Errorf("%s: truncated extension header at byte %d; rebuild the index with `git reset`", path, off)
-		}
-		sig := string(body[off : off+4])
-		n := int(binary.BigEndian.Uint32(body[off+4 : off+8]))
-		if n < 0 || off+8+n > len(body) {
-			return nil, fmt.Errorf("%s: extension %q overruns the file; rebuild the index with `git reset`", path, sig)
-		}
-		switch sig {
-		case "link":
-			return nil, unsupportedIndex("core.splitIndex", "true", "run `git update-index --no-split-index`")
-		case "sdir":
-			return nil, unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
-		}
-		if sig[0] < 'A' || sig[0] > 'Z' {
-			return nil, unsupportedIndex("index extension", sig, "this index extension is required but unknown to gitstate; rewrite the index with a plain `git update-index --index-version 2`")
-		}
-		idx.exts = append(idx.exts, indexExt{sig: sig, data: body[off+8 : off+8+n]})
-		off += 8 + n
 	}
 	return idx, nil
 }
 
+// parseBody walks the entries and reads the extensions through r.
+func (idx *rawIndex) parseBody(path string, r *seqReader) error {
+	end, err := idx.walkWith(path, r, func(indexEntry) error { return nil })
+	if err != nil {
+		return err
+	}
+	idx.entriesEnd = end
+	body := r.end
+	for off := end; off < body; {
+		if off+8 > body {
+			return fmt.Errorf("%s: truncated extension header at byte %d; rebuild the index with `git reset`", path, off)
+		}
+		eh, err := r.at(off, 8)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		sig := string(eh[:4])
+		n := int64(binary.BigEndian.Uint32(eh[4:8]))
+		if off+8+n > body {
+			return fmt.Errorf("%s: extension %q overruns the file; rebuild the index with `git reset`", path, sig)
+		}
+		switch sig {
+		case "link":
+			return unsupportedIndex("core.splitIndex", "true", "run `git update-index --no-split-index`")
+		case "sdir":
+			return unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
+		}
+		if sig[0] < 'A' || sig[0] > 'Z' {
+			return unsupportedIndex("index extension", sig, "this index extension is required but unknown to gitstate; rewrite the index with a plain `git update-index --index-version 2`")
+		}
+		var data []byte
+		if keptExtension(sig) {
+			b, err := r.at(off+8, int(n))
+			if err != nil {
+				return fmt.Errorf("read %s: %w", path, err)
+			}
+			data = bytes.Clone(b)
+		}
+		idx.exts = append(idx.exts, indexExt{sig: sig, data: data})
+		off += 8 + n
+	}
+	return nil
+}
+
+// keptExtension reports whether a patched index may carry the extension
+// (possibly changed); the others are dropped and not kept in memory.
+func keptExtension(sig string) bool {
+	switch sig {
+	case "TREE", "UNTR", "FSMN", "REUC":
+		return true
+	}
+	return false
+}
+
 // walk calls fn for each entry in order and returns the offset after the
 // last entry.
-func (idx *rawIndex) walk(path string, fn func(indexEntry) error) (int, error) {
-	data := idx.data[:len(idx.data)-indexHashLen]
-	off := 12
+func (idx *rawIndex) walk(path string, fn func(indexEntry) error) (int64, error) {
+	return idx.walkWith(path, newSeqReader(idx.src, 0, idx.size-indexHashLen, nil), fn)
+}
+
+// walkWith is walk reading through r.
+func (idx *rawIndex) walkWith(path string, r *seqReader, fn func(indexEntry) error) (int64, error) {
+	off := int64(12)
 	var prev, cur []byte
 	for i := uint32(0); i < idx.count; i++ {
-		if off+entryFixed > len(data) {
-			return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
-		}
-		flags := binary.BigEndian.Uint16(data[off+60:])
-		mode := binary.BigEndian.Uint32(data[off+24:])
-		if mode&0o170000 == 0o040000 {
-			return 0, unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
-		}
-		nameOff := off + entryFixed
-		if flags&flagExtended != 0 {
-			if idx.version < 3 {
-				return 0, fmt.Errorf("%s: entry %d has extended flags in a version 2 index; rebuild it with `git reset`", path, i)
+		// Most entries fit in one look; longer names ask again.
+		want := entryFixed + 2 + 128
+		var b []byte
+		var nameAt, nul, strip, vn int
+		var flags uint16
+		for {
+			var err error
+			if b, err = r.at(off, want); err != nil {
+				return 0, fmt.Errorf("read %s: %w", path, err)
 			}
-			nameOff += 2
-		}
-		e := indexEntry{start: off, nameOff: nameOff, stage: int(flags&flagStage) >> 12}
-		if idx.version == 4 {
-			strip, n := decodeVarint(data[nameOff:])
-			if n <= 0 || int(strip) > len(prev) {
-				return 0, fmt.Errorf("%s: entry %d has a bad path prefix; rebuild the index with `git reset`", path, i)
+			if len(b) < entryFixed {
+				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
 			}
-			nul := bytes.IndexByte(data[nameOff+n:], 0)
-			if nul < 0 {
+			flags = binary.BigEndian.Uint16(b[60:])
+			if mode := binary.BigEndian.Uint32(b[24:]); mode&0o170000 == 0o040000 {
+				return 0, unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
+			}
+			nameAt = entryFixed
+			if flags&flagExtended != 0 {
+				if idx.version < 3 {
+					return 0, fmt.Errorf("%s: entry %d has extended flags in a version 2 index; rebuild it with `git reset`", path, i)
+				}
+				nameAt += 2
+			}
+			if nameAt > len(b) {
+				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
+			}
+			vn = 0
+			if idx.version == 4 {
+				var s uint64
+				s, vn = decodeVarint(b[nameAt:])
+				if vn <= 0 {
+					if len(b) == want {
+						want *= 2
+						continue
+					}
+					return 0, fmt.Errorf("%s: entry %d has a bad path prefix; rebuild the index with `git reset`", path, i)
+				}
+				if s > uint64(len(prev)) {
+					return 0, fmt.Errorf("%s: entry %d has a bad path prefix; rebuild the index with `git reset`", path, i)
+				}
+				strip = int(s)
+			}
+			nul = bytes.IndexByte(b[nameAt+vn:], 0)
+			if nul >= 0 {
+				break
+			}
+			if len(b) < want {
 				return 0, fmt.Errorf("%s: entry %d path is not terminated; rebuild the index with `git reset`", path, i)
 			}
-			cur = append(cur[:0], prev[:len(prev)-int(strip)]...)
-			cur = append(cur, data[nameOff+n:nameOff+n+nul]...)
+			want *= 2
+		}
+		e := indexEntry{start: off, nameOff: off + int64(nameAt), fixed: b[:nameAt], stage: int(flags&flagStage) >> 12}
+		if idx.version == 4 {
+			cur = append(cur[:0], prev[:len(prev)-strip]...)
+			cur = append(cur, b[nameAt+vn:nameAt+vn+nul]...)
 			e.name = cur
-			e.end = nameOff + n + nul + 1
+			e.end = e.nameOff + int64(vn+nul+1)
 			prev, cur = cur, prev
 		} else {
-			nul := bytes.IndexByte(data[nameOff:], 0)
-			if nul < 0 {
-				return 0, fmt.Errorf("%s: entry %d path is not terminated; rebuild the index with `git reset`", path, i)
-			}
-			e.name = data[nameOff : nameOff+nul]
-			e.end = off + ((nameOff - off + nul + 8) &^ 7)
-			if e.end > len(data) {
+			e.name = b[nameAt : nameAt+nul]
+			e.end = off + int64((nameAt+nul+8)&^7)
+			if e.end > r.end {
 				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
 			}
 		}
@@ -194,50 +385,117 @@ type indexChange struct {
 	stat   bool             // stat data came from the file on disk
 }
 
-// patchResult tells what changed, for choosing which extensions survive.
-type patchResult struct {
+// patchSeg is one piece of a patched index: a byte range copied from the
+// old index, or one entry written anew (a changed path, or an old entry
+// whose v4 path prefix must be re-encoded).
+type patchSeg struct {
+	from, to int64  // copy old[from:to) when to > from
+	change   int    // index into the sorted changes, or -1
+	fixed    []byte // old entry's bytes before its name (re-encoded entry)
+	name     string // path of a written entry
+	prev     string // v4: the path written before it
+}
+
+// indexPlan is what a patch does to an index, found in one walk: the pieces
+// in order, the new entry count and whether entries shifted.
+type indexPlan struct {
+	segs    []patchSeg
 	count   uint32
 	shifted bool // an entry was inserted or removed
 }
 
-// indexPatcher applies sorted changes to the entries of a raw index while
-// streaming them to w (nil: count only).
-type indexPatcher struct {
-	idx      *rawIndex
-	changes  []indexChange // sorted by path
-	w        *bufio.Writer
-	lastName []byte // last emitted name (v4 prefix compression)
-	inSync   bool   // the last emitted entry is the original previous entry
-	res      patchResult
-	scratch  []byte
-	matched  []int // original entries each change replaced
-}
-
-func (p *indexPatcher) write(b []byte) {
-	if p.w != nil {
-		_, _ = p.w.Write(b)
+// plan walks the index once and lays out the patched entries. changes must
+// be sorted by path.
+func (idx *rawIndex) plan(changes []indexChange) (*indexPlan, error) {
+	p := &indexPlan{}
+	matched := make([]int, len(changes))
+	inSync := true
+	var lastName []byte // v4: last written path
+	emitNew := func(ci int) {
+		p.count++
+		p.segs = append(p.segs, patchSeg{change: ci, name: changes[ci].path, prev: string(lastName)})
+		if idx.version == 4 {
+			lastName = append(lastName[:0], changes[ci].path...)
+		}
+		inSync = false
 	}
+	ci := 0
+	_, err := idx.walk("index", func(e indexEntry) error {
+		for ci < len(changes) && changes[ci].path < string(e.name) {
+			if !changes[ci].delete {
+				emitNew(ci)
+			}
+			ci++
+		}
+		if ci < len(changes) && string(e.name) == changes[ci].path {
+			matched[ci]++
+			inSync = false
+			return nil
+		}
+		if conflicts(changes, e.name) {
+			p.shifted = true
+			inSync = false
+			return nil
+		}
+		p.count++
+		switch {
+		case idx.version != 4 || inSync:
+			if n := len(p.segs); n > 0 && p.segs[n-1].to == e.start && p.segs[n-1].to > p.segs[n-1].from {
+				p.segs[n-1].to = e.end
+			} else {
+				p.segs = append(p.segs, patchSeg{from: e.start, to: e.end, change: -1})
+			}
+		default:
+			p.segs = append(p.segs, patchSeg{change: -1, fixed: bytes.Clone(e.fixed), name: string(e.name), prev: string(lastName)})
+		}
+		if idx.version == 4 {
+			lastName = append(lastName[:0], e.name...)
+		}
+		inSync = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for ; ci < len(changes); ci++ {
+		if !changes[ci].delete {
+			emitNew(ci)
+		}
+	}
+	for i, c := range changes {
+		if (c.delete && matched[i] > 0) || (!c.delete && matched[i] != 1) {
+			p.shifted = true
+		}
+	}
+	return p, nil
 }
 
-// emitNew writes a new stage-0 entry for c.
-func (p *indexPatcher) emitNew(c *indexChange) {
-	p.res.count++
-	p.scratch = append(p.scratch[:0], c.fixed[:]...)
-	p.scratch = p.appendName(p.scratch, entryFixed, []byte(c.path))
-	p.write(p.scratch)
-	p.lastName = append(p.lastName[:0], c.path...)
-	p.inSync = false
+// conflicts reports whether an entry must go because a change makes it
+// impossible: an entry under a changed path ("p/x" when p becomes a file or
+// is deleted) or a file where a changed path needs a folder ("a" for "a/b").
+func conflicts(changes []indexChange, name []byte) bool {
+	for i := range changes {
+		c := changes[i].path
+		if len(name) > len(c) && name[len(c)] == '/' && string(name[:len(c)]) == c {
+			return true
+		}
+		if !changes[i].delete && len(c) > len(name) && c[len(name)] == '/' && c[:len(name)] == string(name) {
+			return true
+		}
+	}
+	return false
 }
 
-// appendName appends a path in the index's encoding; fixedLen is the
-// length of the fixed part already in dst (for v2/v3 padding).
-func (p *indexPatcher) appendName(dst []byte, fixedLen int, name []byte) []byte {
-	if p.idx.version == 4 {
+// appendIndexName appends a path in the index's encoding: v4 prefix
+// compression against prev, or NUL padding for v2/v3 where fixedLen is the
+// length of the entry's part before the name.
+func appendIndexName(dst []byte, version uint32, fixedLen int, name, prev string) []byte {
+	if version == 4 {
 		common := 0
-		for common < len(name) && common < len(p.lastName) && name[common] == p.lastName[common] {
+		for common < len(name) && common < len(prev) && name[common] == prev[common] {
 			common++
 		}
-		dst = encodeVarint(dst, uint64(len(p.lastName)-common))
+		dst = encodeVarint(dst, uint64(len(prev)-common))
 		dst = append(dst, name[common:]...)
 		return append(dst, 0)
 	}
@@ -249,108 +507,67 @@ func (p *indexPatcher) appendName(dst []byte, fixedLen int, name []byte) []byte 
 	return dst
 }
 
-// emitOld copies an unchanged entry, re-encoding its v4 prefix when the
-// entry before it changed.
-func (p *indexPatcher) emitOld(e indexEntry) {
-	p.res.count++
-	data := p.idx.data
-	if p.idx.version != 4 || p.inSync {
-		p.write(data[e.start:e.end])
-	} else {
-		p.scratch = append(p.scratch[:0], data[e.start:e.nameOff]...)
-		p.scratch = p.appendName(p.scratch, e.nameOff-e.start, e.name)
-		p.write(p.scratch)
-	}
-	if p.idx.version == 4 {
-		p.lastName = append(p.lastName[:0], e.name...)
-	}
-	p.inSync = true
+// sortChanges sorts index changes by path, the index order.
+func sortChanges(changes []indexChange) {
+	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 }
 
-// run streams the patched entries.
-func (p *indexPatcher) run() error {
-	p.inSync = true
-	p.matched = make([]int, len(p.changes))
-	ci := 0
-	_, err := p.idx.walk("index", func(e indexEntry) error {
-		for ci < len(p.changes) && bytes.Compare([]byte(p.changes[ci].path), e.name) < 0 {
-			if !p.changes[ci].delete {
-				p.emitNew(&p.changes[ci])
-			}
-			ci++
-		}
-		if ci < len(p.changes) && string(e.name) == p.changes[ci].path {
-			p.matched[ci]++
-			p.inSync = false
-			return nil
-		}
-		if p.conflicts(e.name) {
-			p.res.shifted = true
-			p.inSync = false
-			return nil
-		}
-		p.emitOld(e)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for ; ci < len(p.changes); ci++ {
-		if !p.changes[ci].delete {
-			p.emitNew(&p.changes[ci])
-		}
-	}
-	for i, c := range p.changes {
-		if (c.delete && p.matched[i] > 0) || (!c.delete && p.matched[i] != 1) {
-			p.res.shifted = true
-		}
-	}
-	return nil
-}
-
-// conflicts reports whether an entry must go because a change makes it
-// impossible: an entry under a changed path ("p/x" when p becomes a file or
-// is deleted) or a file where a changed path needs a folder ("a" for "a/b").
-func (p *indexPatcher) conflicts(name []byte) bool {
-	for i := range p.changes {
-		c := p.changes[i].path
-		if len(name) > len(c) && name[len(c)] == '/' && string(name[:len(c)]) == c {
-			return true
-		}
-		if !p.changes[i].delete && len(c) > len(name) && c[len(name)] == '/' && c[:len(name)] == string(name) {
-			return true
-		}
-	}
-	return false
+// emptyIndex is a valid index with no entries.
+func emptyIndex(version uint32) *rawIndex {
+	empty := make([]byte, 12, 12+indexHashLen)
+	copy(empty, "DIRC")
+	binary.BigEndian.PutUint32(empty[4:], version)
+	sum := sha1.Sum(empty)
+	data := append(empty, sum[:]...)
+	return &rawIndex{src: bytes.NewReader(data), size: int64(len(data)), version: version, entriesEnd: 12}
 }
 
 // writePatchedIndex writes the patched index (header, entries, kept
 // extensions, checksum) to w. idx may be nil (no index yet), in which case
 // version is used for a new index.
 func writePatchedIndex(w io.Writer, idx *rawIndex, version uint32, changes []indexChange) error {
-	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	sortChanges(changes)
 	if idx == nil {
-		empty := make([]byte, 12, 12+indexHashLen)
-		copy(empty, "DIRC")
-		binary.BigEndian.PutUint32(empty[4:], version)
-		sum := sha1.Sum(empty)
-		idx = &rawIndex{data: append(empty, sum[:]...), version: version, entriesEnd: 12}
+		idx = emptyIndex(version)
 	}
-	// Dry run for the entry count the header needs.
-	dry := &indexPatcher{idx: idx, changes: changes}
-	if err := dry.run(); err != nil {
+	p, err := idx.plan(changes)
+	if err != nil {
 		return err
 	}
+	return writeIndexPlan(w, idx, p, changes)
+}
+
+// writeIndexPlan streams the patched index laid out by p to w, copying the
+// unchanged ranges from the old index and hashing as it goes. changes are
+// those p was planned with (sorted), now with their stat data.
+func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexChange) error {
 	h := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 256*1024)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), indexChunk)
 	var hdr [12]byte
 	copy(hdr[:], "DIRC")
 	binary.BigEndian.PutUint32(hdr[4:], idx.version)
-	binary.BigEndian.PutUint32(hdr[8:], dry.res.count)
+	binary.BigEndian.PutUint32(hdr[8:], p.count)
 	_, _ = bw.Write(hdr[:])
-	p := &indexPatcher{idx: idx, changes: changes, w: bw}
-	if err := p.run(); err != nil {
-		return err
+	var scratch []byte
+	for _, s := range p.segs {
+		switch {
+		case s.to > s.from:
+			n, err := bw.ReadFrom(io.NewSectionReader(idx.src, s.from, s.to-s.from))
+			if err != nil {
+				return err
+			}
+			if n != s.to-s.from {
+				return fmt.Errorf("the index shrank while it was copied (%d of %d bytes at %d)", n, s.to-s.from, s.from)
+			}
+		case s.change >= 0:
+			scratch = append(scratch[:0], changes[s.change].fixed[:]...)
+			scratch = appendIndexName(scratch, idx.version, entryFixed, s.name, s.prev)
+			_, _ = bw.Write(scratch)
+		default:
+			scratch = append(scratch[:0], s.fixed...)
+			scratch = appendIndexName(scratch, idx.version, len(s.fixed), s.name, s.prev)
+			_, _ = bw.Write(scratch)
+		}
 	}
 	allStat := true
 	for _, c := range changes {
@@ -363,19 +580,17 @@ func writePatchedIndex(w io.Writer, idx *rawIndex, version uint32, changes []ind
 		switch ext.sig {
 		case "TREE":
 			data = invalidateCacheTree(data, changes)
-		case "EOIE", "IEOT":
-			continue // offsets go stale
 		case "UNTR":
-			if p.res.shifted {
+			if p.shifted {
 				continue // tracked paths changed; git rebuilds the untracked cache
 			}
 		case "FSMN":
-			if p.res.shifted || !allStat {
+			if p.shifted || !allStat {
 				continue // positions or validity stale; git does a full refresh
 			}
 		case "REUC":
 		default:
-			continue // git drops optional extensions it does not know
+			continue // EOIE and IEOT offsets go stale; git drops optional extensions it does not know
 		}
 		var eh [8]byte
 		copy(eh[:], ext.sig)
@@ -411,8 +626,8 @@ func parseCacheTree(data []byte) (*cacheTree, []byte, bool) {
 	if nl < 0 {
 		return nil, nil, false
 	}
-	var cnt, sub int
-	if _, err := fmt.Sscanf(string(rest[:nl]), "%d %d", &cnt, &sub); err != nil || sub < 0 {
+	cnt, sub, ok := parseTreeCounts(rest[:nl])
+	if !ok {
 		return nil, nil, false
 	}
 	n.count, n.subtrees = cnt, sub
@@ -498,4 +713,36 @@ func indexByteString(s string, c byte) int {
 		}
 	}
 	return -1
+}
+
+// parseTreeCounts parses "<entries> <subtrees>" of a TREE node: entries may
+// be -1 (invalid), subtrees is not negative.
+func parseTreeCounts(b []byte) (cnt, sub int, ok bool) {
+	a, c, found := bytes.Cut(b, []byte{' '})
+	if !found {
+		return 0, 0, false
+	}
+	cnt, ok1 := atoiTree(a, true)
+	sub, ok2 := atoiTree(c, false)
+	return cnt, sub, ok1 && ok2
+}
+
+// atoiTree parses a decimal of at most 9 digits, with a leading minus if
+// neg is allowed.
+func atoiTree(b []byte, neg bool) (int, bool) {
+	sign := 1
+	if neg && len(b) > 1 && b[0] == '-' {
+		sign, b = -1, b[1:]
+	}
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return sign * v, true
 }
