@@ -43,20 +43,15 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	add := func(f Finding) { rep.Findings = append(rep.Findings, f) }
 	progressRel, stateRel, guardRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile), w.rel(slug, GuardrailsFile)
 
-	// The history of the task, oldest first.
+	// The task's history on the first-parent line, oldest first: every
+	// commit since the task's Created commit, so commits made with plain
+	// git (a revert, a hand edit) are checked too.
 	var commits []gitstate.Commit
 	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
-		v, ok := c.Trailer(TrailerTask)
-		if len(c.Parents) > 1 {
-			commits = append(commits, c) // a merge: checked against its first parent
-			return true
-		}
-		if !ok || v != slug {
-			return true
-		}
 		commits = append(commits, c)
+		v, _ := c.Trailer(TrailerTask)
 		ev, _ := c.Trailer(TrailerEvent)
-		return ev != EventCreated
+		return !(v == slug && ev == EventCreated)
 	})
 	if err != nil {
 		return nil, err
@@ -64,62 +59,63 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 {
 		commits[i], commits[j] = commits[j], commits[i]
 	}
-	rep.Commits = len(commits)
 
-	// Append-only, commit by commit, and one entry per event commit.
+	// Append-only, commit by commit, and one entry per itr commit.
 	var prevLog, prevGuard []byte
+	var prevLogHash, prevGuardHash string
 	prevEntries := 0
 	for _, c := range commits {
-		logAt, err := w.readAt(c.Hash, progressRel)
-		if err != nil {
-			return nil, err
+		v, _ := c.Trailer(TrailerTask)
+		mine := v == slug && len(c.Parents) < 2
+		if mine {
+			rep.Commits++
 		}
-		guardAt, err := w.readAt(c.Hash, guardRel)
-		if err != nil {
-			return nil, err
+		logHash, _ := w.Repo.FileHashAt(c.Hash, progressRel)
+		guardHash, _ := w.Repo.FileHashAt(c.Hash, guardRel)
+		n := prevEntries
+		if logHash != prevLogHash {
+			logAt, err := w.readAt(c.Hash, progressRel)
+			if err != nil {
+				return nil, err
+			}
+			if prevLog != nil {
+				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
+					add(Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
+						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff})
+				}
+			}
+			n = len(progresslog.Parse(logAt).Entries)
+			prevLog = logAt
 		}
-		if prevLog != nil && !bytes.Equal(prevLog, logAt) {
-			if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
-				add(Finding{File: progressRel, Commit: c.Hash, Problem: "this commit rewrote earlier entries: " + v.Error(),
-					Fix: fmt.Sprintf("revert it (`git revert %s`) or run `itr reconcile`; the entries before it are in %s^", short(c.Hash), short(c.Hash)), Diff: v.Diff})
+		if guardHash != prevGuardHash {
+			guardAt, err := w.readAt(c.Hash, guardRel)
+			if err != nil {
+				return nil, err
+			}
+			if prevGuard != nil {
+				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
+					add(Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
+						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", short(c.Hash), guardRel), Diff: v.Diff})
+				}
+			}
+			prevGuard = guardAt
+		}
+		if mine {
+			ev, _ := c.Trailer(TrailerEvent)
+			want := prevEntries + 1
+			if ev == EventGuardrail {
+				want = prevEntries
+			}
+			if ev == EventReconciled && n > want {
+				want = n // a reconcile commits the entries it adopted with its own
+			}
+			if n != want {
+				add(Finding{File: progressRel, Commit: c.Hash,
+					Problem: fmt.Sprintf("the %s commit %s took the log from %d to %d entries; each itr commit adds exactly one entry", ev, short(c.Hash), prevEntries, n),
+					Fix:     "entries written without itr have no commit of their own: run `itr reconcile` to adopt them"})
 			}
 		}
-		if prevGuard != nil && !bytes.Equal(prevGuard, guardAt) {
-			if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
-				add(Finding{File: guardRel, Commit: c.Hash, Problem: "this commit rewrote earlier guardrails: " + v.Error(),
-					Fix: fmt.Sprintf("restore them from %s^ and append instead", short(c.Hash)), Diff: v.Diff})
-			}
-		}
-		n := len(progresslog.Parse(logAt).Entries)
-		if len(c.Parents) > 1 {
-			// A merge brings the other side's entries with their own commits.
-			prevLog, prevGuard, prevEntries = logAt, guardAt, n
-			continue
-		}
-		ev, _ := c.Trailer(TrailerEvent)
-		want := prevEntries + 1
-		if ev == EventGuardrail {
-			want = prevEntries
-		}
-		if ev == EventReconciled && n > want {
-			want = n // a reconcile commits the entries it adopted with its own
-		}
-		if n != want && ev != "" {
-			add(Finding{File: progressRel, Commit: c.Hash,
-				Problem: fmt.Sprintf("the %s commit took the log from %d to %d entries; each itr commit adds exactly one entry", ev, prevEntries, n),
-				Fix:     "entries written without itr have no commit of their own: run `itr reconcile` to adopt them"})
-		}
-		prevLog, prevGuard, prevEntries = logAt, guardAt, n
-	}
-	if len(commits) > 0 && !bytes.Equal(prevLog, t.ProgressRaw) {
-		// Commits made with plain git after the last itr commit.
-		if v := progresslog.IsAppendOnly(prevLog, t.ProgressRaw); v != nil {
-			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "a commit after the last itr commit rewrote earlier entries: " + v.Error(),
-				Fix: "find it with `git log -- " + progressRel + "` and revert it, or run `itr reconcile`", Diff: v.Diff})
-		} else {
-			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "entries were committed without itr",
-				Fix: "run `itr reconcile` to fold them into state.json"})
-		}
+		prevLogHash, prevGuardHash, prevEntries = logHash, guardHash, n
 	}
 
 	// state.json is the fold.
