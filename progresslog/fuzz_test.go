@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,6 +79,36 @@ func FuzzParse(f *testing.F) {
 		again := Parse(out)
 		require.Equal(t, withoutLines(l), withoutLines(again), "parse → render → parse\ninput:\n%q\nrendered:\n%q", data, out)
 		require.Equal(t, string(out), string(again.Render()), "render is stable")
+	})
+}
+
+// FuzzParseConflict builds files with a conflict block, which random bytes
+// seldom form, and checks the same round trip as FuzzParse.
+func FuzzParseConflict(f *testing.F) {
+	f.Add("# Progress Log\n\n## T1 - Iteration 1 - ts\n**Did:** a\n", "## T1 - Iteration 2 - ts\n**Did:** ours\n",
+		"## T2 - Iteration 1 - ts\n**Did:** theirs\n", "\n## T3 - Iteration 1 - ts\n", false)
+	f.Add("## A\n**Did:** x\n", "**Remaining:** a\n", "**Remaining:** b\n\n## B\n", "## C\n", true)
+	f.Add("# Ours title\n", "\n", "# Theirs\n", "## A\n", false)
+	f.Fuzz(func(t *testing.T, pre, ours, theirs, post string, diff3 bool) {
+		terminated := func(s string) string {
+			if s != "" && !strings.HasSuffix(s, "\n") {
+				s += "\n"
+			}
+			return s
+		}
+		data := terminated(pre) + "<<<<<<< ours\n" + terminated(ours)
+		if diff3 {
+			data += "||||||| base\n## base\n"
+		}
+		data += "=======\n" + terminated(theirs) + ">>>>>>> theirs\n" + post
+		l := Parse([]byte(data))
+		out := l.Render()
+		again := Parse(out)
+		require.Equal(t, withoutLines(l), withoutLines(again), "parse → render → parse\ninput:\n%q\nrendered:\n%q", data, out)
+		require.Equal(t, string(out), string(again.Render()), "render is stable")
+		g := ParseGuardrails([]byte(data))
+		gout := g.Render()
+		require.Equal(t, guardrailsWithoutLines(g), guardrailsWithoutLines(ParseGuardrails(gout)), "guardrails\ninput:\n%q\nrendered:\n%q", data, gout)
 	})
 }
 

@@ -174,7 +174,8 @@ type Log struct {
 	// the preamble; then Preamble is ours and TheirsPreamble theirs.
 	PreambleConflict bool
 	TheirsPreamble   string
-	// Problems are the probable mistakes found, in file order.
+	// Problems are the probable mistakes found, in file order (in a
+	// conflicted file, in the order of the entries they belong to).
 	Problems []Problem
 }
 
