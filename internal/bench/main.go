@@ -25,12 +25,21 @@ func main() {
 	runs := flag.Int("runs", 15, "measured runs per case (the median is reported)")
 	large := flag.Bool("large", true, "also build and measure LARGE")
 	history := flag.Int("history", 1000, "checkpoints on the task before measuring itr status")
+	growth := flag.String("growth", "", "comma-separated checkpoint counts for the reconcile/verify growth table (e.g. 100,1000,10000); empty skips it")
+	merge := flag.Int("merge", 0, "entries on each side for the merge benchmark; 0 skips it")
+	skipCheckpoint := flag.Bool("skip-checkpoint", false, "skip the checkpoint/status part")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
 	*itr = abs
 	check(os.MkdirAll(*dir, 0o755))
 	env := isolatedEnv(*dir)
+	// git runs itr's merge driver by name: put this itr first on PATH.
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + filepath.Dir(*itr) + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
 
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -43,7 +52,15 @@ func main() {
 			fmt.Printf("building %s (%d files, %d folders, %d commits)...\n", size.name, size.files, size.dirs, size.commits)
 			check(buildRepo(base, size, env))
 		}
-		benchCheckpoint(*itr, *dir, base, size.name, *runs, *history, env)
+		if !*skipCheckpoint {
+			benchCheckpoint(*itr, *dir, base, size.name, *runs, *history, env)
+		}
+		if *growth != "" {
+			benchGrowth(*itr, *dir, base, size.name, *runs, *growth, env)
+		}
+		if *merge > 0 {
+			benchMerge(*itr, *dir, base, size.name, *runs, *merge, env)
+		}
 	}
 }
 
