@@ -197,6 +197,9 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		if err != nil {
 			return err
 		}
+		if u.Status == state.Blocked {
+			return fmt.Errorf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u.ID, state.Val(u.Reason), u.ID)
+		}
 		if err := state.CheckMove(u.ID, u.Status, state.Blocked); err != nil {
 			return err
 		}

@@ -1,12 +1,12 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -34,7 +34,8 @@ type Identity struct {
 }
 
 // LoadConfig reads .itr.yaml from the repository top; a missing file is
-// the zero Config. Unknown keys and bad values are errors naming the line.
+// the zero Config. Syntax errors, unknown keys and bad values are errors
+// that name the file and the line: `.itr.yaml:3: unknown key "colour"`.
 func LoadConfig(top string) (Config, error) {
 	var c Config
 	p := filepath.Join(top, ConfigFile)
@@ -45,16 +46,71 @@ func LoadConfig(top string) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("read %s: %w", ConfigFile, err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return c, fmt.Errorf("%s: %w (keys: root, mode, identity.name, identity.email)", ConfigFile, err)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			return c, fmt.Errorf("%s:%s: %s", ConfigFile, m[1], strings.TrimSpace(m[2]))
+		}
+		return c, fmt.Errorf("%s: %s", ConfigFile, msg)
 	}
-	if c.Mode != "" && c.Mode != "development" && c.Mode != "knowledge" {
-		return c, fmt.Errorf("%s: mode %q is not development or knowledge", ConfigFile, c.Mode)
+	if len(doc.Content) == 0 {
+		return c, nil // empty file
 	}
-	if (c.Identity.Name == "") != (c.Identity.Email == "") {
-		return c, fmt.Errorf("%s: identity needs both name and email", ConfigFile)
+	top0 := doc.Content[0]
+	if top0.Kind != yaml.MappingNode {
+		return c, fmt.Errorf("%s:%d: expected keys such as `root: .claude/iterative`", ConfigFile, top0.Line)
+	}
+	bad := func(n *yaml.Node, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", ConfigFile, n.Line, fmt.Sprintf(format, args...))
+	}
+	str := func(k, v *yaml.Node) (string, error) {
+		if v.Kind != yaml.ScalarNode {
+			return "", bad(v, "%s must be a single value", k.Value)
+		}
+		return v.Value, nil
+	}
+	for i := 0; i+1 < len(top0.Content); i += 2 {
+		k, v := top0.Content[i], top0.Content[i+1]
+		switch k.Value {
+		case "root":
+			if c.Root, err = str(k, v); err != nil {
+				return c, err
+			}
+		case "mode":
+			if c.Mode, err = str(k, v); err != nil {
+				return c, err
+			}
+			if c.Mode != "development" && c.Mode != "knowledge" {
+				return c, bad(v, "mode %q is not development or knowledge", c.Mode)
+			}
+		case "identity":
+			if v.Kind != yaml.MappingNode {
+				return c, bad(v, "identity holds name and email")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ik, iv := v.Content[j], v.Content[j+1]
+				switch ik.Value {
+				case "name":
+					if c.Identity.Name, err = str(ik, iv); err != nil {
+						return c, err
+					}
+				case "email":
+					if c.Identity.Email, err = str(ik, iv); err != nil {
+						return c, err
+					}
+				default:
+					return c, bad(ik, "unknown key %q under identity (keys: name, email)", ik.Value)
+				}
+			}
+			if (c.Identity.Name == "") != (c.Identity.Email == "") {
+				return c, bad(k, "identity needs both name and email")
+			}
+		default:
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email)", k.Value)
+		}
 	}
 	return c, nil
 }
+
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)

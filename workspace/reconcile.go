@@ -59,13 +59,7 @@ func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 		return nil, err
 	}
 	defer unlock()
-	for attempt := 1; ; attempt++ {
-		rep, err := w.reconcileOnce(slug, opts)
-		if errors.Is(err, gitstate.ErrHeadMoved) && attempt < maxAttempts {
-			continue
-		}
-		return rep, err
-	}
+	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, opts) })
 }
 
 func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
@@ -180,7 +174,14 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if err != nil {
 		return nil, err
 	}
-	c := &change{entry: &e, event: EventReconciled, subject: fmt.Sprintf("reconcile: %d discrepanc%s", len(rep.Discrepancies), plural(len(rep.Discrepancies), "y", "ies"))}
+	subject := fmt.Sprintf("reconcile: %d discrepanc%s", len(rep.Discrepancies), plural(len(rep.Discrepancies), "y", "ies"))
+	if rep.Adopted > 0 {
+		subject += fmt.Sprintf(", %d entr%s adopted", rep.Adopted, plural(rep.Adopted, "y", "ies"))
+	}
+	if rep.Restored {
+		subject += ", log restored"
+	}
+	c := &change{entry: &e, event: EventReconciled, subject: subject}
 	if len(found) > 0 {
 		c.body = strings.Join(found, "\n")
 	}

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +60,6 @@ type Outcome struct {
 	Files     []string
 }
 
-const maxAttempts = 8
-
 // record runs one event as lock → read → reduce → write → commit. build
 // sees the task as committed and returns the change or an error that
 // leaves everything as it was. When HEAD moves between the read and the
@@ -72,13 +71,22 @@ func (w *Workspace) record(slug string, build func(t *Task) (*change, error)) (*
 		return nil, err
 	}
 	defer unlock()
+	return retryMoved(func() (*Outcome, error) { return w.recordOnce(slug, build) })
+}
+
+// retryMoved redoes an operation whose commit lost the race for the branch
+// (a git commit landed between the read and the write), with jittered
+// backoff, for up to 30 seconds: a busy repository delays itr but never
+// makes it lose or give up an update early.
+func retryMoved[T any](op func() (T, error)) (T, error) {
+	deadline := time.Now().Add(30 * time.Second)
 	for attempt := 1; ; attempt++ {
-		out, err := w.recordOnce(slug, build)
-		if errors.Is(err, gitstate.ErrHeadMoved) && attempt < maxAttempts {
-			time.Sleep(time.Duration(attempt) * 3 * time.Millisecond)
-			continue
+		out, err := op()
+		if !errors.Is(err, gitstate.ErrHeadMoved) || time.Now().After(deadline) {
+			return out, err
 		}
-		return out, err
+		backoff := time.Duration(min(attempt, 20)) * time.Millisecond
+		time.Sleep(backoff + time.Duration(rand.Int64N(int64(backoff))))
 	}
 }
 

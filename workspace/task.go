@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/plan"
@@ -80,7 +81,7 @@ func (w *Workspace) loadTask(slug string) (*Task, error) {
 	if t.StateRaw == nil {
 		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", w.rel(slug, StateFile))
 	} else if t.State, err = state.Decode(t.StateRaw); err != nil {
-		t.StateErr = fmt.Errorf("%s: %w (run `itr reconcile` to rebuild it from the log)", w.rel(slug, StateFile), err)
+		t.StateErr = fmt.Errorf("%s: %w", w.rel(slug, StateFile), err)
 		t.State = nil
 	}
 	t.Log = progresslog.Parse(t.ProgressRaw)
@@ -97,8 +98,14 @@ func (w *Workspace) noSuchTask(slug string) error {
 	if _, err := os.Stat(w.abs(w.TaskDir(slug))); err == nil {
 		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
 	}
-	return fmt.Errorf("%w: %s", ErrNoTask, msg)
+	return &noTaskError{msg: msg}
 }
+
+// noTaskError is a task that does not exist; it matches ErrNoTask.
+type noTaskError struct{ msg string }
+
+func (e *noTaskError) Error() string        { return e.msg }
+func (e *noTaskError) Is(target error) bool { return target == ErrNoTask }
 
 // loadPlan reads tasks.md, else plan.md, from the working tree.
 func (w *Workspace) loadPlan(t *Task) {
@@ -186,6 +193,12 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
+		if isItrTemp(d.Name()) {
+			// A temporary file of an itr run that was killed: the caller
+			// holds itr's lock, so no live itr is writing it.
+			_ = os.Remove(p)
+			return nil
+		}
 		r, _ := filepath.Rel(w.Repo.Root(), p)
 		rel := filepath.ToSlash(r)
 		onDisk[rel] = true
@@ -225,6 +238,12 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes, nil
+}
+
+// isItrTemp recognises the temporary files itr writes before renaming
+// them into place: "<name>.itr-<pid>-<n>.tmp" and ".<name>.itr-<random>".
+func isItrTemp(name string) bool {
+	return strings.Contains(name, ".itr-") && (strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "."))
 }
 
 // planNameFor picks the plan file of a mode.

@@ -84,7 +84,13 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff})
 				}
 			}
-			n = len(progresslog.Parse(logAt).Entries)
+			if prevLog != nil && len(logAt) >= len(prevLog) && string(logAt[:len(prevLog)]) == string(prevLog) {
+				// An append: count only the new entries, so the check stays
+				// linear in the log's size rather than its square.
+				n = prevEntries + countHeadings(logAt[len(prevLog):])
+			} else {
+				n = len(progresslog.Parse(logAt).Entries)
+			}
 			prevLog = logAt
 		}
 		if guardHash != prevGuardHash {
@@ -147,6 +153,18 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
 	}
 	return rep, nil
+}
+
+// countHeadings counts the entry headings ("## " at a line start) in an
+// appended tail of the log, as Parse would count entries.
+func countHeadings(tail []byte) int {
+	n := 0
+	for i := 0; i < len(tail); i++ {
+		if (i == 0 || tail[i-1] == '\n') && len(tail)-i >= 3 && tail[i] == '#' && tail[i+1] == '#' && tail[i+2] == ' ' {
+			n++
+		}
+	}
+	return n
 }
 
 // readAt reads a file at a commit; a missing file is nil.

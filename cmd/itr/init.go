@@ -16,8 +16,11 @@ func newInitCmd(g *globals) *cobra.Command {
 		Use:   "init NAME",
 		Short: "Start a task: create its folder from the templates and commit it",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Name = strings.Join(args, " ")
+			if cmd.Flags().Changed("slug") && req.Slug == "" {
+				return fmt.Errorf("--slug is empty; give a folder name such as user-auth, or leave --slug out to make one from NAME")
+			}
 			ws, err := g.open()
 			if err != nil {
 				return err
