@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -161,6 +162,11 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 			return Commit{}, err
 		}
 		defer ilock.rollback()
+		paths := make([]indexChange, len(changes))
+		for i, c := range changes {
+			paths[i] = indexChange{path: c.Path, delete: c.Delete}
+		}
+		sortChanges(paths)
 		f, err := os.Open(indexPath)
 		switch {
 		case err == nil:
@@ -169,21 +175,16 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 			if err != nil {
 				return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
 			}
-			if idx, err = readIndex(indexPath, f, fi.Size()); err != nil {
+			if idx, plan, err = readIndexPlan(indexPath, f, fi.Size(), paths); err != nil {
 				return Commit{}, err
 			}
 		case os.IsNotExist(err):
 			idx = emptyIndex(indexVersion(cfg))
+			if plan, err = idx.plan(paths); err != nil {
+				return Commit{}, err
+			}
 		default:
 			return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
-		}
-		paths := make([]indexChange, len(changes))
-		for i, c := range changes {
-			paths[i] = indexChange{path: c.Path, delete: c.Delete}
-		}
-		sortChanges(paths)
-		if plan, err = idx.plan(paths); err != nil {
-			return Commit{}, err
 		}
 	}
 
@@ -399,15 +400,16 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 	var oldTree plumbing.Hash
 	var parents []plumbing.Hash
 	if parent != "" {
-		pc, err := object.GetCommit(r.storage, plumbing.NewHash(parent))
+		ph := plumbing.NewHash(parent)
+		t, err := r.commitTree(ph)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", parent, err)
 		}
-		oldTree = pc.TreeHash
-		parents = []plumbing.Hash{pc.Hash}
+		oldTree = t
+		parents = []plumbing.Hash{ph}
 	}
-	var written []plumbing.Hash
-	treeHash, _, err := r.buildTree(oldTree, root, "", &written, true)
+	lw := newLooseWriter(r.commonDir)
+	treeHash, _, err := r.buildTree(oldTree, root, "", lw, true)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -422,70 +424,33 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := r.storage.SetEncodedObject(obj)
+	rd, err := obj.Reader()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write commit object: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	written = append(written, h)
-	r.syncObjects(written)
-	return h, nil
-}
-
-// putObject stores an object unless it already exists.
-func (r *Repo) putObject(t plumbing.ObjectType, data []byte, written *[]plumbing.Hash) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
-	if r.storage.HasEncodedObject(h) == nil {
-		return h, nil
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	obj := r.storage.NewEncodedObject()
-	obj.SetType(t)
-	obj.SetSize(int64(len(data)))
-	w, err := obj.Writer()
+	h, err := lw.put(plumbing.CommitObject, data)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := r.storage.SetEncodedObject(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write %s object: %w", t, err)
-	}
-	*written = append(*written, h)
+	lw.sync()
 	return h, nil
-}
-
-// syncObjects fsyncs freshly written loose objects and their folders, so a
-// ref never points at an object lost by a power cut.
-func (r *Repo) syncObjects(hs []plumbing.Hash) {
-	dirs := map[string]bool{}
-	for _, h := range hs {
-		s := h.String()
-		p := filepath.Join(r.commonDir, "objects", s[:2], s[2:])
-		if f, err := os.Open(p); err == nil {
-			_ = f.Sync()
-			_ = f.Close()
-		}
-		dirs[filepath.Dir(p)] = true
-	}
-	for d := range dirs {
-		if f, err := os.Open(d); err == nil {
-			_ = f.Sync()
-			_ = f.Close()
-		}
-	}
 }
 
 // buildTree applies changes to the tree old (zero: none) and writes the new
 // trees. It returns empty=true when the folder ends up empty (not written,
 // except for the root).
-func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, written *[]plumbing.Hash, isRoot bool) (plumbing.Hash, bool, error) {
+func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, lw *looseWriter, isRoot bool) (plumbing.Hash, bool, error) {
 	var entries []object.TreeEntry
 	if !old.IsZero() {
-		t, err := object.GetTree(r.storage, old)
+		es, err := r.treeEntries(old)
 		if err != nil {
 			return plumbing.ZeroHash, false, fmt.Errorf("read tree %s of %q: %w", old, "/"+prefix, err)
 		}
-		entries = append(entries, t.Entries...)
+		entries = es
 	}
 	find := func(name string) int {
 		for i := range entries {
@@ -507,7 +472,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, writte
 		if i >= 0 && entries[i].Mode == filemode.Dir {
 			return plumbing.ZeroHash, false, fmt.Errorf("commit: %s is a folder at HEAD; delete it first or choose another path", fc.Path)
 		}
-		h, err := r.putObject(plumbing.BlobObject, fc.Data, written)
+		h, err := lw.put(plumbing.BlobObject, fc.Data)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
@@ -530,7 +495,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, writte
 			}
 			subOld = entries[i].Hash
 		}
-		h, empty, err := r.buildTree(subOld, sub, path.Join(prefix, name), written, false)
+		h, empty, err := r.buildTree(subOld, sub, path.Join(prefix, name), lw, false)
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
@@ -554,7 +519,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, writte
 		buf.WriteByte(0)
 		buf.Write(e.Hash[:])
 	}
-	h, err := r.putObject(plumbing.TreeObject, buf.Bytes(), written)
+	h, err := lw.put(plumbing.TreeObject, buf.Bytes())
 	return h, false, err
 }
 

@@ -165,48 +165,70 @@ func parseIndex(path string, data []byte) (*rawIndex, error) {
 // pass: header, every entry, the extensions and the checksum. It keeps only
 // the extensions in memory.
 func readIndex(path string, src io.ReaderAt, size int64) (*rawIndex, error) {
+	idx, _, err := readIndexPlan(path, src, size, nil)
+	return idx, err
+}
+
+// readIndexPlan is readIndex that also lays out the patch of changes
+// (sorted by path) in the same pass; the plan is nil if changes is.
+func readIndexPlan(path string, src io.ReaderAt, size int64, changes []indexChange) (*rawIndex, *indexPlan, error) {
+	idx, pl, err := readIndexWith(path, src, size, changes)
+	if err != nil || pl == nil {
+		return idx, nil, err
+	}
+	return idx, pl.finish(), nil
+}
+
+func readIndexWith(path string, src io.ReaderAt, size int64, changes []indexChange) (*rawIndex, *planner, error) {
 	var hdr [12]byte
 	if size < 12+indexHashLen {
-		return nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
+		return nil, nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
 	}
 	if _, err := src.ReadAt(hdr[:], 0); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if string(hdr[:4]) != "DIRC" {
-		return nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
+		return nil, nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
 	}
 	idx := &rawIndex{src: src, size: size, version: binary.BigEndian.Uint32(hdr[4:8]), count: binary.BigEndian.Uint32(hdr[8:12])}
 	if idx.version < 2 || idx.version > 4 {
-		return nil, unsupportedIndex("index.version", strconv.Itoa(int(idx.version)), "run `git update-index --index-version 2`")
+		return nil, nil, unsupportedIndex("index.version", strconv.Itoa(int(idx.version)), "run `git update-index --index-version 2`")
 	}
 	var trailer [indexHashLen]byte
 	if _, err := src.ReadAt(trailer[:], size-indexHashLen); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if trailer == [indexHashLen]byte{} {
-		return nil, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
+		return nil, nil, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
 	}
 	h := sha1.New()
 	body := size - indexHashLen
 	r := newSeqReader(src, 0, body, h)
-	err := idx.parseBody(path, r)
+	var pl *planner
+	visit := func(indexEntry) error { return nil }
+	if changes != nil {
+		pl = newPlanner(idx.version, changes)
+		visit = pl.visit
+	}
+	err := idx.parseBody(path, r, visit)
 	// A checksum mismatch explains a malformed body best, so it is checked
 	// first even when the walk failed.
 	if derr := r.drain(); derr != nil {
-		return nil, fmt.Errorf("read %s: %w", path, derr)
+		return nil, nil, fmt.Errorf("read %s: %w", path, derr)
 	}
 	if !bytes.Equal(h.Sum(nil), trailer[:]) {
-		return nil, fmt.Errorf("%s: index checksum mismatch; rebuild it with `git reset` (keeps your files)", path)
+		return nil, nil, fmt.Errorf("%s: index checksum mismatch; rebuild it with `git reset` (keeps your files)", path)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return idx, nil
+	return idx, pl, nil
 }
 
-// parseBody walks the entries and reads the extensions through r.
-func (idx *rawIndex) parseBody(path string, r *seqReader) error {
-	end, err := idx.walkWith(path, r, func(indexEntry) error { return nil })
+// parseBody walks the entries (calling visit) and reads the extensions
+// through r.
+func (idx *rawIndex) parseBody(path string, r *seqReader, visit func(indexEntry) error) error {
+	end, err := idx.walkWith(path, r, visit)
 	if err != nil {
 		return err
 	}
@@ -404,70 +426,90 @@ type indexPlan struct {
 	shifted bool // an entry was inserted or removed
 }
 
+// planner lays out a patch while the entries are walked.
+type planner struct {
+	version  uint32
+	changes  []indexChange // sorted by path
+	p        *indexPlan
+	matched  []int
+	ci       int
+	inSync   bool   // the last written entry is the original previous entry
+	lastName []byte // v4: last written path
+}
+
+func newPlanner(version uint32, changes []indexChange) *planner {
+	return &planner{version: version, changes: changes, p: &indexPlan{}, matched: make([]int, len(changes)), inSync: true}
+}
+
+func (pl *planner) emitNew(ci int) {
+	pl.p.count++
+	pl.p.segs = append(pl.p.segs, patchSeg{change: ci, name: pl.changes[ci].path, prev: string(pl.lastName)})
+	if pl.version == 4 {
+		pl.lastName = append(pl.lastName[:0], pl.changes[ci].path...)
+	}
+	pl.inSync = false
+}
+
+// visit handles the next entry of the old index.
+func (pl *planner) visit(e indexEntry) error {
+	changes, p := pl.changes, pl.p
+	for pl.ci < len(changes) && changes[pl.ci].path < string(e.name) {
+		if !changes[pl.ci].delete {
+			pl.emitNew(pl.ci)
+		}
+		pl.ci++
+	}
+	if pl.ci < len(changes) && string(e.name) == changes[pl.ci].path {
+		pl.matched[pl.ci]++
+		pl.inSync = false
+		return nil
+	}
+	if conflicts(changes, e.name) {
+		p.shifted = true
+		pl.inSync = false
+		return nil
+	}
+	p.count++
+	switch {
+	case pl.version != 4 || pl.inSync:
+		if n := len(p.segs); n > 0 && p.segs[n-1].to == e.start && p.segs[n-1].to > p.segs[n-1].from {
+			p.segs[n-1].to = e.end
+		} else {
+			p.segs = append(p.segs, patchSeg{from: e.start, to: e.end, change: -1})
+		}
+	default:
+		p.segs = append(p.segs, patchSeg{change: -1, fixed: bytes.Clone(e.fixed), name: string(e.name), prev: string(pl.lastName)})
+	}
+	if pl.version == 4 {
+		pl.lastName = append(pl.lastName[:0], e.name...)
+	}
+	pl.inSync = true
+	return nil
+}
+
+// finish adds the changes after the last entry and returns the plan.
+func (pl *planner) finish() *indexPlan {
+	for ; pl.ci < len(pl.changes); pl.ci++ {
+		if !pl.changes[pl.ci].delete {
+			pl.emitNew(pl.ci)
+		}
+	}
+	for i, c := range pl.changes {
+		if (c.delete && pl.matched[i] > 0) || (!c.delete && pl.matched[i] != 1) {
+			pl.p.shifted = true
+		}
+	}
+	return pl.p
+}
+
 // plan walks the index once and lays out the patched entries. changes must
 // be sorted by path.
 func (idx *rawIndex) plan(changes []indexChange) (*indexPlan, error) {
-	p := &indexPlan{}
-	matched := make([]int, len(changes))
-	inSync := true
-	var lastName []byte // v4: last written path
-	emitNew := func(ci int) {
-		p.count++
-		p.segs = append(p.segs, patchSeg{change: ci, name: changes[ci].path, prev: string(lastName)})
-		if idx.version == 4 {
-			lastName = append(lastName[:0], changes[ci].path...)
-		}
-		inSync = false
-	}
-	ci := 0
-	_, err := idx.walk("index", func(e indexEntry) error {
-		for ci < len(changes) && changes[ci].path < string(e.name) {
-			if !changes[ci].delete {
-				emitNew(ci)
-			}
-			ci++
-		}
-		if ci < len(changes) && string(e.name) == changes[ci].path {
-			matched[ci]++
-			inSync = false
-			return nil
-		}
-		if conflicts(changes, e.name) {
-			p.shifted = true
-			inSync = false
-			return nil
-		}
-		p.count++
-		switch {
-		case idx.version != 4 || inSync:
-			if n := len(p.segs); n > 0 && p.segs[n-1].to == e.start && p.segs[n-1].to > p.segs[n-1].from {
-				p.segs[n-1].to = e.end
-			} else {
-				p.segs = append(p.segs, patchSeg{from: e.start, to: e.end, change: -1})
-			}
-		default:
-			p.segs = append(p.segs, patchSeg{change: -1, fixed: bytes.Clone(e.fixed), name: string(e.name), prev: string(lastName)})
-		}
-		if idx.version == 4 {
-			lastName = append(lastName[:0], e.name...)
-		}
-		inSync = true
-		return nil
-	})
-	if err != nil {
+	pl := newPlanner(idx.version, changes)
+	if _, err := idx.walk("index", pl.visit); err != nil {
 		return nil, err
 	}
-	for ; ci < len(changes); ci++ {
-		if !changes[ci].delete {
-			emitNew(ci)
-		}
-	}
-	for i, c := range changes {
-		if (c.delete && matched[i] > 0) || (!c.delete && matched[i] != 1) {
-			p.shifted = true
-		}
-	}
-	return p, nil
+	return pl.finish(), nil
 }
 
 // conflicts reports whether an entry must go because a change makes it

@@ -1,0 +1,97 @@
+package gitstate
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// procRun is what one child process cost, as its parent saw it.
+type procRun struct {
+	wall   time.Duration
+	cpu    time.Duration // user + system
+	maxRSS int64         // KiB
+}
+
+// runProc runs cmd and measures it; it fails the benchmark on error.
+func runProc(b *testing.B, cmd *exec.Cmd) procRun {
+	b.Helper()
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start)
+	require.NoError(b, err, "%s: %s", strings.Join(cmd.Args, " "), out)
+	var pr procRun
+	pr.wall = wall
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		pr.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		pr.maxRSS = ru.Maxrss
+	}
+	return pr
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkProcessCommitFiles measures whole processes, as a user sees them:
+// per round, one process that opens the repository and does one CommitFiles
+// of two small files in one folder (internal/commitonce), and then `git add
+// <folder> && git commit` of the same two files, in the same repository. It
+// reports the medians of wall and CPU time of each, their ratio and the
+// helper's peak resident memory (getrusage Maxrss). ITR_BENCH_LARGE=1 uses
+// the large repository; run it with -benchtime=Nx for N rounds.
+func BenchmarkProcessCommitFiles(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("needs the go command to build the helper")
+	}
+	isolate(b)
+	helper := filepath.Join(b.TempDir(), "commitonce")
+	build := exec.Command("go", "build", "-o", helper, "./internal/commitonce")
+	out, err := build.CombinedOutput()
+	require.NoError(b, err, string(out))
+	files, commits := benchSize(b)
+	dir := genRepo(b, files, commits)
+	task := ".claude/iterative/slug"
+	require.NoError(b, os.MkdirAll(filepath.Join(dir, filepath.FromSlash(task)), 0o755))
+	// Flush the freshly built repository, so that the first fsyncs do not
+	// pay for writing it out.
+	syscall.Sync()
+
+	var itrWall, itrCPU, gitWall, gitCPU []time.Duration
+	var maxRSS int64
+	i := 0
+	for b.Loop() {
+		i++
+		r := runProc(b, exec.Command(helper, "-repo", dir, "-dir", task, "-i", fmt.Sprint(2*i)))
+		itrWall, itrCPU = append(itrWall, r.wall), append(itrCPU, r.cpu)
+		maxRSS = max(maxRSS, r.maxRSS)
+
+		j := 2*i + 1
+		require.NoError(b, os.WriteFile(filepath.Join(dir, task, "state.json"), fmt.Appendf(nil, "{\"i\":%d}\n", j), 0o644))
+		require.NoError(b, os.WriteFile(filepath.Join(dir, task, "progress.md"), fmt.Appendf(nil, "# progress\n\n%d\n", j), 0o644))
+		add := runProc(b, execGit(dir, "add", task))
+		commit := runProc(b, execGit(dir, "commit", "-q", "--no-verify", "-m", fmt.Sprintf("itr: checkpoint %d\n\nItr-Iteration: %d\n", j, j)))
+		gitWall, gitCPU = append(gitWall, add.wall+commit.wall), append(gitCPU, add.cpu+commit.cpu)
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(median(itrWall)), "itr-ms")
+	b.ReportMetric(ms(median(gitWall)), "git-ms")
+	b.ReportMetric(ms(median(itrWall))/ms(median(gitWall)), "ratio")
+	b.ReportMetric(ms(median(itrCPU)), "itr-cpu-ms")
+	b.ReportMetric(ms(median(gitCPU)), "git-cpu-ms")
+	b.ReportMetric(float64(maxRSS)/1024, "itr-maxrss-MiB")
+	if st := gitRun(b, dir, "status", "--porcelain"); st != "" {
+		b.Fatalf("status not clean: %s", st)
+	}
+}
