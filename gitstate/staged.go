@@ -1,0 +1,177 @@
+package gitstate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// IndexEntry is one entry of the index as itr needs it: the blob staged
+// for a path at a stage (0 when resolved; 1 base, 2 ours, 3 theirs in a
+// conflict).
+type IndexEntry struct {
+	Path  string
+	Stage int
+	Hash  string
+}
+
+// Staged returns the index entries at or below dir ("" for all), in index
+// order. A repository without an index has none.
+func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.root == "" {
+		return nil, nil
+	}
+	path := filepath.Join(r.gitDir, "index")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	idx, err := parseIndex(path, data)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	var out []IndexEntry
+	_, err = idx.walk(path, func(e indexEntry) error {
+		name := string(e.name)
+		if dir == "" || strings.HasPrefix(name, prefix) || name == dir {
+			var h plumbing.Hash
+			copy(h[:], e.fixed[40:60])
+			out = append(out, IndexEntry{Path: name, Stage: e.stage, Hash: h.String()})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadBlob returns the content of the blob with the given hash.
+func (r *Repo) ReadBlob(hash string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := plumbing.NewHash(hash)
+	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", hash, ErrNotFound)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	buf := make([]byte, obj.Size())
+	if _, err := readFull(rd, buf); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", hash, err)
+	}
+	return buf, nil
+}
+
+func readFull(rd interface{ Read([]byte) (int, error) }, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := rd.Read(buf[n:])
+		n += m
+		if err != nil {
+			if n == len(buf) {
+				return n, nil
+			}
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Stage writes the files to the working tree and records them in the
+// index at stage 0, replacing any conflict stages of those paths, as
+// `git add` does; nothing is committed. Used to resolve itr's files in the
+// middle of a merge, leaving `git commit` to conclude it.
+func (r *Repo) Stage(changes []FileChange) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.root == "" {
+		return fmt.Errorf("stage: the repository %s is bare", r.gitDir)
+	}
+	changes, err := normaliseChanges(changes)
+	if err != nil {
+		return err
+	}
+	indexPath := filepath.Join(r.gitDir, "index")
+	lock, err := acquireLock(indexPath)
+	if err != nil {
+		return err
+	}
+	defer lock.rollback()
+	var idx *rawIndex
+	data, err := os.ReadFile(indexPath)
+	switch {
+	case err == nil:
+		if idx, err = parseIndex(indexPath, data); err != nil {
+			return err
+		}
+	case !os.IsNotExist(err):
+		return fmt.Errorf("read %s: %w", indexPath, err)
+	}
+	lw := newLooseWriter(r.commonDir)
+	for _, c := range changes {
+		if !c.Delete {
+			if _, err := lw.put(plumbing.BlobObject, c.Data); err != nil {
+				return err
+			}
+		}
+	}
+	lw.sync()
+	if err := r.writeWorktree(changes); err != nil {
+		return err
+	}
+	cfg, err := r.loadConfig("")
+	if err != nil {
+		return err
+	}
+	version := uint32(2)
+	if idx != nil {
+		version = idx.version
+	}
+	switch cfg.value("index", "", "version") {
+	case "3":
+		version = 3
+	case "4":
+		version = 4
+	}
+	ichanges, err := r.indexChanges(changes)
+	if err != nil {
+		return err
+	}
+	if err := writePatchedIndex(lock, idx, version, ichanges); err != nil {
+		return fmt.Errorf("write %s: %w", lock.lock, err)
+	}
+	return lock.commit()
+}
+
+// HooksDir is where git looks for this repository's hooks: core.hooksPath
+// (relative paths are relative to the working tree top) or <git dir>/hooks.
+func (r *Repo) HooksDir() (string, error) {
+	cfg, err := r.loadConfig("")
+	if err != nil {
+		return "", err
+	}
+	if p := cfg.value("core", "", "hookspath"); p != "" {
+		p = expandHome(p)
+		if !filepath.IsAbs(p) {
+			base := r.root
+			if base == "" {
+				base = r.gitDir
+			}
+			p = filepath.Join(base, p)
+		}
+		return p, nil
+	}
+	return filepath.Join(r.commonDir, "hooks"), nil
+}
