@@ -20,7 +20,9 @@ type IndexEntry struct {
 }
 
 // Staged returns the index entries at or below dir ("" for all), in index
-// order. A repository without an index has none.
+// order. A repository without an index has none. Like git, it reads the
+// index named by GIT_INDEX_FILE when that is set (git sets it for hooks of
+// `git commit -a` and `git commit <paths>`).
 func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -28,6 +30,12 @@ func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 		return nil, nil
 	}
 	path := filepath.Join(r.gitDir, "index")
+	if f := os.Getenv("GIT_INDEX_FILE"); f != "" {
+		path = f
+		if !filepath.IsAbs(f) {
+			path = filepath.Join(r.root, f)
+		}
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -36,11 +36,18 @@ type ReconcileReport struct {
 	Saved  []string `json:"saved"`
 	Diff   string   `json:"diff,omitempty"`
 	Commit string   `json:"commit,omitempty"`
+	// Operation is the git operation in progress (merge, rebase, ...)
+	// when reconcile resolved the task's files inside it.
+	Operation string `json:"operation,omitempty"`
+	// Staged lists the files resolved and staged during an operation.
+	Staged []string `json:"staged,omitempty"`
+	// Unresolved lists other conflicted paths the user still has to resolve.
+	Unresolved []string `json:"unresolved,omitempty"`
 }
 
 // Clean reports whether state.json and the log already agreed.
 func (r *ReconcileReport) Clean() bool {
-	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored
+	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0
 }
 
 // Reconcile rebuilds state.json from the log by the rule "trust git over
@@ -63,6 +70,9 @@ func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 }
 
 func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
+	if op := w.Repo.Operation(); op != "" {
+		return w.reconcileOperation(slug, op, opts)
+	}
 	t, err := w.loadTask(slug)
 	if err != nil {
 		return nil, err

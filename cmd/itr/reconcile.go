@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +47,10 @@ replaced text kept under .git/itr/recovered/. On a healthy task nothing is writt
 }
 
 func printReconcile(w io.Writer, rep *workspace.ReconcileReport, opts workspace.ReconcileOptions) {
+	if rep.Operation != "" {
+		printOperation(w, rep, opts)
+		return
+	}
 	if rep.Clean() && rep.Diff == "" && rep.Commit == "" {
 		fmt.Fprintf(w, "%s: state.json agrees with the log; nothing to do.\n", rep.Slug)
 	}
@@ -107,5 +112,30 @@ func newVerifyCmd(g *globals) *cobra.Command {
 			}
 			return nil
 		},
+	}
+}
+
+func printOperation(w io.Writer, rep *workspace.ReconcileReport, opts workspace.ReconcileOptions) {
+	if len(rep.Staged) == 0 {
+		fmt.Fprintf(w, "%s: a git %s is in progress; the task's files are already resolved.\n", rep.Slug, rep.Operation)
+	}
+	verb := "Resolved and staged"
+	if opts.Check || opts.DryRun {
+		verb = "Would resolve and stage"
+	}
+	for _, p := range rep.Staged {
+		fmt.Fprintf(w, "%s %s\n", verb, p)
+	}
+	if rep.Adopted > 0 {
+		fmt.Fprintf(w, "  %d entries only the other side had were appended to the log\n", rep.Adopted)
+	}
+	if opts.DryRun && rep.Diff != "" {
+		fmt.Fprintf(w, "\n%s", rep.Diff)
+	}
+	if len(rep.Unresolved) > 0 {
+		fmt.Fprintf(w, "Still conflicted (resolve them yourself): %s\n", strings.Join(rep.Unresolved, ", "))
+	}
+	if !opts.Check && !opts.DryRun && len(rep.Staged) > 0 {
+		fmt.Fprintf(w, "Conclude the %s with git (itr never does): `git commit` or `git %s --continue`.\n", rep.Operation, rep.Operation)
 	}
 }

@@ -113,7 +113,8 @@ history whenever the two disagree.`,
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
-		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g),
+		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g),
+		newArchiveCmd(g), newRestoreCmd(g),
 	)
 	root.AddCommand(exitCodesTopic())
 	return root
@@ -128,6 +129,11 @@ func (g *globals) open() (*workspace.Workspace, error) {
 	if opts.Task == "" {
 		opts.Task = g.io.Getenv("ITR_TASK")
 	}
+	now, err := g.clock()
+	if err != nil {
+		return nil, err
+	}
+	opts.Now = now
 	return workspace.Open(opts)
 }
 

@@ -1,0 +1,156 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+)
+
+// hookMarker identifies the pre-commit hook itr installs.
+const hookMarker = "# itr-hook: append-only check"
+
+const hookScript = `#!/bin/sh
+` + hookMarker + `
+# Installed by "itr hooks install": refuses a commit that rewrites earlier
+# entries of an itr log (progress.md, guardrails.md). "itr hooks uninstall"
+# removes it and puts back the hook that was here before (pre-commit.itr-chained).
+chained="$(dirname "$0")/pre-commit.itr-chained"
+if [ -x "$chained" ]; then
+  "$chained" "$@" || exit $?
+fi
+if ! command -v itr >/dev/null 2>&1; then
+  echo "itr: not on PATH; the append-only check of itr's logs was skipped" >&2
+  exit 0
+fi
+exec itr hooks pre-commit
+`
+
+// HookReport says what hooks install or uninstall did.
+type HookReport struct {
+	Hook    string `json:"hook"`
+	Chained string `json:"chained,omitempty"`
+	Changed bool   `json:"changed"`
+}
+
+// InstallHook installs itr's pre-commit hook. An existing pre-commit hook
+// is kept as pre-commit.itr-chained and run first; installing twice changes
+// nothing.
+func (w *Workspace) InstallHook() (*HookReport, error) {
+	dir, err := w.Repo.HooksDir()
+	if err != nil {
+		return nil, err
+	}
+	hook := filepath.Join(dir, "pre-commit")
+	chained := hook + ".itr-chained"
+	rep := &HookReport{Hook: hook}
+	cur, err := os.ReadFile(hook)
+	switch {
+	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
+		if _, err := os.Stat(chained); err == nil {
+			rep.Chained = chained
+		}
+		return rep, nil
+	case err == nil:
+		if _, err := os.Lstat(chained); err == nil {
+			return nil, fmt.Errorf("%s already exists; move it away, then run `itr hooks install` again", chained)
+		}
+		if err := os.Rename(hook, chained); err != nil {
+			return nil, fmt.Errorf("keep the existing hook: %w", err)
+		}
+		rep.Chained = chained
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read %s: %w", hook, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(hook, []byte(hookScript)); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(hook, 0o755); err != nil {
+		return nil, err
+	}
+	rep.Changed = true
+	return rep, nil
+}
+
+// UninstallHook removes itr's pre-commit hook and restores the one it
+// chained, if any.
+func (w *Workspace) UninstallHook() (*HookReport, error) {
+	dir, err := w.Repo.HooksDir()
+	if err != nil {
+		return nil, err
+	}
+	hook := filepath.Join(dir, "pre-commit")
+	chained := hook + ".itr-chained"
+	rep := &HookReport{Hook: hook}
+	cur, err := os.ReadFile(hook)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(hookMarker))) {
+		return rep, nil // not ours: leave it
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(hook); err != nil {
+		return nil, err
+	}
+	rep.Changed = true
+	if _, err := os.Lstat(chained); err == nil {
+		if err := os.Rename(chained, hook); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", chained, err)
+		}
+		rep.Chained = chained
+	}
+	return rep, nil
+}
+
+// CheckStaged is the pre-commit check: every staged progress.md and
+// guardrails.md under the root must extend its version in HEAD. It returns
+// one finding for each that does not.
+func (w *Workspace) CheckStaged() ([]Finding, error) {
+	entries, err := w.Repo.Staged(w.Root)
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for _, e := range entries {
+		base := path.Base(e.Path)
+		if e.Stage != 0 || (base != ProgressFile && base != GuardrailsFile) || head.Unborn {
+			continue
+		}
+		old, err := w.Repo.ReadFile(head.Hash, e.Path)
+		if errors.Is(err, gitstate.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		staged, err := w.Repo.ReadBlob(e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		var v *progresslog.Violation
+		if base == ProgressFile {
+			v = progresslog.IsAppendOnly(old, staged)
+		} else {
+			v = progresslog.IsGuardrailsAppendOnly(old, staged)
+		}
+		if v != nil {
+			out = append(out, Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),
+				Fix: fmt.Sprintf("entries are append-only: restore them with `git checkout HEAD -- %s` and append instead (or commit with --no-verify to override)", e.Path),
+				Diff: v.Diff})
+		}
+	}
+	return out, nil
+}
