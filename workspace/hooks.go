@@ -148,7 +148,7 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 		}
 		if v != nil {
 			out = append(out, Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),
-				Fix: fmt.Sprintf("entries are append-only: restore them with `git checkout HEAD -- %s` and append instead (or commit with --no-verify to override)", e.Path),
+				Fix:  fmt.Sprintf("entries are append-only: restore them with `git checkout HEAD -- %s` and append instead (or commit with --no-verify to override)", e.Path),
 				Diff: v.Diff})
 		}
 	}
