@@ -44,8 +44,10 @@ func acquireLock(path string) (*lockFile, error) {
 		return nil, fmt.Errorf("create folder for %s: %w", lock, err)
 	}
 	for try := 1; ; try++ {
+		noteIntent(lock)
 		f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
+			noteLock(lock, f)
 			return &lockFile{path: path, lock: lock, f: f}, nil
 		}
 		if !errors.Is(err, os.ErrExist) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -193,7 +194,18 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"
 	}
 	msg += "\n" + gitstate.FormatTrailers(tr)
-	return w.Repo.CommitFiles(gitstate.CommitRequest{
+	var written []string
+	for _, ch := range changes {
+		switch path.Base(ch.Path) {
+		case StateFile, ProgressFile, GuardrailsFile, ".gitattributes":
+			written = append(written, ch.Path)
+		}
+	}
+	if err := w.beginRun(expect, changes, written); err != nil {
+		return gitstate.Commit{}, err
+	}
+	defer w.endRun()
+	commit, err := w.Repo.CommitFiles(gitstate.CommitRequest{
 		Changes:  changes,
 		Message:  msg,
 		When:     w.Now(),
@@ -201,6 +213,10 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 		Worktree: true,
 		Author:   w.identity(),
 	})
+	if errors.Is(err, gitstate.ErrLocked) {
+		err = fmt.Errorf("%w\n(itr changed nothing. If no git command is running, the lock was left by a process that was killed: remove that file, then run `itr reconcile`.)", err)
+	}
+	return commit, err
 }
 
 func (w *Workspace) identity() *gitstate.Signature {

@@ -219,10 +219,15 @@ func (w *Workspace) lock() (func(), error) {
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
+			unlock := func() {
 				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 				f.Close()
-			}, nil
+			}
+			if err := w.recoverRun(); err != nil {
+				unlock()
+				return nil, err
+			}
+			return unlock, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
 			f.Close()

@@ -1,0 +1,141 @@
+package gitstate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// lockJournal, when set, is a file to which every lock file gitstate
+// creates is appended as "<path> <inode>". A caller that serialises its
+// own runs (itr holds an flock while it commits) uses it to recognise, and
+// remove, the locks of a run that was killed: a lock whose inode is in the
+// journal was made by that run, never by git.
+var lockJournal struct {
+	sync.Mutex
+	path string
+}
+
+// JournalLocks makes gitstate record the lock files it creates in the file
+// path ("" stops recording).
+func JournalLocks(path string) {
+	lockJournal.Lock()
+	defer lockJournal.Unlock()
+	lockJournal.path = path
+}
+
+// noteIntent records, before the exclusive create, that a lock file is
+// about to be made, so a run killed between the create and noteLock still
+// leaves a trace.
+func noteIntent(lock string) {
+	lockJournal.Lock()
+	defer lockJournal.Unlock()
+	if lockJournal.path == "" {
+		return
+	}
+	j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(j, "intent %s %d\n", lock, time.Now().UnixNano())
+	j.Close()
+}
+
+// noteLock records a newly created lock file.
+func noteLock(lock string, f *os.File) {
+	lockJournal.Lock()
+	defer lockJournal.Unlock()
+	if lockJournal.path == "" {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(j, "%s %d\n", lock, st.Ino)
+	j.Close()
+}
+
+// RemoveJournaledLocks removes the lock files listed in a journal that
+// still exist with the inode recorded there (left by a killed run), and
+// returns their paths. Locks taken since by git have other inodes and are
+// left alone.
+func RemoveJournaledLocks(journal string) ([]string, error) {
+	f, err := os.Open(journal)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var removed []string
+	intents := map[string]int64{}
+	noted := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "intent "); ok {
+			if i := strings.LastIndexByte(rest, ' '); i > 0 {
+				if t, err := strconv.ParseInt(rest[i+1:], 10, 64); err == nil {
+					intents[rest[:i]] = t
+				}
+			}
+			continue
+		}
+		i := strings.LastIndexByte(sc.Text(), ' ')
+		if i < 0 {
+			continue
+		}
+		lock, inoText := sc.Text()[:i], sc.Text()[i+1:]
+		ino, err := strconv.ParseUint(inoText, 10, 64)
+		if err != nil || !strings.HasSuffix(lock, ".lock") {
+			continue
+		}
+		noted[lock] = true
+		fi, err := os.Lstat(lock)
+		if err != nil {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Ino) == ino {
+			if os.Remove(lock) == nil {
+				removed = append(removed, lock)
+			}
+		}
+	}
+	// A run killed between its create and its note: a lock made within a
+	// second of the intent is that run's.
+	for lock, at := range intents {
+		if noted[lock] {
+			continue
+		}
+		fi, err := os.Lstat(lock)
+		if err != nil {
+			continue
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			continue
+		}
+		ctime := time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)).UnixNano()
+		if ctime >= at-int64(10*time.Millisecond) && ctime <= at+int64(time.Second) {
+			if os.Remove(lock) == nil {
+				removed = append(removed, lock)
+			}
+		}
+	}
+	return removed, sc.Err()
+}
