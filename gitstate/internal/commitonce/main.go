@@ -2,7 +2,7 @@
 // by -repo and makes one gitstate.CommitFiles of two small files in one
 // folder (written to the working tree too), the way an itr checkpoint does.
 // It prints its own wall time and peak resident memory (getrusage Maxrss) as
-// "elapsed_ns=<n> maxrss_kib=<n> commit=<hash>". The benchmark
+// "elapsed_ns=<n> maxrss_kib=<n> vmhwm_kib=<n> commit=<hash>". The benchmark
 // BenchmarkProcessCommitFiles builds and runs it next to the git CLI.
 package main
 
@@ -12,6 +12,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -62,7 +64,26 @@ func main() {
 	elapsed := time.Since(start)
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	fmt.Printf("elapsed_ns=%d maxrss_kib=%d commit=%s\n", elapsed.Nanoseconds(), ru.Maxrss, hash)
+	fmt.Printf("elapsed_ns=%d maxrss_kib=%d vmhwm_kib=%d commit=%s\n", elapsed.Nanoseconds(), ru.Maxrss, vmHWM(), hash)
+}
+
+// vmHWM returns the peak resident memory of this program's own address
+// space (VmHWM in /proc/self/status), or -1. Unlike getrusage's Maxrss it
+// does not include the parent's memory inherited through vfork before exec.
+func vmHWM() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // commitOnce opens the repository and commits the two files.
