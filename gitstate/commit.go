@@ -131,6 +131,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
+	r.dur = durabilityOf(cfg)
 	var author, committer Signature
 	if req.Author != nil {
 		author = Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
@@ -161,6 +162,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		if err != nil {
 			return Commit{}, err
 		}
+		ilock.nosync = !r.dur.index
 		defer ilock.rollback()
 		paths := make([]indexChange, len(changes))
 		for i, c := range changes {
@@ -206,6 +208,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		if err != nil {
 			return Commit{}, err
 		}
+		rlock.nosync = !r.dur.refs
 		now, err := r.head()
 		if err != nil {
 			return Commit{}, err
@@ -408,7 +411,7 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 		oldTree = t
 		parents = []plumbing.Hash{ph}
 	}
-	lw := newLooseWriter(r.commonDir)
+	lw := newLooseWriter(r.commonDir, r.dur.objects)
 	treeHash, _, err := r.buildTree(oldTree, root, "", lw, true)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -565,7 +568,7 @@ func (r *Repo) writeWorktree(changes []FileChange) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 			return fmt.Errorf("create folder for %s: %w", dst, err)
 		}
-		if err := writeFileAtomic(dst, c.Data); err != nil {
+		if err := writeFileAtomic(dst, c.Data, r.dur.index); err != nil {
 			return err
 		}
 	}
@@ -622,7 +625,7 @@ type statData struct {
 
 // writeFileAtomic writes data to a temp file next to dst (mode 0666 less
 // the umask, as git checks files out), fsyncs it and renames it over dst.
-func writeFileAtomic(dst string, data []byte) error {
+func writeFileAtomic(dst string, data []byte, fsync bool) error {
 	var f *os.File
 	var tmp string
 	for i := 0; ; i++ {
@@ -637,7 +640,7 @@ func writeFileAtomic(dst string, data []byte) error {
 		}
 	}
 	_, err := f.Write(data)
-	if err == nil {
+	if err == nil && fsync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

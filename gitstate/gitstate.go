@@ -74,6 +74,7 @@ type Repo struct {
 	st        *hiddenExtStorer
 	repo      *git.Repository
 	wtConfig  bool // extensions.worktreeConfig
+	dur       durability // fsync policy of the write in progress (core.fsync)
 }
 
 // hiddenExtStorer hides the extensions gitstate has already vetted from

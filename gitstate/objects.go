@@ -19,13 +19,14 @@ import (
 // so that the objects are durable before a ref points at them.
 type looseWriter struct {
 	objDir string
+	fsync  bool // fsync each object and its folder (core.fsync)
 	dirs   map[string]bool // folders that got a new entry
 	zbuf   bytes.Buffer
 	zw     *zlib.Writer
 }
 
-func newLooseWriter(commonDir string) *looseWriter {
-	return &looseWriter{objDir: filepath.Join(commonDir, "objects"), dirs: map[string]bool{}}
+func newLooseWriter(commonDir string, fsync bool) *looseWriter {
+	return &looseWriter{objDir: filepath.Join(commonDir, "objects"), dirs: map[string]bool{}, fsync: fsync}
 }
 
 // put stores an object of type t unless it is already in the repository
@@ -53,7 +54,7 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return h, fmt.Errorf("write %s object: %w", t, err)
 	}
-	if err := writeSynced(dir, "tmp_obj_", dst, w.zbuf.Bytes(), 0o444); err != nil {
+	if err := writeSynced(dir, "tmp_obj_", dst, w.zbuf.Bytes(), 0o444, w.fsync); err != nil {
 		return h, fmt.Errorf("write %s object %s: %w", t, hex, err)
 	}
 	w.dirs[dir] = true
@@ -62,6 +63,10 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 
 // sync fsyncs the folders that got new objects.
 func (w *looseWriter) sync() {
+	if !w.fsync {
+		clear(w.dirs)
+		return
+	}
 	var wg sync.WaitGroup
 	for d := range w.dirs {
 		wg.Add(1)
@@ -110,15 +115,15 @@ func idxHas(path string, h plumbing.Hash) bool {
 }
 
 // writeSynced writes data to a new temp file in dir (named prefix plus a
-// unique suffix), fsyncs it and renames it to dst.
-func writeSynced(dir, prefix, dst string, data []byte, mode os.FileMode) error {
+// unique suffix), fsyncs it (when fsync is set) and renames it to dst.
+func writeSynced(dir, prefix, dst string, data []byte, mode os.FileMode, fsync bool) error {
 	f, err := os.CreateTemp(dir, prefix)
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && fsync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

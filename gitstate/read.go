@@ -2,6 +2,7 @@ package gitstate
 
 import (
 	"bufio"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -100,11 +101,11 @@ func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
 	if err != nil {
 		return object.TreeEntry{}, err
 	}
-	c, err := object.GetCommit(r.storage, h)
+	tree, err := r.commitTree(h)
 	if err != nil {
 		return object.TreeEntry{}, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	entry := object.TreeEntry{Mode: filemode.Dir, Hash: c.TreeHash}
+	entry := object.TreeEntry{Mode: filemode.Dir, Hash: tree}
 	p = strings.Trim(p, "/")
 	if p == "" || p == "." {
 		return entry, nil
@@ -113,12 +114,12 @@ func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
 		if entry.Mode != filemode.Dir {
 			return object.TreeEntry{}, fmt.Errorf("%s at %s: %w (a parent is a file)", p, rev, ErrNotFound)
 		}
-		t, err := object.GetTree(r.storage, entry.Hash)
+		entries, err := r.treeEntries(entry.Hash)
 		if err != nil {
 			return object.TreeEntry{}, fmt.Errorf("read tree %s: %w", entry.Hash, err)
 		}
 		found := false
-		for _, e := range t.Entries {
+		for _, e := range entries {
 			if e.Name == comp {
 				entry, found = e, true
 				break
@@ -129,6 +130,64 @@ func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
 		}
 	}
 	return entry, nil
+}
+
+// readBlob reads a blob by hash, through the small object reader when it
+// can (checking the content against the name), else through go-git.
+func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+	t, data, err := readObject(filepath.Join(r.commonDir, "objects"), h)
+	if err == nil && t == plumbing.BlobObject && blobName(data) == h {
+		return data, nil
+	}
+	blob, err := object.GetBlob(r.storage, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// blobName is the object name of data as a blob.
+func blobName(data []byte) plumbing.Hash {
+	hh := sha1.New()
+	fmt.Fprintf(hh, "blob %d\x00", len(data))
+	hh.Write(data)
+	var h plumbing.Hash
+	copy(h[:], hh.Sum(nil))
+	return h
+}
+
+// FolderHashes returns the blob names of the files directly in the folder
+// dir at rev (name → hash); a missing folder has none. One walk of the
+// trees serves every file of the folder.
+func (r *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, err := r.entryAt(rev, dir)
+	if errors.Is(err, ErrNotFound) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	if e.Mode != filemode.Dir {
+		return out, nil
+	}
+	entries, err := r.treeEntries(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", e.Hash, err)
+	}
+	for _, te := range entries {
+		if te.Mode.IsFile() {
+			out[te.Name] = te.Hash.String()
+		}
+	}
+	return out, nil
 }
 
 func revName(rev string) string {
@@ -152,16 +211,11 @@ func (r *Repo) ReadFile(rev, path string) ([]byte, error) {
 	if e.Mode == filemode.Dir || e.Mode == filemode.Submodule {
 		return nil, fmt.Errorf("%s at %s: %w (it is a folder)", path, revName(rev), ErrNotFound)
 	}
-	blob, err := object.GetBlob(r.storage, e.Hash)
+	data, err := r.readBlob(e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %s: %w", path, revName(rev), err)
 	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", path, revName(rev), err)
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
+	return data, nil
 }
 
 // ListDir returns the names directly inside the folder dir at rev, in git

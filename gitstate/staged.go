@@ -65,36 +65,11 @@ func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 func (r *Repo) ReadBlob(hash string) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := plumbing.NewHash(hash)
-	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	data, err := r.readBlob(plumbing.NewHash(hash))
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", hash, ErrNotFound)
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	buf := make([]byte, obj.Size())
-	if _, err := readFull(rd, buf); err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", hash, err)
-	}
-	return buf, nil
-}
-
-func readFull(rd interface{ Read([]byte) (int, error) }, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := rd.Read(buf[n:])
-		n += m
-		if err != nil {
-			if n == len(buf) {
-				return n, nil
-			}
-			return n, err
-		}
-	}
-	return n, nil
+	return data, nil
 }
 
 // Stage writes the files to the working tree and records them in the
@@ -127,7 +102,13 @@ func (r *Repo) Stage(changes []FileChange) error {
 	case !os.IsNotExist(err):
 		return fmt.Errorf("read %s: %w", indexPath, err)
 	}
-	lw := newLooseWriter(r.commonDir)
+	cfg, err := r.loadConfig("")
+	if err != nil {
+		return err
+	}
+	r.dur = durabilityOf(cfg)
+	lock.nosync = !r.dur.index
+	lw := newLooseWriter(r.commonDir, r.dur.objects)
 	for _, c := range changes {
 		if !c.Delete {
 			if _, err := lw.put(plumbing.BlobObject, c.Data); err != nil {
@@ -137,10 +118,6 @@ func (r *Repo) Stage(changes []FileChange) error {
 	}
 	lw.sync()
 	if err := r.writeWorktree(changes); err != nil {
-		return err
-	}
-	cfg, err := r.loadConfig("")
-	if err != nil {
 		return err
 	}
 	version := uint32(2)
