@@ -73,7 +73,7 @@ type Repo struct {
 	storage   *filesystem.Storage
 	st        *hiddenExtStorer
 	repo      *git.Repository
-	wtConfig  bool // extensions.worktreeConfig
+	wtConfig  bool       // extensions.worktreeConfig
 	dur       durability // fsync policy of the write in progress (core.fsync)
 }
 

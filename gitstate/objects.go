@@ -19,7 +19,7 @@ import (
 // so that the objects are durable before a ref points at them.
 type looseWriter struct {
 	objDir string
-	fsync  bool // fsync each object and its folder (core.fsync)
+	fsync  bool            // fsync each object and its folder (core.fsync)
 	dirs   map[string]bool // folders that got a new entry
 	zbuf   bytes.Buffer
 	zw     *zlib.Writer
