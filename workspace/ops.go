@@ -21,6 +21,9 @@ type InitRequest struct {
 	Slug   string // "" derives it from Name
 	Mode   string // "" is the configured default, else development
 	Domain string
+	// GuardrailsFrom is the slug of an active or archived task whose
+	// lessons the new task's guardrails.md starts with.
+	GuardrailsFrom string
 }
 
 // Init creates the task folder from the templates, with state.json in phase
@@ -71,6 +74,13 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
 		}
 	}
+	var lessons []progresslog.Guardrail
+	var lessonsFrom string
+	if req.GuardrailsFrom != "" {
+		if lessons, lessonsFrom, err = w.guardrailsFrom(req.GuardrailsFrom); err != nil {
+			return nil, err
+		}
+	}
 	created := w.stamp()
 	files, err := templates.Task(templates.Data{Name: name, Slug: slug, Created: created, Mode: string(m), Domain: req.Domain})
 	if err != nil {
@@ -80,6 +90,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		Fields: []progresslog.Field{{Name: "Name", Value: name}, {Name: "Mode", Value: string(m)}}}
 	if req.Domain != "" {
 		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Domain", Value: req.Domain})
+	}
+	if req.GuardrailsFrom != "" {
+		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Guardrails from", Value: fmt.Sprintf("%s (%d from %s)", req.GuardrailsFrom, len(lessons), lessonsFrom)})
 	}
 	var changes []gitstate.FileChange
 	var after *state.State
@@ -95,6 +108,13 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 				return nil, fmt.Errorf("new task: %v", problems[0])
 			}
 			after = s
+		case GuardrailsFile:
+			for _, g := range lessons {
+				g.Line, g.Side = 0, 0
+				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
+					return nil, fmt.Errorf("--guardrails-from %s: lesson %q: %w", req.GuardrailsFrom, g.Name, err)
+				}
+			}
 		}
 		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
 	}

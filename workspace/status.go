@@ -67,6 +67,8 @@ type Summary struct {
 	Warnings          []string                `json:"warnings"`
 	Discrepancies     []reconcile.Discrepancy `json:"discrepancies"`
 	CompactionSummary CompactionSummary       `json:"compaction_summary"`
+	// Archive is the ref an archived task was read from; "" for an active task.
+	Archive string `json:"archive,omitempty"`
 }
 
 // Status builds the resume summary of a task from what git holds.
@@ -76,10 +78,17 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		return nil, err
 	}
 	t, err := w.loadTask(slug)
+	archive := ""
+	if errors.Is(err, ErrNoTask) {
+		// Not active: read it from its archive, when there is one.
+		if at, ref, aerr := w.loadArchived(slug, ""); aerr == nil {
+			t, archive, err = at, ref, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}}
+	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
 	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log.Entries})
 	s := t.State
 	if s == nil {
@@ -95,7 +104,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	if t.PlanErr != nil {
 		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
 	}
-	if disk, err := w.readWorktree(w.rel(slug, StateFile)); err == nil && !bytes.Equal(disk, t.StateRaw) {
+	if disk, err := w.readWorktree(w.rel(slug, StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
 		sum.Warnings = append(sum.Warnings, w.rel(slug, StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sum.Warnings = append(sum.Warnings, err.Error())
@@ -192,6 +201,9 @@ func nextAction(t *Task, sum *Summary) string {
 	}
 	if sum.Total == 0 {
 		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", planNameFor(s.Mode))
+	}
+	if s.Phase == state.Complete {
+		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", t.Slug)
 	}
 	if sum.Done == sum.Total {
 		return "every unit is done: review the work, then `itr archive`"
@@ -321,7 +333,16 @@ func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
 	if head.Unborn {
 		return rows, nil
 	}
-	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
+	// An archived task's history is read from its archive ref.
+	from := "HEAD"
+	if active, err := w.activeAt(slug); err != nil {
+		return nil, err
+	} else if !active {
+		if _, commit, err := w.findArchive(slug, ""); err == nil {
+			from = commit
+		}
+	}
+	err = w.Repo.History(from, func(c gitstate.Commit) bool {
 		if v, _ := c.Trailer(TrailerTask); v != slug {
 			return true
 		}
@@ -348,7 +369,11 @@ type ListRow struct {
 	Done         int    `json:"done"`
 	Total        int    `json:"total"`
 	LastActivity string `json:"last_activity,omitempty"`
-	State        string `json:"state"` // active, or the reason it cannot be read
+	State        string `json:"state"` // active, archived, or the reason it cannot be read
+	// Archive is the ref an archived task is read from; Archives every
+	// archive tag of the slug, oldest first.
+	Archive  string   `json:"archive,omitempty"`
+	Archives []string `json:"archives,omitempty"`
 }
 
 // List lists every task under the root with its phase and progress.
@@ -375,6 +400,25 @@ func (w *Workspace) List() ([]ListRow, error) {
 					r.Done++
 				}
 			}
+		}
+		rows = append(rows, r)
+	}
+	archives, err := w.Archives()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range archives {
+		r := ListRow{Slug: a.Slug, State: "archived", Archive: a.Ref, Archives: a.Tags}
+		t := &Task{Slug: a.Slug, Dir: w.TaskDir(a.Slug)}
+		switch err := w.readTaskAt(t, a.Commit); {
+		case err != nil:
+			r.State = fmt.Sprintf("archived in %s, unreadable: %v", a.Ref, err)
+		case t.State == nil:
+			r.State = fmt.Sprintf("archived in %s, unreadable: %v", a.Ref, t.StateErr)
+		default:
+			s := t.State
+			r.Task, r.Mode, r.Phase, r.LastActivity = s.Task, string(s.Mode), string(s.Phase), state.Val(s.Updated)
+			r.Done, r.Total, _ = progressOf(s)
 		}
 		rows = append(rows, r)
 	}

@@ -59,24 +59,36 @@ func (w *Workspace) loadTask(slug string) (*Task, error) {
 	if head.Unborn {
 		return nil, fmt.Errorf("task %q: the repository has no commits yet; start it with `itr init`", slug)
 	}
+	if err := w.readTaskAt(t, head.Hash); err != nil {
+		return nil, err
+	}
+	w.loadPlan(t)
+	return t, nil
+}
+
+// readTaskAt reads the task's state, log and guardrails as committed at
+// rev into t (all but the plan).
+func (w *Workspace) readTaskAt(t *Task, rev string) error {
+	slug := t.Slug
+	var err error
 	read := func(name string) ([]byte, error) {
-		data, err := w.Repo.ReadFile(head.Hash, w.rel(slug, name))
+		data, err := w.Repo.ReadFile(rev, w.rel(slug, name))
 		if errors.Is(err, gitstate.ErrNotFound) {
 			return nil, nil
 		}
 		return data, err
 	}
 	if t.StateRaw, err = read(StateFile); err != nil {
-		return nil, err
+		return err
 	}
 	if t.ProgressRaw, err = read(ProgressFile); err != nil {
-		return nil, err
+		return err
 	}
 	if t.GuardrailsRaw, err = read(GuardrailsFile); err != nil {
-		return nil, err
+		return err
 	}
 	if t.StateRaw == nil && t.ProgressRaw == nil {
-		return nil, w.noSuchTask(slug)
+		return w.noSuchTask(slug)
 	}
 	if t.StateRaw == nil {
 		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", w.rel(slug, StateFile))
@@ -85,8 +97,7 @@ func (w *Workspace) loadTask(slug string) (*Task, error) {
 		t.State = nil
 	}
 	t.Log = progresslog.Parse(t.ProgressRaw)
-	w.loadPlan(t)
-	return t, nil
+	return nil
 }
 
 func (w *Workspace) noSuchTask(slug string) error {
@@ -97,6 +108,8 @@ func (w *Workspace) noSuchTask(slug string) error {
 	}
 	if _, err := os.Stat(w.abs(w.TaskDir(slug))); err == nil {
 		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
+	} else if ref, _, err := w.findArchive(slug, ""); err == nil {
+		msg += fmt.Sprintf("; it is archived as %s: bring it back with `itr restore %s`", ref, slug)
 	}
 	return &noTaskError{msg: msg}
 }

@@ -31,6 +31,18 @@ type VerifyReport struct {
 // the fold of the log; the plan is valid; every entry of the log came with
 // a commit of its own.
 func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
+	if slug == "" && w.task == "" {
+		// No task active, only archives: check the archive refs.
+		if slugs, err := w.Slugs(); err == nil && len(slugs) == 0 {
+			if refs, err := w.archiveRefs(); err == nil && len(refs) > 0 {
+				found, err := w.archiveFindings()
+				if err != nil {
+					return nil, err
+				}
+				return &VerifyReport{Slug: ArchivePattern, Findings: append([]Finding{}, found...)}, nil
+			}
+		}
+	}
 	slug, err := w.Select(slug)
 	if err != nil {
 		return nil, err
@@ -72,6 +84,11 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		}
 		logHash, _ := w.Repo.FileHashAt(c.Hash, progressRel)
 		guardHash, _ := w.Repo.FileHashAt(c.Hash, guardRel)
+		if logHash == "" && prevLog != nil {
+			// The task was archived (its folder removed) here; a later
+			// restore must extend the log as it was.
+			continue
+		}
 		n := prevEntries
 		if logHash != prevLogHash {
 			logAt, err := w.readAt(c.Hash, progressRel)
@@ -115,6 +132,9 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			if ev == EventReconciled && n > want {
 				want = n // a reconcile commits the entries it adopted with its own
 			}
+			if ev == EventRestored && prevLog == nil {
+				want = n // restored onto a line without the task: the archive's log plus one entry
+			}
 			if n != want {
 				add(Finding{File: progressRel, Commit: c.Hash,
 					Problem: fmt.Sprintf("the %s commit %s took the log from %d to %d entries; each itr commit adds exactly one entry", ev, short(c.Hash), prevEntries, n),
@@ -152,8 +172,17 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	if t.Log.Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
 	}
+	found, err := w.archiveFindings()
+	if err != nil {
+		return nil, err
+	}
+	rep.Findings = append(rep.Findings, found...)
 	return rep, nil
 }
+
+// ArchivePattern names what itr verify checked when no task is active but
+// archives exist.
+const ArchivePattern = "itr/archive/*"
 
 // countHeadings counts the entry headings ("## " at a line start) in an
 // appended tail of the log, as Parse would count entries.

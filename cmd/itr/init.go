@@ -40,6 +40,7 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&req.Slug, "slug", "", "the task's folder name (default: made from NAME)")
 	cmd.Flags().StringVar(&req.Mode, "mode", "", "development or knowledge (default development, or .itr.yaml's mode)")
 	cmd.Flags().StringVar(&req.Domain, "domain", "", "feature, bug, refactor, research, writing, analysis or planning")
+	cmd.Flags().StringVar(&req.GuardrailsFrom, "guardrails-from", "", "start guardrails.md with the lessons of the active or archived task `SLUG`")
 	return cmd
 }
 

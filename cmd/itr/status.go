@@ -33,6 +33,9 @@ func newStatusCmd(g *globals) *cobra.Command {
 
 func printSummary(w io.Writer, s *workspace.Summary) {
 	fmt.Fprintf(w, "Task:     %s (%s)\n", s.Task, s.Slug)
+	if s.Archive != "" {
+		fmt.Fprintf(w, "Archived: %s (not in the working tree; `itr restore %s` brings it back)\n", s.Archive, s.Slug)
+	}
 	fmt.Fprintf(w, "Mode:     %s    Phase: %s    Progress: %s\n", s.Mode, s.Phase, s.CompactionSummary.Progress)
 	if s.LastCheckpoint != "" {
 		fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
@@ -169,6 +172,10 @@ func newListCmd(g *globals) *cobra.Command {
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "TASK\tPHASE\tDONE\tLAST ACTIVITY\tNAME")
 				for _, r := range rows {
+					if r.State == "archived" {
+						fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s (archived: %s)\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"))
+						continue
+					}
 					if r.State != "active" {
 						fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", r.Slug, r.State)
 						continue

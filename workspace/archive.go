@@ -1,0 +1,826 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+)
+
+// The refs of archived tasks. A task archived on 2026-01-14 lives on as
+// the branch refs/heads/itr/archive/<slug> (the newest archive of the slug)
+// and the annotated tag refs/tags/itr/archive/<slug>/2026-01-14 (one per
+// archive; a second archive of the slug on the same day gets -2, then -3).
+// Both point at the commit that recorded the Archived entry, so the
+// archived task is read, logged and restored from them.
+const (
+	ArchiveBranchPrefix = "refs/heads/itr/archive/"
+	ArchiveTagPrefix    = "refs/tags/itr/archive/"
+	// ArchiveFolder is the folder under the root that holds the plain
+	// copies `itr archive --keep` leaves.
+	ArchiveFolder = "archive"
+)
+
+// TrailerArchive names the archive tag on the commits of archive and
+// restore.
+const TrailerArchive = "Itr-Archive"
+
+// ArchiveRequest archives a task.
+type ArchiveRequest struct {
+	Slug   string // "" is the selected task
+	Force  bool   // archive although units are unfinished
+	Reason string // why, with Force; logged in the Archived entry and the tag
+	Keep   bool   // also leave a plain copy under <root>/archive/<slug>-YYYYMMDD/
+}
+
+// ArchiveReport says what itr archive did. Its JSON field names are part of
+// itr's interface.
+type ArchiveReport struct {
+	Slug       string   `json:"task"`
+	Checkpoint string   `json:"checkpoint"` // the commit of the Archived entry, where the refs point
+	Branch     string   `json:"branch"`
+	Tag        string   `json:"tag"`
+	TagObject  string   `json:"tag_object"`
+	Commit     string   `json:"commit"` // the commit that removed the folder
+	Kept       string   `json:"kept,omitempty"`
+	Done       int      `json:"done"`
+	Total      int      `json:"total"`
+	Iterations int      `json:"iterations"`
+	Unfinished []string `json:"unfinished"`
+	Forced     string   `json:"forced,omitempty"`
+	Summary    string   `json:"summary"` // the tag's message
+}
+
+// UnfinishedError is why itr archive refused: units that are not done.
+type UnfinishedError struct {
+	Slug  string
+	Units []string // "T2 (in_progress)"
+}
+
+// Error implements error.
+func (e *UnfinishedError) Error() string {
+	if len(e.Units) == 0 {
+		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it anyway", e.Slug)
+	}
+	return fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, or pass --force --reason TEXT to archive it anyway",
+		e.Slug, len(e.Units), strings.Join(e.Units, ", "))
+}
+
+// Archive records the task's final checkpoint (an Archived entry, phase
+// complete), points the archive branch and a new dated annotated tag at
+// that commit, reads both back, and only then removes the task folder from
+// the working branch in one commit that touches nothing else (with Keep,
+// the same commit adds the plain copy). An interrupted archive is finished
+// by running it again: the Archived entry is not recorded twice.
+func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
+	if req.Force && strings.TrimSpace(req.Reason) == "" {
+		return nil, fmt.Errorf("--force needs --reason TEXT: say why the task is archived unfinished")
+	}
+	if !req.Force && req.Reason != "" {
+		return nil, fmt.Errorf("--reason goes with --force; drop it, or add --force to archive unfinished units")
+	}
+	slug, err := w.Select(req.Slug)
+	if err != nil {
+		return nil, err
+	}
+	tagger, err := w.signature()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ArchiveReport{Slug: slug, Unfinished: []string{}}
+	if !archivedLast(t) {
+		if err := w.onlyRegularFiles(t.Dir); err != nil {
+			return nil, err
+		}
+		_, err = retryMoved(func() (*Outcome, error) {
+			return w.recordOnce(slug, func(t *Task) (*change, error) { return w.archiveChange(t, req) })
+		})
+		if err != nil {
+			return nil, err
+		}
+		if t, err = w.loadTask(slug); err != nil {
+			return nil, err
+		}
+	} else if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	// The refs point at the commit that recorded the Archived entry (HEAD
+	// now; on a resumed archive, HEAD holds the same task folder).
+	at := t.Head.Hash
+	folder, err := w.Repo.FileHashAt(at, t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rep.Checkpoint = at
+	rep.Done, rep.Total, rep.Unfinished = progressOf(t.State)
+	rep.Iterations = iterationsOf(t.State)
+	if e := lastEntry(t.Log); e != nil {
+		rep.Forced, _ = e.Field("Forced")
+	}
+	rep.Summary = w.archiveSummary(t, at)
+
+	rep.Branch = ArchiveBranchPrefix + slug
+	if rep.Tag, rep.TagObject, err = w.existingArchiveTag(slug, folder); err != nil {
+		return nil, err
+	}
+	if err := w.Repo.SetBranch(rep.Branch, at, tagger, "itr: archive "+slug); err != nil {
+		return nil, fmt.Errorf("create the archive branch %s: %w; the task is still in the working tree: run `itr archive` again", rep.Branch, err)
+	}
+	if rep.Tag == "" {
+		for n := 1; ; n++ {
+			name := ArchiveTagPrefix + slug + "/" + w.Now().Format("2006-01-02")
+			if n > 1 {
+				name += "-" + strconv.Itoa(n)
+			}
+			obj, err := w.Repo.CreateTag(name, at, rep.Summary, tagger)
+			if errors.Is(err, gitstate.ErrRefExists) && n < 1000 {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("create the archive tag %s: %w; the task is still in the working tree: run `itr archive` again", name, err)
+			}
+			rep.Tag, rep.TagObject = name, obj
+			break
+		}
+	}
+	if err := w.readBack(t, at, rep); err != nil {
+		return nil, err
+	}
+	if req.Keep {
+		rep.Kept, err = w.keepName(slug, t.Head.Hash)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if rep.Commit, err = w.removeFolder(t, at, folder, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// archiveChange builds the Archived entry, refusing unfinished units
+// unless forced.
+func (w *Workspace) archiveChange(t *Task, req ArchiveRequest) (*change, error) {
+	done, total, unfinished := progressOf(t.State)
+	if (len(unfinished) > 0 || total == 0) && !req.Force {
+		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished}
+	}
+	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: w.stamp(), Fields: []progresslog.Field{
+		{Name: "Units", Value: fmt.Sprintf("%d/%d done", done, total)},
+		{Name: "Iterations", Value: strconv.Itoa(iterationsOf(t.State))},
+	}}
+	if req.Force {
+		e.Fields = append(e.Fields, progresslog.Field{Name: "Forced", Value: req.Reason})
+		if len(unfinished) > 0 {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Unfinished", Value: strings.Join(unfinished, ", ")})
+		}
+	}
+	subject := fmt.Sprintf("archive: %d/%d units done", done, total)
+	if req.Force {
+		subject += " (forced: " + req.Reason + ")"
+	}
+	return &change{entry: e, event: EventArchived, subject: subject}, nil
+}
+
+// archivedLast reports whether the task's newest entry is Archived and its
+// phase complete: an archive that stopped after its checkpoint.
+func archivedLast(t *Task) bool {
+	e := lastEntry(t.Log)
+	return e != nil && e.Kind == progresslog.KindArchived && t.State != nil && t.State.Phase == state.Complete
+}
+
+func lastEntry(l *progresslog.Log) *progresslog.Entry {
+	if l == nil || len(l.Entries) == 0 {
+		return nil
+	}
+	return &l.Entries[len(l.Entries)-1]
+}
+
+func progressOf(s *state.State) (done, total int, unfinished []string) {
+	unfinished = []string{}
+	for _, id := range s.IDs() {
+		total++
+		if u := s.Units[id]; u.Status == state.Done {
+			done++
+		} else {
+			unfinished = append(unfinished, fmt.Sprintf("%s (%s)", id, u.Status))
+		}
+	}
+	return done, total, unfinished
+}
+
+func iterationsOf(s *state.State) int {
+	n := 0
+	for _, u := range s.Units {
+		n += state.Val(u.IterationsUsed)
+	}
+	return n
+}
+
+// onlyRegularFiles refuses a task folder holding symbolic links or other
+// special files: they are not committed, so removing the folder would lose
+// them.
+func (w *Workspace) onlyRegularFiles(dir string) error {
+	return filepath.WalkDir(w.abs(dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || d.Type().IsRegular() {
+			return nil
+		}
+		r, _ := filepath.Rel(w.Repo.Root(), p)
+		return fmt.Errorf("%s is not a regular file (%s); itr archives only regular files, and archiving removes the folder: move it out of %s first", filepath.ToSlash(r), d.Type(), dir)
+	})
+}
+
+// signature is who tags and moves the archive refs: .itr.yaml's identity,
+// else git's committer.
+func (w *Workspace) signature() (gitstate.Signature, error) {
+	if id := w.identity(); id != nil {
+		return gitstate.Signature{Name: id.Name, Email: id.Email, When: w.Now()}, nil
+	}
+	return w.Repo.Committer(w.Now())
+}
+
+// archiveSummary is the archive tag's message: what a reader of `git tag
+// -n` or `git show` needs to know about the task.
+func (w *Workspace) archiveSummary(t *Task, at string) string {
+	s := t.State
+	done, total, unfinished := progressOf(s)
+	var b strings.Builder
+	fmt.Fprintf(&b, "itr archive: %s (%s)\n\n", s.Task, t.Slug)
+	fmt.Fprintf(&b, "Units: %d/%d done\n", done, total)
+	for _, id := range s.IDs() {
+		u := s.Units[id]
+		fmt.Fprintf(&b, "  %s %s, %d iteration(s)\n", id, u.Status, state.Val(u.IterationsUsed))
+	}
+	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
+	var created, first, last, archived string
+	for _, e := range t.Log.Entries {
+		switch e.Kind {
+		case progresslog.KindCreated:
+			created = e.Stamp
+		case progresslog.KindIteration:
+			if first == "" {
+				first = e.Stamp
+			}
+			last = e.Stamp
+		case progresslog.KindArchived:
+			archived = e.Stamp
+		}
+	}
+	fmt.Fprintf(&b, "Started: %s\n", orNone(created))
+	fmt.Fprintf(&b, "First checkpoint: %s\n", orNone(first))
+	fmt.Fprintf(&b, "Last checkpoint: %s\n", orNone(last))
+	fmt.Fprintf(&b, "Archived: %s\n", orNone(archived))
+	if e := lastEntry(t.Log); e != nil {
+		if reason, ok := e.Field("Forced"); ok {
+			fmt.Fprintf(&b, "Forced: %s\n", oneLine(reason, 200))
+			if len(unfinished) > 0 {
+				fmt.Fprintf(&b, "Unfinished: %s\n", strings.Join(unfinished, ", "))
+			}
+		}
+	}
+	g := progresslog.ParseGuardrails(t.GuardrailsRaw)
+	fmt.Fprintf(&b, "Guardrails: %d\n", len(g.Entries))
+	for _, e := range g.Entries {
+		fmt.Fprintf(&b, "  - %s\n", oneLine(e.Name, 100))
+	}
+	fmt.Fprintf(&b, "\n%s", gitstate.FormatTrailers([]gitstate.Trailer{
+		{Key: TrailerTask, Value: t.Slug}, {Key: "Itr-Commit", Value: at}, {Key: "Itr-Folder", Value: t.Dir}}))
+	return b.String()
+}
+
+// existingArchiveTag finds a tag of slug whose commit holds exactly this
+// task folder (an archive that stopped before removing the folder), so a
+// resumed archive does not tag twice.
+func (w *Workspace) existingArchiveTag(slug, folder string) (string, string, error) {
+	tags, err := w.Repo.RawRefs(ArchiveTagPrefix + slug + "/")
+	if err != nil {
+		return "", "", err
+	}
+	for _, name := range gitstate.RefNames(tags) {
+		commit, err := w.Repo.PeelCommit(tags[name])
+		if err != nil {
+			continue
+		}
+		if h, err := w.Repo.FileHashAt(commit, w.TaskDir(slug)); err == nil && h == folder {
+			return name, tags[name], nil
+		}
+	}
+	return "", "", nil
+}
+
+// readBack checks that both refs resolve to the archived commit, the tag
+// holds the summary, and every file of the task reads through the tag.
+func (w *Workspace) readBack(t *Task, at string, rep *ArchiveReport) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("archive of %s: "+format+"; the task is still in the working tree: run `itr verify`, then `itr archive` again", append([]any{t.Slug}, args...)...)
+	}
+	branch, err := w.Repo.ReadRef(rep.Branch)
+	if err != nil || branch != at {
+		return fail("%s reads back as %q, not %s (%v)", rep.Branch, branch, at, err)
+	}
+	tag, err := w.Repo.ReadTag(rep.Tag)
+	if err != nil {
+		return fail("%s does not read back: %v", rep.Tag, err)
+	}
+	if tag.Target != at {
+		return fail("%s points at %s, not %s", rep.Tag, tag.Target, at)
+	}
+	want, err := w.Repo.ListFiles(at, t.Dir)
+	if err != nil {
+		return err
+	}
+	got, err := w.Repo.ListFiles(rep.Tag, t.Dir)
+	if err != nil || len(got) != len(want) || len(want) == 0 {
+		return fail("%s holds %d files of %s, not %d (%v)", rep.Tag, len(got), t.Dir, len(want), err)
+	}
+	for _, f := range got {
+		if _, err := w.Repo.ReadFile(rep.Tag, f); err != nil {
+			return fail("%s: %v", rep.Tag, err)
+		}
+	}
+	data, err := w.Repo.ReadFile(rep.Tag, w.rel(t.Slug, StateFile))
+	if err != nil {
+		return fail("%v", err)
+	}
+	s, err := state.Decode(data)
+	if err != nil || s.Phase != state.Complete {
+		return fail("%s in %s is not in phase complete (%v)", StateFile, rep.Tag, err)
+	}
+	return nil
+}
+
+// keepName picks <root>/archive/<slug>-YYYYMMDD, with -2, -3 when taken.
+func (w *Workspace) keepName(slug, head string) (string, error) {
+	base := w.Root + "/" + ArchiveFolder + "/" + slug + "-" + w.Now().Format("20060102")
+	for n := 1; n < 1000; n++ {
+		name := base
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		files, err := w.Repo.ListFiles(head, name)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Lstat(w.abs(name)); len(files) == 0 && errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("%s-* are all taken; clean up %s/%s", base, w.Root, ArchiveFolder)
+}
+
+// removeFolder commits the removal of the task folder (and, with Keep, the
+// plain copy) on the working branch. A git commit made meanwhile is built
+// upon as long as it left the task folder as archived.
+func (w *Workspace) removeFolder(t *Task, at, folder string, rep *ArchiveReport) (string, error) {
+	changes := []gitstate.FileChange{{Path: t.Dir, Delete: true}}
+	if rep.Kept != "" {
+		files, err := w.Repo.ListFiles(at, t.Dir)
+		if err != nil {
+			return "", err
+		}
+		for _, f := range files {
+			data, err := w.Repo.ReadFile(at, f)
+			if err != nil {
+				return "", err
+			}
+			changes = append(changes, gitstate.FileChange{Path: rep.Kept + strings.TrimPrefix(f, t.Dir), Data: data})
+		}
+	}
+	msg := fmt.Sprintf("itr(%s): archived as %s\n\nThe task lives on in %s and %s;\nrestore it with `itr restore %s`.\n",
+		t.Slug, strings.TrimPrefix(rep.Tag, "refs/tags/"), rep.Branch, rep.Tag, t.Slug)
+	if rep.Kept != "" {
+		msg += "A plain copy is kept in " + rep.Kept + "/.\n"
+	}
+	msg += "\n" + gitstate.FormatTrailers([]gitstate.Trailer{
+		{Key: TrailerTask, Value: t.Slug}, {Key: TrailerEvent, Value: EventArchived}, {Key: TrailerArchive, Value: rep.Tag}})
+	return retryMoved(func() (string, error) {
+		head, err := w.Repo.Head()
+		if err != nil {
+			return "", err
+		}
+		if h, err := w.Repo.FileHashAt(head.Hash, t.Dir); err != nil || h != folder {
+			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, short(head.Hash))
+		}
+		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: w.Now(),
+			Expect: head.Hash, Worktree: true, Author: w.identity()})
+		if errors.Is(err, gitstate.ErrHeadMoved) {
+			return "", err
+		}
+		if err != nil {
+			return "", fmt.Errorf("the archive refs exist (%s, %s), but removing %s failed: %w; run `itr archive` again", rep.Branch, rep.Tag, t.Dir, err)
+		}
+		return c.Hash, nil
+	})
+}
+
+// Archived is one archived task, as `itr list` shows it.
+type Archived struct {
+	Slug   string   `json:"slug"`
+	Ref    string   `json:"ref"`    // the ref it is read from: the newest tag, else the branch
+	Commit string   `json:"commit"` // the archived commit
+	Date   string   `json:"date,omitempty"`
+	Tags   []string `json:"tags"` // every archive tag of the slug, oldest first
+	Branch string   `json:"branch,omitempty"`
+}
+
+// Archives lists the archived tasks found in the refs (branches and tags
+// under itr/archive/), by slug. Refs that do not resolve are left out; itr
+// verify reports them.
+func (w *Workspace) Archives() ([]Archived, error) {
+	branches, err := w.Repo.Refs(ArchiveBranchPrefix)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := w.Repo.Refs(ArchiveTagPrefix)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]*Archived{}
+	get := func(slug string) *Archived {
+		if by[slug] == nil {
+			by[slug] = &Archived{Slug: slug, Tags: []string{}}
+		}
+		return by[slug]
+	}
+	for name, commit := range branches {
+		slug := strings.TrimPrefix(name, ArchiveBranchPrefix)
+		if ValidSlug(slug) != nil {
+			continue
+		}
+		a := get(slug)
+		a.Branch, a.Ref, a.Commit = name, name, commit
+	}
+	for name := range tags {
+		slug, _, ok := splitArchiveTag(name)
+		if !ok {
+			continue
+		}
+		a := get(slug)
+		a.Tags = append(a.Tags, name)
+	}
+	out := make([]Archived, 0, len(by))
+	for _, a := range by {
+		sort.Slice(a.Tags, func(i, j int) bool { return tagOrder(a.Tags[i]) < tagOrder(a.Tags[j]) })
+		if n := len(a.Tags); n > 0 {
+			a.Ref, a.Commit = a.Tags[n-1], tags[a.Tags[n-1]]
+			_, a.Date, _ = splitArchiveTag(a.Ref)
+		}
+		out = append(out, *a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	return out, nil
+}
+
+// splitArchiveTag splits refs/tags/itr/archive/<slug>/<date>[-n].
+func splitArchiveTag(name string) (slug, date string, ok bool) {
+	rest, ok := strings.CutPrefix(name, ArchiveTagPrefix)
+	if !ok {
+		return "", "", false
+	}
+	slug, date, ok = strings.Cut(rest, "/")
+	if !ok || ValidSlug(slug) != nil || strings.Contains(date, "/") {
+		return "", "", false
+	}
+	d, _, _ := strings.Cut(date, "-")
+	if len(date) >= 10 {
+		d = date[:10]
+	}
+	if _, err := time.Parse("2006-01-02", d); err != nil {
+		return "", "", false
+	}
+	return slug, date, true
+}
+
+// tagOrder sorts archive tags by date, then by their -n suffix.
+func tagOrder(name string) string {
+	_, date, _ := splitArchiveTag(name)
+	n := 1
+	if len(date) > 11 && date[10] == '-' {
+		n, _ = strconv.Atoi(date[11:])
+	}
+	return fmt.Sprintf("%s-%06d", date[:min(10, len(date))], n)
+}
+
+// findArchive returns the archive of slug to read: the one named by from
+// (a full ref, a tag name such as itr/archive/<slug>/2026-01-14, or just
+// the date part), else the newest. It returns an error wrapping ErrNoTask
+// when there is none.
+func (w *Workspace) findArchive(slug, from string) (ref, commit string, err error) {
+	if from != "" {
+		cands := []string{from}
+		if !strings.HasPrefix(from, "refs/") {
+			cands = []string{"refs/tags/" + from, ArchiveTagPrefix + slug + "/" + from, "refs/heads/" + from}
+		}
+		for _, c := range cands {
+			val, err := w.Repo.ReadRef(c)
+			if err != nil {
+				return "", "", err
+			}
+			if val == "" {
+				continue
+			}
+			commit, err := w.Repo.PeelCommit(val)
+			if err != nil {
+				return "", "", fmt.Errorf("archive %s: %w; run `itr verify`", c, err)
+			}
+			return c, commit, nil
+		}
+		return "", "", fmt.Errorf("%w: no archive %q of %s; `itr list` shows the archives", ErrNoTask, from, slug)
+	}
+	all, err := w.Archives()
+	if err != nil {
+		return "", "", err
+	}
+	for _, a := range all {
+		if a.Slug == slug {
+			return a.Ref, a.Commit, nil
+		}
+	}
+	return "", "", fmt.Errorf("%w: task %q is neither active under %s nor archived; in a fresh clone fetch the archives first: "+
+		"git fetch origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'", ErrNoTask, slug, w.Root)
+}
+
+// loadArchived reads an archived task as committed in its archive, plan
+// included.
+func (w *Workspace) loadArchived(slug, from string) (*Task, string, error) {
+	ref, commit, err := w.findArchive(slug, from)
+	if err != nil {
+		return nil, "", err
+	}
+	t := &Task{Slug: slug, Dir: w.TaskDir(slug), Head: gitstate.Head{Hash: commit, Detached: true}}
+	if err := w.readTaskAt(t, commit); err != nil {
+		return nil, "", fmt.Errorf("archive %s holds no task at %s (was it archived under another root?): %w", ref, t.Dir, err)
+	}
+	w.loadPlanAt(t, commit)
+	return t, ref, nil
+}
+
+// loadPlanAt reads tasks.md, else plan.md, as committed at rev.
+func (w *Workspace) loadPlanAt(t *Task, rev string) {
+	for _, name := range []string{TasksFile, PlanFile} {
+		data, err := w.Repo.ReadFile(rev, w.rel(t.Slug, name))
+		if errors.Is(err, gitstate.ErrNotFound) {
+			continue
+		}
+		t.PlanName = name
+		if err != nil {
+			t.PlanErr = err
+			return
+		}
+		p, err := plan.Parse(w.rel(t.Slug, name), data)
+		if err != nil {
+			t.PlanErr = err
+			return
+		}
+		if !p.Placeholder() {
+			t.Plan = p
+		}
+		return
+	}
+}
+
+// activeAt reports whether the task folder is committed at HEAD.
+func (w *Workspace) activeAt(slug string) (bool, error) {
+	head, err := w.Repo.Head()
+	if err != nil || head.Unborn {
+		return false, err
+	}
+	files, err := w.Repo.ListFiles(head.Hash, w.TaskDir(slug))
+	return len(files) > 0, err
+}
+
+// RestoreRequest brings an archived task back.
+type RestoreRequest struct {
+	Slug string
+	From string // which archive: a tag (itr/archive/<slug>/<date>), its date part, or a full ref; "" is the newest
+}
+
+// RestoreReport says what itr restore did.
+type RestoreReport struct {
+	Slug   string   `json:"task"`
+	From   string   `json:"from"`
+	Commit string   `json:"commit"`
+	Phase  string   `json:"phase"`
+	Files  []string `json:"files"`
+}
+
+// Restore brings an archived task's folder back onto the current branch as
+// one commit, with a Restored entry appended (phase execute), so work can
+// go on. It refuses when an active task has the slug.
+func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
+	slug := req.Slug
+	if err := ValidSlug(slug); err != nil {
+		return nil, err
+	}
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
+	return retryMoved(func() (*RestoreReport, error) { return w.restoreOnce(slug, req.From) })
+}
+
+func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	dir := w.TaskDir(slug)
+	if active, err := w.activeAt(slug); err != nil {
+		return nil, err
+	} else if active {
+		return nil, fmt.Errorf("an active task has the slug %q (%s); archive it first (`itr archive --task %s`), or restore on another branch", slug, dir, slug)
+	}
+	if _, err := os.Lstat(w.abs(dir)); err == nil {
+		return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	t, ref, err := w.loadArchived(slug, from)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, fmt.Errorf("archive %s: %w", ref, t.StateErr)
+	}
+	if t.PlanErr != nil {
+		return nil, fmt.Errorf("archive %s: %w", ref, t.PlanErr)
+	}
+	entry := progresslog.Entry{Kind: progresslog.KindRestored, Stamp: w.stamp(),
+		Fields: []progresslog.Field{{Name: "From", Value: ref}}}
+	progress, err := progresslog.Append(t.ProgressRaw, entry)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := reconcile.EventFrom(entry, nil)
+	if err != nil {
+		return nil, err
+	}
+	after, err := reconcile.Step(t.State, t.Plan, ev)
+	if err != nil {
+		return nil, err
+	}
+	files, err := w.Repo.ListFiles(t.Head.Hash, dir)
+	if err != nil {
+		return nil, err
+	}
+	var changes []gitstate.FileChange
+	for _, f := range files {
+		var data []byte
+		switch f {
+		case w.rel(slug, ProgressFile):
+			data = progress
+		case w.rel(slug, StateFile):
+			data = after.Encode()
+		default:
+			if data, err = w.Repo.ReadFile(t.Head.Hash, f); err != nil {
+				return nil, err
+			}
+		}
+		changes = append(changes, gitstate.FileChange{Path: f, Data: data})
+	}
+	if attrs, changed, err := w.attributes(); err != nil {
+		return nil, err
+	} else if changed {
+		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+	}
+	c := &change{entry: &entry, event: EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
+		body: "Brought back from " + ref + " (" + short(t.Head.Hash) + ")."}
+	commit, err := w.commit(head.Hash, slug, c, after, changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.registerDriver(); err != nil {
+		return nil, fmt.Errorf("the task is restored (%s), but registering itr's merge driver failed: %w; run `itr setup`", short(commit.Hash), err)
+	}
+	rep := &RestoreReport{Slug: slug, From: ref, Commit: commit.Hash, Phase: string(after.Phase)}
+	for _, ch := range changes {
+		rep.Files = append(rep.Files, ch.Path)
+	}
+	return rep, nil
+}
+
+// guardrailsFrom returns the lessons of another task, active (as committed
+// at HEAD) or archived, for itr init --guardrails-from.
+func (w *Workspace) guardrailsFrom(slug string) ([]progresslog.Guardrail, string, error) {
+	if err := ValidSlug(slug); err != nil {
+		return nil, "", fmt.Errorf("--guardrails-from: %w", err)
+	}
+	var raw []byte
+	source := w.TaskDir(slug)
+	t, err := w.loadTask(slug)
+	switch {
+	case err == nil:
+		raw = t.GuardrailsRaw
+	case errors.Is(err, ErrNoTask):
+		at, ref, aerr := w.loadArchived(slug, "")
+		if aerr != nil {
+			return nil, "", fmt.Errorf("--guardrails-from %s: %w", slug, aerr)
+		}
+		raw, source = at.GuardrailsRaw, ref
+	default:
+		return nil, "", err
+	}
+	g := progresslog.ParseGuardrails(raw)
+	if g.Conflicted {
+		return nil, "", fmt.Errorf("--guardrails-from %s: %s/%s holds git conflict markers; resolve them first", slug, source, GuardrailsFile)
+	}
+	return g.Entries, source, nil
+}
+
+// archiveFindings checks every archive ref: it must resolve to a commit
+// (through an annotated tag, for the tags) that holds its task's folder.
+func (w *Workspace) archiveFindings() ([]Finding, error) {
+	var out []Finding
+	refs, err := w.archiveRefs()
+	if err != nil {
+		return nil, err
+	}
+	for _, prefix := range []string{ArchiveBranchPrefix, ArchiveTagPrefix} {
+		for _, name := range gitstate.RefNames(refs) {
+			if !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			fix := fmt.Sprintf("fetch it again from a clone that has it (git fetch origin '+%s:%s'), or delete it with `git update-ref -d %s`", name, name, name)
+			var slug string
+			if prefix == ArchiveTagPrefix {
+				s, _, ok := splitArchiveTag(name)
+				if !ok {
+					out = append(out, Finding{File: name, Commit: refs[name], Problem: "not an itr archive tag name (itr/archive/<slug>/<YYYY-MM-DD>[-n])", Fix: "rename or delete it: `git tag -d " + strings.TrimPrefix(name, "refs/tags/") + "`"})
+					continue
+				}
+				slug = s
+				if _, err := w.Repo.ReadTag(name); err != nil {
+					out = append(out, Finding{File: name, Commit: refs[name], Problem: "does not resolve to an annotated tag: " + err.Error(), Fix: fix})
+					continue
+				}
+			} else {
+				slug = strings.TrimPrefix(name, prefix)
+				if ValidSlug(slug) != nil {
+					out = append(out, Finding{File: name, Commit: refs[name], Problem: "not an itr archive branch name (itr/archive/<slug>)", Fix: "rename or delete it with `git branch -m` / `git branch -D`"})
+					continue
+				}
+			}
+			commit, err := w.Repo.PeelCommit(refs[name])
+			if err != nil {
+				out = append(out, Finding{File: name, Commit: refs[name], Problem: "does not resolve to a commit: " + err.Error(), Fix: fix})
+				continue
+			}
+			for _, f := range []string{StateFile, ProgressFile} {
+				if _, err := w.Repo.ReadFile(commit, w.rel(slug, f)); err != nil {
+					out = append(out, Finding{File: name, Commit: commit, Problem: fmt.Sprintf("the archived commit does not hold %s: %v", w.rel(slug, f), err),
+						Fix: "if the task was archived under another root, run itr with --root; else " + fix})
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// archiveRefs returns every ref under the archive prefixes, unpeeled.
+func (w *Workspace) archiveRefs() (map[string]string, error) {
+	out := map[string]string{}
+	for _, prefix := range []string{ArchiveBranchPrefix, ArchiveTagPrefix} {
+		refs, err := w.Repo.RawRefs(prefix)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range refs {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
