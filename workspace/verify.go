@@ -76,6 +76,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	var prevLog, prevGuard []byte
 	var prevLogHash, prevGuardHash string
 	prevEntries := 0
+	removed := false // the task folder was removed (archived) since prevLog
 	for _, c := range commits {
 		v, _ := c.Trailer(TrailerTask)
 		mine := v == slug && len(c.Parents) < 2
@@ -85,17 +86,22 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		logHash, _ := w.Repo.FileHashAt(c.Hash, progressRel)
 		guardHash, _ := w.Repo.FileHashAt(c.Hash, guardRel)
 		if logHash == "" && prevLog != nil {
-			// The task was archived (its folder removed) here; a later
-			// restore must extend the log as it was.
+			// The task was archived (its folder removed) here.
+			removed = true
 			continue
 		}
+		ev, _ := c.Trailer(TrailerEvent)
+		// A restore brings back an archived log (perhaps an older one
+		// than this line last had) plus one Restored entry: a new base.
+		restore := mine && ev == EventRestored && (removed || prevLog == nil)
+		removed = false
 		n := prevEntries
 		if logHash != prevLogHash {
 			logAt, err := w.readAt(c.Hash, progressRel)
 			if err != nil {
 				return nil, err
 			}
-			if prevLog != nil {
+			if prevLog != nil && !restore {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
 					add(Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff})
@@ -115,7 +121,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			if err != nil {
 				return nil, err
 			}
-			if prevGuard != nil {
+			if prevGuard != nil && !restore {
 				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
 					add(Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", short(c.Hash), guardRel), Diff: v.Diff})
@@ -132,8 +138,8 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			if ev == EventReconciled && n > want {
 				want = n // a reconcile commits the entries it adopted with its own
 			}
-			if ev == EventRestored && prevLog == nil {
-				want = n // restored onto a line without the task: the archive's log plus one entry
+			if restore {
+				want = n
 			}
 			if n != want {
 				add(Finding{File: progressRel, Commit: c.Hash,
