@@ -41,6 +41,11 @@ type CommitRequest struct {
 	When     time.Time // author and committer time; zero means time.Now()
 	Expect   string    // if set, the HEAD hash the caller read; ErrHeadMoved if HEAD differs
 	Worktree bool      // also write (or delete) the files in the working tree
+	// Guard, with Expect, names paths (files or folders) whose content the
+	// caller read: when HEAD has moved but none of them changed between
+	// Expect and the new HEAD, the commit is rebuilt on the new HEAD instead
+	// of failing with ErrHeadMoved. Without Guard any move fails.
+	Guard []string
 	// Author, when set, is the name and email of both author and committer
 	// instead of the identity git's configuration gives (its When is ignored).
 	Author *Signature
@@ -124,7 +129,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	if head.Detached {
 		return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
 	}
-	if req.Expect != "" && head.Hash != req.Expect {
+	if req.Expect != "" && head.Hash != req.Expect && !r.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
 		return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
 	}
 	cfg, err := r.loadConfig(head.Branch)
@@ -220,7 +225,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		if now.Detached {
 			return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, now.Hash)
 		}
-		if req.Expect != "" || now.Branch != head.Branch {
+		if now.Branch != head.Branch || (req.Expect != "" && !r.guardsUnchanged(req.Guard, parent, now.Hash)) {
 			return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, now.Branch, orNone(now.Hash), orNone(parent))
 		}
 		if attempt >= maxRebuilds {
@@ -298,6 +303,26 @@ func indexVersion(cfg *configSet) uint32 {
 		return 4
 	}
 	return 2
+}
+
+// guardsUnchanged reports whether every guard path has the same content
+// (the same tree entry, or absent in both) at commits a and b.
+func (r *Repo) guardsUnchanged(guards []string, a, b string) bool {
+	if len(guards) == 0 || a == "" || b == "" {
+		return false
+	}
+	for _, g := range guards {
+		ea, erra := r.entryAt(a, g)
+		eb, errb := r.entryAt(b, g)
+		switch {
+		case errors.Is(erra, ErrNotFound) && errors.Is(errb, ErrNotFound):
+		case erra != nil || errb != nil:
+			return false
+		case ea.Hash != eb.Hash || ea.Mode != eb.Mode:
+			return false
+		}
+	}
+	return true
 }
 
 func orNone(h string) string {

@@ -417,3 +417,29 @@ func TestCommitFilesRejectsBadPaths(t *testing.T) {
 }
 
 var errStop = errors.New("stop")
+
+func TestCommitFilesGuardRebuildsOnAMovedHeadThatLeftTheFolderAlone(t *testing.T) {
+	dir := newRepo(t, map[string]string{"task/log.md": "one\n", "src/a.go": "package a\n"})
+	before := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	r := openRepo(t, dir)
+	// Someone commits elsewhere after the caller read HEAD.
+	writeFile(t, filepath.Join(dir, "src/b.go"), "package a\n")
+	gitRun(t, dir, "add", "src/b.go")
+	gitRun(t, dir, "commit", "-q", "-m", "work")
+	moved := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+
+	_, err := r.CommitFiles(CommitRequest{Changes: []FileChange{{Path: "task/log.md", Data: []byte("one\ntwo\n")}}, Message: "x", Expect: before, Worktree: true})
+	require.ErrorIs(t, err, ErrHeadMoved, "without a guard any move fails")
+
+	c, err := r.CommitFiles(CommitRequest{Changes: []FileChange{{Path: "task/log.md", Data: []byte("one\ntwo\n")}}, Message: "x", Expect: before, Guard: []string{"task"}, Worktree: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{moved}, c.Parents, "rebuilt on the new HEAD")
+	assert.Equal(t, "package a\n", gitRun(t, dir, "show", "HEAD:src/b.go"), "the other commit is kept")
+	assert.Equal(t, "", checkRepo(t, dir))
+
+	// A move that touched the guarded folder still fails.
+	writeFile(t, filepath.Join(dir, "task/log.md"), "one\ntwo\nby git\n")
+	gitRun(t, dir, "commit", "-q", "-am", "git edits the log")
+	_, err = r.CommitFiles(CommitRequest{Changes: []FileChange{{Path: "task/log.md", Data: []byte("one\ntwo\nthree\n")}}, Message: "y", Expect: c.Hash, Guard: []string{"task"}, Worktree: true})
+	require.ErrorIs(t, err, ErrHeadMoved)
+}

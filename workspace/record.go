@@ -212,11 +212,26 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 		Expect:   expect,
 		Worktree: true,
 		Author:   w.identity(),
+		Guard:    guards(w.TaskDir(slug), changes),
 	})
 	if errors.Is(err, gitstate.ErrLocked) {
 		err = fmt.Errorf("%w\n(itr changed nothing. If no git command is running, the lock was left by a process that was killed: remove that file, then run `itr reconcile`.)", err)
 	}
 	return commit, err
+}
+
+// guards are the paths a record read: the task folder and anything else
+// it changes. A commit that landed meanwhile without touching them does not
+// invalidate the record, so itr rebuilds on top of it instead of redoing it
+// (a busy repository never starves itr).
+func guards(dir string, changes []gitstate.FileChange) []string {
+	out := []string{dir}
+	for _, c := range changes {
+		if !strings.HasPrefix(c.Path, dir+"/") {
+			out = append(out, c.Path)
+		}
+	}
+	return out
 }
 
 func (w *Workspace) identity() *gitstate.Signature {
