@@ -44,23 +44,58 @@ func (r *Repo) ReadRef(name string) (string, error) {
 
 // RawRefs returns every ref whose name starts with prefix and the object it
 // names, unpeeled, whether or not that object exists, so a checker can
-// report refs that no longer resolve.
+// report refs that no longer resolve. Loose refs beat packed ones, as in
+// git; lock files ("<ref>.lock", held by a running git) and files that do
+// not hold a hash are skipped.
 func (r *Repo) RawRefs(prefix string) (map[string]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	iter, err := r.storage.IterReferences()
-	if err != nil {
-		return nil, fmt.Errorf("list references: %w", err)
-	}
-	defer iter.Close()
 	out := map[string]string{}
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference && strings.HasPrefix(ref.Name().String(), prefix) {
-			out[ref.Name().String()] = ref.Hash().String()
+	packed, err := r.packedWithPrefix(prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range packed {
+		if v, err := r.packedRef(name); err == nil && v != "" {
+			out[name] = v
+		}
+	}
+	dir := prefix
+	if i := strings.LastIndex(dir, "/"); i >= 0 {
+		dir = dir[:i]
+	}
+	base := filepath.Join(r.commonDir, filepath.FromSlash(dir))
+	err = filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		rel, err := filepath.Rel(r.commonDir, p)
+		if err != nil {
+			return nil
+		}
+		name := filepath.ToSlash(rel)
+		if !strings.HasPrefix(name, prefix) {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil // vanished or unreadable: git would skip it too
+		}
+		if v := strings.TrimSpace(string(b)); isHex40(v) {
+			out[name] = v
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("list references under %s: %w", prefix, err)
+	}
+	return out, nil
 }
 
 // PeelCommit returns the commit a ref or object hash leads to, following

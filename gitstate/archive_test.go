@@ -154,3 +154,23 @@ func TestArchiveRefWaitsForGitLock(t *testing.T) {
 	require.NoError(t, r.SetBranch("refs/heads/held", head, Signature{Name: "T", Email: "t@example.com", When: fixedTime}, "m"))
 	assert.Empty(t, checkRepo(t, dir))
 }
+
+func TestArchiveRawRefsLooseOverPackedSkipsLocks(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	first := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	gitRun(t, dir, "branch", "itr/archive/a")
+	gitRun(t, dir, "branch", "itr/archive/b")
+	gitRun(t, dir, "pack-refs", "--all")
+	gitRun(t, dir, "commit", "-q", "--allow-empty", "-m", "second")
+	second := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	gitRun(t, dir, "branch", "-f", "itr/archive/b", second) // loose now, packed still old
+	writeFile(t, filepath.Join(dir, ".git", "refs", "heads", "itr", "archive", "c.lock"), "")
+	writeFile(t, filepath.Join(dir, ".git", "refs", "heads", "itr", "archive", "junk"), "not a hash\n")
+	r := openRepo(t, dir)
+	got, err := r.RawRefs("refs/heads/itr/archive/")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"refs/heads/itr/archive/a": first, "refs/heads/itr/archive/b": second}, got)
+	got, err = r.RawRefs("refs/heads/nothing/")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+}

@@ -456,11 +456,11 @@ type Archived struct {
 // under itr/archive/), by slug. Refs that do not resolve are left out; itr
 // verify reports them.
 func (w *Workspace) Archives() ([]Archived, error) {
-	branches, err := w.Repo.Refs(ArchiveBranchPrefix)
+	branches, err := w.peeledRefs(ArchiveBranchPrefix)
 	if err != nil {
 		return nil, err
 	}
-	tags, err := w.Repo.Refs(ArchiveTagPrefix)
+	tags, err := w.peeledRefs(ArchiveTagPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -820,6 +820,22 @@ func (w *Workspace) archiveRefs() (map[string]string, error) {
 		}
 		for k, v := range refs {
 			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// peeledRefs lists the refs under prefix with the commits they lead to;
+// refs that do not resolve are left out (itr verify reports them).
+func (w *Workspace) peeledRefs(prefix string) (map[string]string, error) {
+	raw, err := w.Repo.RawRefs(prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for name, v := range raw {
+		if commit, err := w.Repo.PeelCommit(v); err == nil {
+			out[name] = commit
 		}
 	}
 	return out, nil
