@@ -14,6 +14,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/itr-dev/itr/state"
 )
 
 // Mode is the kind of task a plan belongs to.
@@ -164,60 +166,8 @@ func (p *Plan) Placeholder() bool {
 
 // ValidID reports whether s is a unit ID: one or more ASCII upper-case
 // letters followed by one or more digits, such as T1, R12 or QA3.
-func ValidID(s string) bool {
-	i := 0
-	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
-		i++
-	}
-	if i == 0 || i == len(s) {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+func ValidID(s string) bool { return state.ValidID(s) }
 
-// CompareIDs orders unit IDs naturally: by their letters, then by their
-// number, so T2 < T10 and R9 < T1. It returns -1, 0 or +1 and is a total
-// order on all strings (for text that is not an ID it still sorts
-// consistently).
-func CompareIDs(a, b string) int {
-	ap, an, ar := splitID(a)
-	bp, bn, br := splitID(b)
-	if c := strings.Compare(ap, bp); c != 0 {
-		return c
-	}
-	// Compare the numbers by value without parsing: strip leading zeros,
-	// then the longer is larger, then digit by digit.
-	at, bt := strings.TrimLeft(an, "0"), strings.TrimLeft(bn, "0")
-	if len(at) != len(bt) {
-		if len(at) < len(bt) {
-			return -1
-		}
-		return 1
-	}
-	if c := strings.Compare(at, bt); c != 0 {
-		return c
-	}
-	if c := strings.Compare(ar, br); c != 0 {
-		return c
-	}
-	return strings.Compare(a, b)
-}
-
-// splitID splits s into its leading non-digits, the digits after them and
-// the rest.
-func splitID(s string) (prefix, num, rest string) {
-	i := 0
-	for i < len(s) && (s[i] < '0' || s[i] > '9') {
-		i++
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	return s[:i], s[i:j], s[j:]
-}
+// CompareIDs orders unit IDs naturally (T2 < T10, R9 < T1); it is
+// state.CompareIDs, the one order every package uses.
+func CompareIDs(a, b string) int { return state.CompareIDs(a, b) }

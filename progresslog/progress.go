@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/itr-dev/itr/state"
 )
 
 // Kind is the event an entry of progress.md records.
@@ -75,22 +77,8 @@ func (k Kind) known() bool {
 }
 
 // ValidUnitID reports whether s is a unit ID: ASCII upper-case letters
-// followed by digits, such as T1 or R12.
-func ValidUnitID(s string) bool {
-	i := 0
-	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
-		i++
-	}
-	if i == 0 || i == len(s) {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// followed by digits, such as T1 or R12 (state.ValidID).
+func ValidUnitID(s string) bool { return state.ValidID(s) }
 
 // Entry is one entry of progress.md.
 type Entry struct {

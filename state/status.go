@@ -198,49 +198,61 @@ func (m Mode) CurrentKey() string {
 }
 
 // CompareIDs orders unit IDs naturally: by their letters, then by their
-// number, so T2 sorts before T10. It returns -1, 0 or +1.
+// number, so T2 sorts before T10 and R9 before T1. It returns -1, 0 or +1
+// and is a total order on all strings (text that is not an ID still sorts
+// consistently). plan, progresslog and reconcile all use this one order.
 func CompareIDs(a, b string) int {
-	ap, an, aok := splitID(a)
-	bp, bn, bok := splitID(b)
-	if aok && bok {
-		if c := strings.Compare(ap, bp); c != 0 {
-			return c
+	ap, an, ar := splitNatural(a)
+	bp, bn, br := splitNatural(b)
+	if c := strings.Compare(ap, bp); c != 0 {
+		return c
+	}
+	// Compare the numbers by value without parsing: strip leading zeros,
+	// then the longer is larger, then digit by digit.
+	at, bt := strings.TrimLeft(an, "0"), strings.TrimLeft(bn, "0")
+	if len(at) != len(bt) {
+		if len(at) < len(bt) {
+			return -1
 		}
-		// Compare the digit strings as numbers without overflow.
-		at, bt := strings.TrimLeft(an, "0"), strings.TrimLeft(bn, "0")
-		if len(at) != len(bt) {
-			if len(at) < len(bt) {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(at, bt); c != 0 {
-			return c
-		}
+		return 1
+	}
+	if c := strings.Compare(at, bt); c != 0 {
+		return c
+	}
+	if c := strings.Compare(ar, br); c != 0 {
+		return c
 	}
 	return strings.Compare(a, b)
 }
 
-// splitID splits "T12" into "T" and "12".
-func splitID(s string) (prefix, num string, ok bool) {
+// splitNatural splits s into its leading non-digits, the digits after them
+// and the rest.
+func splitNatural(s string) (prefix, num, rest string) {
+	i := 0
+	for i < len(s) && (s[i] < '0' || s[i] > '9') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return s[:i], s[i:j], s[j:]
+}
+
+// ValidID reports whether s is a unit ID: one or more ASCII capital
+// letters followed by one or more digits, such as T1, R12 or QA3.
+func ValidID(s string) bool {
 	i := 0
 	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
 		i++
 	}
 	if i == 0 || i == len(s) {
-		return "", "", false
+		return false
 	}
-	for j := i; j < len(s); j++ {
-		if s[j] < '0' || s[j] > '9' {
-			return "", "", false
+	for ; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
 		}
 	}
-	return s[:i], s[i:], true
-}
-
-// ValidID reports whether s is a unit ID: ASCII capital letters followed by
-// digits, such as T1 or R12.
-func ValidID(s string) bool {
-	_, _, ok := splitID(s)
-	return ok
+	return true
 }

@@ -20,7 +20,7 @@ const module = "github.com/itr-dev/itr"
 var pure = map[string][]string{
 	"state":       nil,
 	"plan":        {"state"},
-	"progresslog": {"github.com/sergi/go-diff/diffmatchpatch"},
+	"progresslog": {"state", "github.com/sergi/go-diff/diffmatchpatch"},
 	"reconcile":   {"state", "plan", "progresslog", "github.com/sergi/go-diff/diffmatchpatch"},
 }
 
