@@ -83,8 +83,11 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		if mine {
 			rep.Commits++
 		}
-		logHash, _ := w.Repo.FileHashAt(c.Hash, progressRel)
-		guardHash, _ := w.Repo.FileHashAt(c.Hash, guardRel)
+		hashes, err := w.Repo.FolderHashes(c.Hash, w.TaskDir(slug))
+		if err != nil {
+			return nil, err
+		}
+		logHash, guardHash := hashes[ProgressFile], hashes[GuardrailsFile]
 		if logHash == "" && prevLog != nil {
 			// The task was archived (its folder removed) here.
 			removed = true
@@ -97,7 +100,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		removed = false
 		n := prevEntries
 		if logHash != prevLogHash {
-			logAt, err := w.readAt(c.Hash, progressRel)
+			logAt, err := w.blob(logHash)
 			if err != nil {
 				return nil, err
 			}
@@ -117,7 +120,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			prevLog = logAt
 		}
 		if guardHash != prevGuardHash {
-			guardAt, err := w.readAt(c.Hash, guardRel)
+			guardAt, err := w.blob(guardHash)
 			if err != nil {
 				return nil, err
 			}
@@ -200,6 +203,14 @@ func countHeadings(tail []byte) int {
 		}
 	}
 	return n
+}
+
+// blob reads a blob by hash; "" (no file) is nil.
+func (w *Workspace) blob(hash string) ([]byte, error) {
+	if hash == "" {
+		return nil, nil
+	}
+	return w.Repo.ReadBlob(hash)
 }
 
 // readAt reads a file at a commit; a missing file is nil.
