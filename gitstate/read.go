@@ -161,6 +161,44 @@ func blobName(data []byte) plumbing.Hash {
 	return h
 }
 
+// TreeFiles returns every file below the folder dir at rev, recursively,
+// as repository-relative slash path → blob name; a missing folder has none.
+func (r *Repo) TreeFiles(rev, dir string) (map[string]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	e, err := r.entryAt(rev, dir)
+	if errors.Is(err, ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if e.Mode != filemode.Dir {
+		return out, nil
+	}
+	var walk func(h plumbing.Hash, prefix string) error
+	walk = func(h plumbing.Hash, prefix string) error {
+		entries, err := r.treeEntries(h)
+		if err != nil {
+			return fmt.Errorf("read tree %s: %w", h, err)
+		}
+		for _, te := range entries {
+			p := prefix + "/" + te.Name
+			switch {
+			case te.Mode == filemode.Dir:
+				if err := walk(te.Hash, p); err != nil {
+					return err
+				}
+			case te.Mode.IsFile():
+				out[p] = te.Hash.String()
+			}
+		}
+		return nil
+	}
+	return out, walk(e.Hash, strings.TrimSuffix(dir, "/"))
+}
+
 // FolderHashes returns the blob names of the files directly in the folder
 // dir at rev (name → hash); a missing folder has none. One walk of the
 // trees serves every file of the folder.

@@ -41,6 +41,8 @@ type Task struct {
 	StateErr error
 	Log      *progresslog.Log
 
+	headFiles map[string]string // name → blob of the files directly in the folder at Head
+
 	Plan     *plan.Plan // nil when there is no plan file or it is still the template
 	PlanName string     // tasks.md or plan.md
 	PlanErr  error      // a plan file that does not parse
@@ -70,13 +72,18 @@ func (w *Workspace) loadTask(slug string) (*Task, error) {
 // rev into t (all but the plan).
 func (w *Workspace) readTaskAt(t *Task, rev string) error {
 	slug := t.Slug
-	var err error
+	// One walk of the trees gives every file of the folder.
+	hashes, err := w.Repo.FolderHashes(rev, t.Dir)
+	if err != nil {
+		return err
+	}
+	t.headFiles = hashes
 	read := func(name string) ([]byte, error) {
-		data, err := w.Repo.ReadFile(rev, w.rel(slug, name))
-		if errors.Is(err, gitstate.ErrNotFound) {
+		h, ok := hashes[name]
+		if !ok {
 			return nil, nil
 		}
-		return data, err
+		return w.Repo.ReadBlob(h)
 	}
 	if t.StateRaw, err = read(StateFile); err != nil {
 		return err
@@ -196,6 +203,13 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 	var changes []gitstate.FileChange
 	onDisk := map[string]bool{}
 	base := w.abs(t.Dir)
+	committed := map[string]string{}
+	if t.Head.Hash != "" {
+		var err error
+		if committed, err = w.Repo.TreeFiles(t.Head.Hash, t.Dir); err != nil {
+			return nil, err
+		}
+	}
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -222,12 +236,8 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 		if err != nil {
 			return err
 		}
-		head, err := w.Repo.ReadFile(t.Head.Hash, rel)
-		if err == nil && bytes.Equal(head, data) {
+		if committed[rel] == gitstate.BlobHash(data) {
 			return nil
-		}
-		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
-			return err
 		}
 		changes = append(changes, gitstate.FileChange{Path: rel, Data: data})
 		return nil
@@ -236,11 +246,7 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 		return nil, fmt.Errorf("read the task folder %s: %w", t.Dir, err)
 	}
 	if t.Head.Hash != "" {
-		committed, err := w.Repo.ListFiles(t.Head.Hash, t.Dir)
-		if err != nil {
-			return nil, err
-		}
-		for _, rel := range committed {
+		for rel := range committed {
 			if !onDisk[rel] && !written[rel] {
 				if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 					continue
