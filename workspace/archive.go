@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
-	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -586,26 +585,7 @@ func (w *Workspace) loadArchived(slug, from string) (*Task, string, error) {
 
 // loadPlanAt reads tasks.md, else plan.md, as committed at rev.
 func (w *Workspace) loadPlanAt(t *Task, rev string) {
-	for _, name := range []string{TasksFile, PlanFile} {
-		data, err := w.Repo.ReadFile(rev, w.rel(t.Slug, name))
-		if errors.Is(err, gitstate.ErrNotFound) {
-			continue
-		}
-		t.PlanName = name
-		if err != nil {
-			t.PlanErr = err
-			return
-		}
-		p, err := plan.Parse(w.rel(t.Slug, name), data)
-		if err != nil {
-			t.PlanErr = err
-			return
-		}
-		if !p.Placeholder() {
-			t.Plan = p
-		}
-		return
-	}
+	w.loadPlanWith(t, func(rel string) ([]byte, error) { return w.Repo.ReadFile(rev, rel) })
 }
 
 // activeAt reports whether the task folder is committed at HEAD.

@@ -128,10 +128,14 @@ func (e *noTaskError) Error() string        { return e.msg }
 func (e *noTaskError) Is(target error) bool { return target == ErrNoTask }
 
 // loadPlan reads tasks.md, else plan.md, from the working tree.
-func (w *Workspace) loadPlan(t *Task) {
+func (w *Workspace) loadPlan(t *Task) { w.loadPlanWith(t, w.readWorktree) }
+
+// loadPlanWith reads tasks.md, else plan.md, through read (the working
+// tree or a commit).
+func (w *Workspace) loadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
 	for _, name := range []string{TasksFile, PlanFile} {
-		data, err := w.readWorktree(w.rel(t.Slug, name))
-		if errors.Is(err, fs.ErrNotExist) {
+		data, err := read(w.rel(t.Slug, name))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitstate.ErrNotFound) {
 			continue
 		}
 		t.PlanName = name
