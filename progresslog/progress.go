@@ -454,8 +454,14 @@ func Append(old []byte, e Entry) ([]byte, error) {
 
 // appendLines appends rendered lines to old after a blank line.
 func appendLines(old []byte, title string, lines []string) []byte {
-	_, newline := splitLines(old)
+	// Only the first line (the newline style) and the last line (is it
+	// blank?) of old matter, so a long log is not split again.
+	newline := "\n"
+	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
+		newline = "\r\n"
+	}
 	var b bytes.Buffer
+	b.Grow(len(old) + 256)
 	if len(old) == 0 {
 		b.WriteString(title)
 	} else {
@@ -463,8 +469,11 @@ func appendLines(old []byte, title string, lines []string) []byte {
 		if !bytes.HasSuffix(old, []byte("\n")) {
 			b.WriteString(newline)
 		}
-		lines, _ := splitLines(old)
-		if !isBlank(lines[len(lines)-1].text) {
+		last := bytes.TrimSuffix(old, []byte("\n"))
+		if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		if !isBlank(strings.TrimRight(string(last), "\r")) {
 			b.WriteString(newline)
 		}
 	}

@@ -136,7 +136,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	rep.Checkpoint = at
 	rep.Done, rep.Total, rep.Unfinished = progressOf(t.State)
 	rep.Iterations = iterationsOf(t.State)
-	if e := lastEntry(t.Log); e != nil {
+	if e := lastEntry(t.log()); e != nil {
 		rep.Forced, _ = e.Field("Forced")
 	}
 	rep.Summary = w.archiveSummary(t, at)
@@ -207,7 +207,7 @@ func (w *Workspace) archiveChange(t *Task, req ArchiveRequest) (*change, error) 
 // archivedLast reports whether the task's newest entry is Archived and its
 // phase complete: an archive that stopped after its checkpoint.
 func archivedLast(t *Task) bool {
-	e := lastEntry(t.Log)
+	e := lastEntry(t.log())
 	return e != nil && e.Kind == progresslog.KindArchived && t.State != nil && t.State.Phase == state.Complete
 }
 
@@ -281,7 +281,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
 	var created, first, last, archived string
-	for _, e := range t.Log.Entries {
+	for _, e := range t.log().Entries {
 		switch e.Kind {
 		case progresslog.KindCreated:
 			created = e.Stamp
@@ -298,7 +298,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 	fmt.Fprintf(&b, "First checkpoint: %s\n", orNone(first))
 	fmt.Fprintf(&b, "Last checkpoint: %s\n", orNone(last))
 	fmt.Fprintf(&b, "Archived: %s\n", orNone(archived))
-	if e := lastEntry(t.Log); e != nil {
+	if e := lastEntry(t.log()); e != nil {
 		if reason, ok := e.Field("Forced"); ok {
 			fmt.Fprintf(&b, "Forced: %s\n", oneLine(reason, 200))
 			if len(unfinished) > 0 {

@@ -89,7 +89,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
-	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log.Entries})
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.log().Entries})
 	s := t.State
 	if s == nil {
 		s = derived
@@ -126,7 +126,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		us := w.unitStatus(t, s, c)
 		sum.Current = &us
 	}
-	if e := lastIteration(t.Log); e != nil {
+	if e := lastIteration(t.log()); e != nil {
 		sum.Last = &LastEntry{Unit: e.Unit, Iteration: e.Iteration, Time: e.Stamp}
 		sum.Last.Did, _ = e.Field("Did")
 		sum.Last.Remaining, _ = e.Field("Remaining")

@@ -38,8 +38,8 @@ type Task struct {
 
 	State *state.State // nil when StateErr is set
 	// StateErr is why the committed state.json could not be read.
-	StateErr error
-	Log      *progresslog.Log
+	StateErr  error
+	parsedLog *progresslog.Log
 
 	headFiles map[string]string // name → blob of the files directly in the folder at Head
 
@@ -103,8 +103,16 @@ func (w *Workspace) readTaskAt(t *Task, rev string) error {
 		t.StateErr = fmt.Errorf("%s: %w", w.rel(slug, StateFile), err)
 		t.State = nil
 	}
-	t.Log = progresslog.Parse(t.ProgressRaw)
 	return nil
+}
+
+// log is progress.md as committed, parsed on first use (a checkpoint only
+// appends to it and does not need it parsed).
+func (t *Task) log() *progresslog.Log {
+	if t.parsedLog == nil {
+		t.parsedLog = progresslog.Parse(t.ProgressRaw)
+	}
+	return t.parsedLog
 }
 
 func (w *Workspace) noSuchTask(slug string) error {

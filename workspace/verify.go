@@ -160,7 +160,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	if t.StateErr != nil {
 		add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: t.StateErr.Error(), Fix: "run `itr reconcile`"})
 	} else {
-		derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log.Entries})
+		derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.log().Entries})
 		for _, d := range reconcile.Diff(t.State, derived, t.Plan) {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "differs from the log: " + d.String(), Fix: "run `itr reconcile`"})
 		}
@@ -175,10 +175,10 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: p.Msg, Fix: fmt.Sprintf("see line %d; entries are never edited: append a correcting entry", p.Line)})
 		}
 	}
-	for _, p := range t.Log.Problems {
+	for _, p := range t.log().Problems {
 		add(Finding{File: fmt.Sprintf("%s:%d", progressRel, p.Line), Problem: p.Msg, Fix: "entries are never edited: append a correcting entry"})
 	}
-	if t.Log.Conflicted {
+	if t.log().Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
 	}
 	found, err := w.archiveFindings()
