@@ -44,12 +44,12 @@ func benchMerge(itr, dir, base, name string, runs, n int, env []string) {
 	var withDriver, gitOnly, reconcile []time.Duration
 	for i := 0; i < runs; i++ {
 		check(run(env, repo, "git", "reset", "-q", "--hard", "ours-start"))
-		check(run(env, repo, "git", "config", "merge.itr.driver", "itr merge-driver %O %A %B %P"))
+		check(run(env, repo, itr, "setup"))
 		d, _ := timed(env, repo, "git", "merge", "-q", "--no-edit", "theirs")
 		withDriver = append(withDriver, d)
 
 		check(run(env, repo, "git", "reset", "-q", "--hard", "ours-start"))
-		check(run(env, repo, "git", "config", "--unset", "merge.itr.driver"))
+		check(run(env, repo, "git", "config", "--remove-section", "merge.itr"))
 		start := time.Now()
 		_ = run(env, repo, "git", "merge", "-q", "--no-edit", "theirs") // conflicts
 		gitOnly = append(gitOnly, time.Since(start))
@@ -58,7 +58,7 @@ func benchMerge(itr, dir, base, name string, runs, n int, env []string) {
 		check(run(env, repo, "git", "commit", "-q", "--no-edit"))
 		check(run(env, repo, itr, "reconcile", "--check"))
 	}
-	check(run(env, repo, "git", "config", "merge.itr.driver", "itr merge-driver %O %A %B %P"))
+	check(run(env, repo, itr, "setup"))
 	fmt.Printf("git merge with itr's driver          %10s\n", ms(median(withDriver)))
 	fmt.Printf("git merge without it (conflicts)     %10s\n", ms(median(gitOnly)))
 	fmt.Printf("itr reconcile resolving the conflict %10s\n", ms(median(reconcile)))
