@@ -23,6 +23,9 @@ const (
 	TrailerUnit      = "Itr-Unit"
 	TrailerIteration = "Itr-Iteration"
 	TrailerStatus    = "Itr-Status"
+	// TrailerLog is "<length> <sha256>" of progress.md as the commit left
+	// it; itr verify uses it to check the history in one pass.
+	TrailerLog = "Itr-Log"
 )
 
 // Event names in the Itr-Event trailer.
@@ -187,6 +190,11 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 		}
 		if u := after.Units[e.Unit]; u != nil {
 			tr = append(tr, gitstate.Trailer{Key: TrailerStatus, Value: string(u.Status)})
+		}
+	}
+	for _, ch := range changes {
+		if ch.Path == w.rel(slug, ProgressFile) && !ch.Delete {
+			tr = append(tr, gitstate.Trailer{Key: TrailerLog, Value: logDigest(ch.Data)})
 		}
 	}
 	msg := "itr(" + slug + "): " + oneLine(c.subject, 72) + "\n"

@@ -2,8 +2,13 @@ package workspace
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"strconv"
+	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
@@ -76,6 +81,8 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	var prevLog, prevGuard []byte
 	var prevLogHash, prevGuardHash string
 	prevEntries := 0
+	prevIsPrefix := false // prevLog is a prefix of HEAD's log, checked by digest
+	prefixes := &prefixDigests{data: t.ProgressRaw}
 	removed := false // the task folder was removed (archived) since prevLog
 	for _, c := range commits {
 		v, _ := c.Trailer(TrailerTask)
@@ -100,10 +107,29 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		removed = false
 		n := prevEntries
 		if logHash != prevLogHash {
-			logAt, err := w.blob(logHash)
-			if err != nil {
-				return nil, err
+			// Fast path: the commit's Itr-Log trailer gives the length and
+			// SHA-256 of the log it committed; when that is a prefix of
+			// HEAD's log (hashed once, incrementally), the version is
+			// known without reading its blob, and an append of a prefix
+			// needs no comparison. The cost stays linear in the log.
+			var logAt []byte
+			isPrefix := false
+			if mine && !restore {
+				if l, d, ok := logTrailer(c); ok && l <= len(t.ProgressRaw) && l >= len(prevLog) && prefixes.digest(l) == d {
+					logAt, isPrefix = t.ProgressRaw[:l], true
+				}
 			}
+			if !isPrefix {
+				if logAt, err = w.blob(logHash); err != nil {
+					return nil, err
+				}
+			}
+			if isPrefix && prevIsPrefix {
+				n = prevEntries + countHeadings(logAt[len(prevLog):])
+				prevLog, prevIsPrefix = logAt, true
+				goto guard
+			}
+			prevIsPrefix = isPrefix
 			if prevLog != nil && !restore {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
 					add(Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
@@ -119,6 +145,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			}
 			prevLog = logAt
 		}
+	guard:
 		if guardHash != prevGuardHash {
 			guardAt, err := w.blob(guardHash)
 			if err != nil {
@@ -192,6 +219,44 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 // ArchivePattern names what itr verify checked when no task is active but
 // archives exist.
 const ArchivePattern = "itr/archive/*"
+
+// prefixDigests hashes a log once, front to back, answering the SHA-256 of
+// any prefix; asking for a shorter prefix than the last starts over.
+type prefixDigests struct {
+	data []byte
+	h    hash.Hash
+	pos  int
+}
+
+func (p *prefixDigests) digest(n int) string {
+	if p.h == nil || n < p.pos {
+		p.h, p.pos = sha256.New(), 0
+	}
+	p.h.Write(p.data[p.pos:n])
+	p.pos = n
+	return hex.EncodeToString(p.h.Sum(nil))
+}
+
+// logTrailer reads the Itr-Log trailer: "<length> <sha256 hex>" of
+// progress.md as the commit left it.
+func logTrailer(c gitstate.Commit) (int, string, bool) {
+	v, ok := c.Trailer(TrailerLog)
+	if !ok {
+		return 0, "", false
+	}
+	n, d, ok := strings.Cut(v, " ")
+	l, err := strconv.Atoi(n)
+	if !ok || err != nil || l < 0 || len(d) != 64 {
+		return 0, "", false
+	}
+	return l, d, true
+}
+
+// logDigest is the Itr-Log trailer value of a log.
+func logDigest(log []byte) string {
+	sum := sha256.Sum256(log)
+	return strconv.Itoa(len(log)) + " " + hex.EncodeToString(sum[:])
+}
 
 // countHeadings counts the entry headings ("## " at a line start) in an
 // appended tail of the log, as Parse would count entries.
