@@ -74,6 +74,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
 		}
 	}
+	if ref, _, err := w.findArchive(slug, ""); err == nil {
+		return nil, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
+	}
 	var lessons []progresslog.Guardrail
 	var lessonsFrom string
 	if req.GuardrailsFrom != "" {
