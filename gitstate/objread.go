@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -60,13 +61,27 @@ func readObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, er
 	return 0, nil, errNoFastPath
 }
 
+// inflaters pools zlib readers for readLoose.
+var inflaters sync.Pool
+
 // readLoose inflates a loose object.
 func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
-	zr, err := zlib.NewReader(bufio.NewReader(r))
-	if err != nil {
-		return 0, nil, errNoFastPath
+	// Reuse inflaters: a new one allocates its tables, which dominated
+	// walks over many small trees (itr verify).
+	src := bufio.NewReader(r)
+	var zr io.ReadCloser
+	if pooled, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(src, nil); err == nil {
+			zr = pooled
+		}
 	}
-	defer zr.Close()
+	if zr == nil {
+		var err error
+		if zr, err = zlib.NewReader(src); err != nil {
+			return 0, nil, errNoFastPath
+		}
+	}
+	defer func() { zr.Close(); inflaters.Put(zr) }()
 	data, err := io.ReadAll(zr)
 	if err != nil {
 		return 0, nil, errNoFastPath
