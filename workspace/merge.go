@@ -320,7 +320,13 @@ func (w *Workspace) operationHeads() []string {
 			}
 		}
 	}
-	return append(out, w.heads...)
+	for _, h := range w.heads {
+		// Heads may be names (a branch, a tag, an abbreviated hash).
+		if full, err := w.Repo.ResolveRev(h); err == nil {
+			out = append(out, full)
+		}
+	}
+	return out
 }
 
 // SetHeads gives the merge driver commits that may be the other side
