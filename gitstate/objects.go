@@ -41,7 +41,9 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	}
 	w.zbuf.Reset()
 	if w.zw == nil {
-		w.zw = zlib.NewWriter(&w.zbuf)
+		// Loose objects at zlib's fastest level, as git writes them
+		// (core.looseCompression defaults to 1).
+		w.zw, _ = zlib.NewWriterLevel(&w.zbuf, zlib.BestSpeed)
 	} else {
 		w.zw.Reset(&w.zbuf)
 	}
