@@ -35,11 +35,16 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		s := stages[rel]
 		return s[1] != "" || s[2] != "" || s[3] != ""
 	}
-	blob := func(h string) ([]byte, error) {
-		if h == "" {
-			return nil, nil
+	// versions reads base, ours and theirs of a conflicted path.
+	versions := func(rel string) (v [4][]byte, err error) {
+		for stage := 1; stage <= 3; stage++ {
+			if h := stages[rel][stage]; h != "" {
+				if v[stage], err = w.Repo.ReadBlob(h); err != nil {
+					return v, err
+				}
+			}
 		}
-		return w.Repo.ReadBlob(h)
+		return v, nil
 	}
 	progressRel, stateRel, guardRel := dir+"/"+ProgressFile, dir+"/"+StateFile, dir+"/"+GuardrailsFile
 	var changes []gitstate.FileChange
@@ -47,19 +52,11 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 	// The log.
 	var logBytes []byte
 	if conflicted(progressRel) {
-		s := stages[progressRel]
-		base, err := blob(s[1])
+		v, err := versions(progressRel)
 		if err != nil {
 			return nil, err
 		}
-		ours, err := blob(s[2])
-		if err != nil {
-			return nil, err
-		}
-		theirs, err := blob(s[3])
-		if err != nil {
-			return nil, err
-		}
+		base, ours, theirs := v[1], v[2], v[3]
 		var added int
 		if logBytes, added, err = progresslog.Union(base, ours, theirs); err != nil {
 			return nil, err
@@ -70,15 +67,11 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		return nil, err
 	}
 	if conflicted(guardRel) {
-		s := stages[guardRel]
-		ours, err := blob(s[2])
+		v, err := versions(guardRel)
 		if err != nil {
 			return nil, err
 		}
-		theirs, err := blob(s[3])
-		if err != nil {
-			return nil, err
-		}
+		ours, theirs := v[2], v[3]
 		g, err := unionGuardrails(ours, theirs)
 		if err != nil {
 			return nil, err
@@ -90,13 +83,11 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 	// from ours (or theirs).
 	var ours, theirs []byte
 	if conflicted(stateRel) {
-		s := stages[stateRel]
-		if ours, err = blob(s[2]); err != nil {
+		v, err := versions(stateRel)
+		if err != nil {
 			return nil, err
 		}
-		if theirs, err = blob(s[3]); err != nil {
-			return nil, err
-		}
+		ours, theirs = v[2], v[3]
 	} else if ours, err = w.readWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
