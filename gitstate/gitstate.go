@@ -19,8 +19,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -71,35 +69,10 @@ type Repo struct {
 	gitDir    string
 	commonDir string
 	storage   *filesystem.Storage
-	st        *hiddenExtStorer
-	repo      *git.Repository
 	wtConfig  bool       // extensions.worktreeConfig
 	dur       durability // fsync policy of the write in progress (core.fsync)
 }
 
-// hiddenExtStorer hides the extensions gitstate has already vetted from
-// go-git, which refuses (for example) extensions.worktreeConfig. The config is
-// never written back.
-type hiddenExtStorer struct {
-	*filesystem.Storage
-}
-
-// Config returns the repository config with the extensions section removed.
-func (s *hiddenExtStorer) Config() (*config.Config, error) {
-	c, err := s.Storage.Config()
-	if err != nil {
-		return nil, err
-	}
-	if c.Raw != nil {
-		c.Raw.RemoveSection("extensions")
-	}
-	return c, nil
-}
-
-// SetConfig refuses: gitstate never writes the config through go-git.
-func (s *hiddenExtStorer) SetConfig(*config.Config) error {
-	return errors.New("gitstate: writing the git config is not supported")
-}
 
 // Open opens the repository that contains dir (any folder inside the working
 // tree, the top of a linked worktree, or a bare repository's git dir).
@@ -137,31 +110,11 @@ func Open(dir string) (*Repo, error) {
 	}
 	storage := filesystem.NewStorageWithOptions(repoFS, cache.NewObjectLRU(objectCacheSize),
 		filesystem.Options{KeepDescriptors: true})
-	st := &hiddenExtStorer{Storage: storage}
-	var wt = osfs.New(root)
-	if root == "" {
-		wt = nil
-	}
-	var repo *git.Repository
-	if wt == nil {
-		repo, err = git.Open(st, nil)
-	} else {
-		repo, err = git.Open(st, wt)
-	}
-	if err != nil {
-		_ = storage.Close()
-		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, fmt.Errorf("open %s: %w", abs, ErrNotRepo)
-		}
-		return nil, fmt.Errorf("open %s: %w", abs, err)
-	}
 	return &Repo{
 		root:      root,
 		gitDir:    gitDir,
 		commonDir: commonDir,
 		storage:   storage,
-		st:        st,
-		repo:      repo,
 		wtConfig:  wtConfig,
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,13 +60,136 @@ func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
 		}
 	}
 	if hash == "" {
-		h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
-		if err != nil || h == nil {
+		h, err := r.resolveExpr(rev)
+		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("revision %q: %w; check the name with `git rev-parse %s`", rev, ErrNotFound, rev)
 		}
 		hash = h.String()
 	}
 	return r.peel(plumbing.NewHash(hash), rev)
+}
+
+// resolveExpr resolves what resolve's plain names do not: an abbreviated
+// hash (at least 4 digits, unambiguous) and a name followed by the
+// suffixes ~N, ^N and ^{commit}, as git rev-parse reads them.
+func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
+	i := strings.IndexAny(rev, "~^")
+	base, ops := rev, ""
+	if i >= 0 {
+		base, ops = rev[:i], rev[i:]
+	}
+	var h plumbing.Hash
+	switch {
+	case base == "":
+		return plumbing.ZeroHash, ErrNotFound
+	case base != rev:
+		b, err := r.resolve(base)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h = b
+	case len(base) >= 4 && len(base) < 40 && isHex(base):
+		hashes, err := r.storage.HashesWithPrefix(decodeHexPrefix(base))
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		var found []plumbing.Hash
+		for _, c := range hashes {
+			if strings.HasPrefix(c.String(), strings.ToLower(base)) {
+				found = append(found, c)
+			}
+		}
+		if len(found) != 1 {
+			return plumbing.ZeroHash, ErrNotFound // none, or ambiguous
+		}
+		return found[0], nil
+	default:
+		return plumbing.ZeroHash, ErrNotFound
+	}
+	for ops != "" {
+		switch {
+		case strings.HasPrefix(ops, "^{commit}"), strings.HasPrefix(ops, "^{}"):
+			p, err := r.peel(h, rev)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			h, ops = p, ops[strings.IndexByte(ops, '}')+1:]
+			continue
+		}
+		op := ops[0]
+		j := 1
+		for j < len(ops) && ops[j] >= '0' && ops[j] <= '9' {
+			j++
+		}
+		n := 1
+		if j > 1 {
+			v, err := strconv.Atoi(ops[1:j])
+			if err != nil {
+				return plumbing.ZeroHash, ErrNotFound
+			}
+			n = v
+		}
+		ops = ops[j:]
+		c, err := r.peel(h, rev)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h = c
+		if op == '~' {
+			for k := 0; k < n; k++ {
+				if h, err = r.parent(h, 1); err != nil {
+					return plumbing.ZeroHash, err
+				}
+			}
+		} else if n > 0 {
+			if h, err = r.parent(h, n); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+	}
+	return h, nil
+}
+
+// parent is the nth parent (1-based) of commit h.
+func (r *Repo) parent(h plumbing.Hash, n int) (plumbing.Hash, error) {
+	c, err := object.GetCommit(r.storage, h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n < 1 || n > len(c.ParentHashes) {
+		return plumbing.ZeroHash, ErrNotFound
+	}
+	return c.ParentHashes[n-1], nil
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeHexPrefix turns an even-length-or-not hex prefix into bytes (an odd
+// last digit is dropped; the caller filters by the full text).
+func decodeHexPrefix(s string) []byte {
+	s = strings.ToLower(s)
+	out := make([]byte, 0, len(s)/2)
+	for i := 0; i+1 < len(s); i += 2 {
+		var b byte
+		for _, c := range s[i : i+2] {
+			b <<= 4
+			switch {
+			case c >= '0' && c <= '9':
+				b |= byte(c - '0')
+			default:
+				b |= byte(c-'a') + 10
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // peel follows annotated tags to a commit.

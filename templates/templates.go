@@ -8,23 +8,28 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"text/template"
 )
 
 //go:embed files/*.tmpl
 var files embed.FS
 
-var all = template.Must(template.New("").Funcs(template.FuncMap{
-	"json": func(v any) (string, error) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return "", err
-		}
-		return string(bytes.TrimRight(b.Bytes(), "\n")), nil
-	},
-}).ParseFS(files, "files/*.tmpl"))
+// all parses the templates on first use, so commands that never start a
+// task do not pay for it at start-up.
+var all = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"json": func(v any) (string, error) {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
+				return "", err
+			}
+			return string(bytes.TrimRight(b.Bytes(), "\n")), nil
+		},
+	}).ParseFS(files, "files/*.tmpl"))
+})
 
 // Data fills the templates.
 type Data struct {
@@ -80,7 +85,7 @@ func Task(d Data) ([]File, error) {
 // "brief.md" or "state-knowledge.json".
 func Render(name string, d Data) ([]byte, error) {
 	var b bytes.Buffer
-	if err := all.ExecuteTemplate(&b, name+".tmpl", d); err != nil {
+	if err := all().ExecuteTemplate(&b, name+".tmpl", d); err != nil {
 		return nil, fmt.Errorf("render template %s: %w", name, err)
 	}
 	return b.Bytes(), nil
