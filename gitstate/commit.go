@@ -437,6 +437,7 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 		parents = []plumbing.Hash{ph}
 	}
 	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	defer lw.closeIndexes()
 	treeHash, _, err := r.buildTree(oldTree, root, "", lw, true)
 	if err != nil {
 		return plumbing.ZeroHash, err

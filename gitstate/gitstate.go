@@ -73,7 +73,6 @@ type Repo struct {
 	dur       durability // fsync policy of the write in progress (core.fsync)
 }
 
-
 // Open opens the repository that contains dir (any folder inside the working
 // tree, the top of a linked worktree, or a bare repository's git dir).
 // It returns an error wrapping ErrNotRepo when there is none, and

@@ -23,6 +23,7 @@ type looseWriter struct {
 	dirs   map[string]bool // folders that got a new entry
 	zbuf   bytes.Buffer
 	zw     *zlib.Writer
+	idx    []*os.File // open pack indexes, for inPack
 }
 
 func newLooseWriter(commonDir string, fsync bool) *looseWriter {
@@ -65,6 +66,7 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 
 // sync fsyncs the folders that got new objects.
 func (w *looseWriter) sync() {
+	w.closeIndexes()
 	if !w.fsync {
 		clear(w.dirs)
 		return
@@ -88,32 +90,41 @@ func (w *looseWriter) sync() {
 // an optimisation: an object it misses is written loose again, which git
 // accepts.
 func (w *looseWriter) inPack(h plumbing.Hash) bool {
-	packDir := filepath.Join(w.objDir, "pack")
-	ents, err := os.ReadDir(packDir)
-	if err != nil {
-		return false
+	if w.idx == nil {
+		// List and open the pack indexes once per writer.
+		w.idx = []*os.File{}
+		packDir := filepath.Join(w.objDir, "pack")
+		ents, _ := os.ReadDir(packDir)
+		for _, e := range ents {
+			if !strings.HasSuffix(e.Name(), ".idx") {
+				continue
+			}
+			f, err := os.Open(filepath.Join(packDir, e.Name()))
+			if err != nil {
+				continue
+			}
+			var head [8]byte
+			if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
+				f.Close()
+				continue
+			}
+			w.idx = append(w.idx, f)
+		}
 	}
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".idx") && idxHas(filepath.Join(packDir, e.Name()), h) {
+	for _, f := range w.idx {
+		if _, ok := idxPosition(f, h); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// idxHas reports whether a version-2 pack index lists h.
-func idxHas(path string, h plumbing.Hash) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
+// closeIndexes closes the pack indexes inPack opened.
+func (w *looseWriter) closeIndexes() {
+	for _, f := range w.idx {
+		f.Close()
 	}
-	defer f.Close()
-	var head [8]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
-		return false
-	}
-	_, ok := idxPosition(f, h)
-	return ok
+	w.idx = nil
 }
 
 // writeSynced writes data to a new temp file in dir (named prefix plus a

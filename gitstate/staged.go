@@ -109,6 +109,7 @@ func (r *Repo) Stage(changes []FileChange) error {
 	r.dur = durabilityOf(cfg)
 	lock.nosync = !r.dur.index
 	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	defer lw.closeIndexes()
 	for _, c := range changes {
 		if !c.Delete {
 			if _, err := lw.put(plumbing.BlobObject, c.Data); err != nil {
