@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+func newPrimeCmd(g *globals) *cobra.Command {
+	var hookJSON bool
+	cmd := &cobra.Command{
+		Use:   "prime",
+		Short: "What a new or compacted session needs to continue, as Markdown (for agent hooks)",
+		Long: `Print the resume context of the task as Markdown, facts first: the goal, the repository,
+the current unit with its last entry, the exact next action, blocked units, what is done
+(not to repeat), the last verification, the guardrails and the commands to use next. At most
+about 6,000 characters, never more than 10,000. Where there is no itr state it prints nothing
+and exits 0, so a SessionStart hook never disturbs a session elsewhere.
+
+--hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
+"additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read; with it
+every error is swallowed (exit 0, nothing on stdout).`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			p, err := prime(g)
+			if err != nil {
+				if hookJSON || workspace.IsNoState(err) {
+					return nil // a hook never fails or disturbs a session
+				}
+				return err
+			}
+			if hookJSON {
+				env := map[string]any{"hookSpecificOutput": map[string]any{
+					"hookEventName":     "SessionStart",
+					"additionalContext": p.Markdown,
+				}}
+				enc := json.NewEncoder(g.io.Out)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(env)
+			}
+			return g.emit(p, func(w io.Writer) { fmt.Fprint(w, p.Markdown) })
+		},
+	}
+	cmd.Flags().BoolVar(&hookJSON, "hook-json", false, "wrap the context in the SessionStart hook envelope; never fail")
+	return cmd
+}
+
+func prime(g *globals) (*workspace.PrimeContext, error) {
+	ws, err := g.open()
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	return ws.Prime("")
+}

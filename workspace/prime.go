@@ -1,0 +1,307 @@
+package workspace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
+)
+
+// Prime limits: the summary of one task is cut to fit, most important
+// first, so a context window pays little for it.
+const (
+	primeTarget = 6000  // characters aimed at (about 1,500 tokens)
+	primeMax    = 10000 // never more, whatever the task's size
+)
+
+// PrimeContext is what a new or freshly compacted session needs in order to
+// continue: facts, most important first. Its JSON field names are part of
+// itr's interface.
+type PrimeContext struct {
+	Tasks        []ListRow    `json:"tasks,omitempty"` // several active tasks: an overview
+	Task         string       `json:"task,omitempty"`
+	Slug         string       `json:"slug,omitempty"`
+	Goal         string       `json:"goal,omitempty"`
+	Branch       string       `json:"branch,omitempty"`
+	Head         string       `json:"head,omitempty"`
+	FolderDirty  bool         `json:"task_folder_dirty"`
+	Phase        string       `json:"phase,omitempty"`
+	Progress     string       `json:"progress,omitempty"`
+	Current      *UnitStatus  `json:"current,omitempty"`
+	Last         *LastEntry   `json:"last,omitempty"`
+	NextAction   string       `json:"next_action,omitempty"`
+	Next         string       `json:"next,omitempty"`
+	Blocked      []UnitStatus `json:"blocked,omitempty"`
+	Remaining    []UnitStatus `json:"remaining,omitempty"`
+	DoNotRepeat  []string     `json:"do_not_repeat,omitempty"`
+	Verification string       `json:"last_verification,omitempty"`
+	Guardrails   []string     `json:"guardrails,omitempty"`
+	Commands     []string     `json:"commands,omitempty"`
+	Warnings     []string     `json:"warnings,omitempty"`
+	Markdown     string       `json:"markdown"`
+	sum          *Summary     // the status it was built from
+}
+
+// Prime builds the resume context. With no task chosen and several active,
+// it gives an overview and how to pick one. It returns ErrNoTask when there
+// is no itr state at all, so a hook can stay silent.
+func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
+	if slug == "" && w.task == "" {
+		slugs, err := w.Slugs()
+		if err != nil {
+			return nil, err
+		}
+		switch len(slugs) {
+		case 0:
+			return nil, ErrNoTask
+		case 1:
+			slug = slugs[0]
+		default:
+			rows, err := w.List()
+			if err != nil {
+				return nil, err
+			}
+			p := &PrimeContext{Tasks: rows}
+			p.Markdown = p.overview()
+			return p, nil
+		}
+	}
+	sum, err := w.Status(slug)
+	if err != nil {
+		return nil, err
+	}
+	p := &PrimeContext{
+		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
+		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
+		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, sum: sum,
+	}
+	for _, u := range sum.Units {
+		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && (p.Current == nil || u.ID != p.Current.ID) {
+			p.Remaining = append(p.Remaining, u)
+		}
+	}
+	if head, err := w.Repo.Head(); err == nil {
+		p.Branch = strings.TrimPrefix(head.Branch, "refs/heads/")
+		p.Head = short(head.Hash)
+	}
+	if t, err := w.loadTask(sum.Slug); err == nil {
+		p.Goal = briefGoal(w, t)
+		p.FolderDirty = w.checkClean(t) != nil
+		p.Verification = lastVerification(t.log())
+		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
+			p.Guardrails = append(p.Guardrails, g.Name)
+		}
+	}
+	unit := sum.Next
+	if p.Current != nil {
+		unit = p.Current.ID
+	}
+	if unit == "" {
+		unit = "UNIT"
+	}
+	p.Commands = []string{
+		fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\" [--signal | --verified]", unit),
+		fmt.Sprintf("itr block %s --reason \"...\"", unit),
+		"itr status",
+	}
+	p.Markdown = p.render()
+	return p, nil
+}
+
+// briefGoal is the "Outcome Needed" of brief.md, unless it is still the
+// template's placeholder.
+func briefGoal(w *Workspace, t *Task) string {
+	data, err := w.readWorktree(w.rel(t.Slug, "brief.md"))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	in := false
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "## ") {
+			if in {
+				break
+			}
+			in = strings.EqualFold(strings.TrimSpace(line[3:]), "Outcome Needed")
+			continue
+		}
+		if in && strings.TrimSpace(line) != "" {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strings.TrimSpace(line))
+		}
+	}
+	goal := b.String()
+	if strings.HasPrefix(goal, "{") && strings.HasSuffix(goal, "}") {
+		return "" // the template's placeholder
+	}
+	if r := []rune(goal); len(r) > 400 {
+		goal = string(r[:399]) + "…"
+	}
+	return goal
+}
+
+func lastVerification(l *progresslog.Log) string {
+	for i := len(l.Entries) - 1; i >= 0; i-- {
+		e := l.Entries[i]
+		if v, ok := e.Field("Verification"); ok && e.Kind == progresslog.KindIteration {
+			return fmt.Sprintf("%s iteration %d: %s", e.Unit, e.Iteration, strings.TrimSpace(v))
+		}
+	}
+	return ""
+}
+
+// overview is the prime of a repository with several active tasks.
+func (p *PrimeContext) overview() string {
+	var b strings.Builder
+	b.WriteString("# itr: several active tasks\n\n")
+	for _, r := range p.Tasks {
+		if r.State != "active" {
+			continue
+		}
+		fmt.Fprintf(&b, "- `%s` — %s: phase %s, %d/%d units done, last activity %s\n", r.Slug, r.Task, r.Phase, r.Done, r.Total, r.LastActivity)
+	}
+	b.WriteString("\nOne task is chosen with `--task SLUG` (or ITR_TASK=SLUG); `itr prime --task SLUG` gives its resume context.\n")
+	return b.String()
+}
+
+// render writes the context as Markdown, most important first, cut to the
+// size limits: whole sections are kept while they fit the target, the
+// long lists are summarised, and nothing passes the hard maximum.
+func (p *PrimeContext) render() string {
+	var sections []string
+	add := func(s string) { sections = append(sections, s) }
+
+	var head strings.Builder
+	fmt.Fprintf(&head, "# itr: resuming task `%s` — %s\n\n", p.Slug, p.Task)
+	if p.Goal != "" {
+		fmt.Fprintf(&head, "Goal: %s\n", p.Goal)
+	}
+	fmt.Fprintf(&head, "Repository: branch %s at %s; task folder %s.\n", orDash(p.Branch), orDash(p.Head), map[bool]string{true: "has uncommitted changes", false: "is committed"}[p.FolderDirty])
+	fmt.Fprintf(&head, "Phase %s; %s.\n", p.Phase, p.Progress)
+	add(head.String())
+
+	var now strings.Builder
+	if c := p.Current; c != nil {
+		fmt.Fprintf(&now, "## Current unit: %s %s — %s, iteration %s\n", c.ID, c.Title, c.Status, iterText(*c))
+		if l := p.Last; l != nil && l.Unit == c.ID {
+			fmt.Fprintf(&now, "- Last did: %s\n", oneLine(l.Did, 300))
+			fmt.Fprintf(&now, "- Remaining: %s\n", oneLine(l.Remaining, 300))
+			fmt.Fprintf(&now, "- Blockers: %s\n", oneLine(l.Blockers, 300))
+		}
+	}
+	fmt.Fprintf(&now, "\nNext action: %s.\n", p.NextAction)
+	if p.Next != "" && (p.Current == nil || p.Next != p.Current.ID) {
+		fmt.Fprintf(&now, "Next ready unit: %s %s.\n", p.Next, p.title(p.Next))
+	}
+	add(now.String())
+
+	if len(p.Blocked) > 0 {
+		var b strings.Builder
+		b.WriteString("## Blocked\n")
+		for _, u := range p.Blocked {
+			fmt.Fprintf(&b, "- %s %s: %s\n", u.ID, u.Title, oneLine(u.Reason, 200))
+		}
+		add(b.String())
+	}
+	if len(p.Warnings) > 0 {
+		var b strings.Builder
+		b.WriteString("## Warnings\n")
+		for _, w := range p.Warnings {
+			fmt.Fprintf(&b, "- %s\n", oneLine(w, 300))
+		}
+		add(b.String())
+	}
+	if p.Verification != "" {
+		add(fmt.Sprintf("Last verification: %s.\n", oneLine(p.Verification, 200)))
+	}
+	add("Commands: `" + strings.Join(p.Commands, "`; `") + "`.\n")
+	if len(p.DoNotRepeat) > 0 {
+		add("Done, do not repeat: " + strings.Join(p.DoNotRepeat, ", ") + ".\n")
+	}
+	if len(p.Guardrails) > 0 {
+		add("Guardrails (read guardrails.md): " + strings.Join(p.Guardrails, "; ") + ".\n")
+	}
+	if len(p.Remaining) > 0 {
+		var b strings.Builder
+		b.WriteString("## Remaining units\n")
+		for _, u := range p.Remaining {
+			fmt.Fprintf(&b, "- %s %s (%s)\n", u.ID, oneLine(u.Title, 80), u.Status)
+		}
+		add(b.String())
+	}
+
+	// Keep sections in order while they fit; summarise what does not.
+	var out strings.Builder
+	for i, s := range sections {
+		if out.Len()+len(s)+1 > primeTarget {
+			rest := len(sections) - i
+			tail := fmt.Sprintf("\n(%d more section%s cut to keep this short; `itr status` shows everything.)\n", rest, plural(rest, "", "s"))
+			if cut := primeTarget - out.Len() - len(tail) - 1; cut > 200 {
+				out.WriteString("\n" + truncateLines(s, cut))
+			}
+			out.WriteString(tail)
+			break
+		}
+		if i > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString(s)
+	}
+	md := out.String()
+	if len(md) > primeMax {
+		md = md[:primeMax-40] + "\n…(cut at 10,000 characters)\n"
+	}
+	return md
+}
+
+// truncateLines keeps whole lines of s up to n bytes.
+func truncateLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		s = s[:i+1]
+	}
+	return s
+}
+
+func (p *PrimeContext) title(id string) string {
+	if p.sum == nil {
+		return ""
+	}
+	for _, u := range p.sum.Units {
+		if u.ID == id {
+			return u.Title
+		}
+	}
+	return ""
+}
+
+func iterText(u UnitStatus) string {
+	if u.Max > 0 {
+		return fmt.Sprintf("%d/%d", u.Iterations, u.Max)
+	}
+	return fmt.Sprint(u.Iterations)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// IsNoState reports whether err means there is no itr state here (no
+// repository, or no task), where prime stays silent.
+func IsNoState(err error) bool {
+	return errors.Is(err, ErrNoTask) || errors.Is(err, gitstate.ErrNotRepo)
+}
