@@ -29,34 +29,31 @@ Share archives with: git push origin 'refs/heads/itr/archive/*:refs/heads/itr/ar
 			if len(args) == 1 {
 				req.Slug = args[0]
 			}
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.Archive(req)
-			var ue *workspace.UnfinishedError
-			if errors.As(err, &ue) && !g.json {
-				fmt.Fprintf(g.io.Err, "Unfinished units of %s:\n", ue.Slug)
-				for _, u := range ue.Units {
-					fmt.Fprintf(g.io.Err, "  %s\n", u)
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.Archive(req)
+				var ue *workspace.UnfinishedError
+				if errors.As(err, &ue) && !g.json {
+					fmt.Fprintf(g.io.Err, "Unfinished units of %s:\n", ue.Slug)
+					for _, u := range ue.Units {
+						fmt.Fprintf(g.io.Err, "  %s\n", u)
+					}
 				}
-			}
-			if err != nil {
-				return err
-			}
-			return g.emit(rep, func(w io.Writer) {
-				fmt.Fprintf(w, "Archived %s: %d/%d units done, %d iterations\n", rep.Slug, rep.Done, rep.Total, rep.Iterations)
-				if rep.Forced != "" {
-					fmt.Fprintf(w, "Forced: %s (unfinished: %s)\n", rep.Forced, dashList(rep.Unfinished))
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(w, "Branch:  %s → %s\n", rep.Branch, short(rep.Checkpoint))
-				fmt.Fprintf(w, "Tag:     %s\n", rep.Tag)
-				if rep.Kept != "" {
-					fmt.Fprintf(w, "Copy:    %s/\n", rep.Kept)
-				}
-				fmt.Fprintf(w, "Removed %s in %s\n", ws.TaskDir(rep.Slug), short(rep.Commit))
-				fmt.Fprintf(w, "Share it: git push origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'\n")
+				return g.emit(rep, func(w io.Writer) {
+					fmt.Fprintf(w, "Archived %s: %d/%d units done, %d iterations\n", rep.Slug, rep.Done, rep.Total, rep.Iterations)
+					if rep.Forced != "" {
+						fmt.Fprintf(w, "Forced: %s (unfinished: %s)\n", rep.Forced, dashList(rep.Unfinished))
+					}
+					fmt.Fprintf(w, "Branch:  %s → %s\n", rep.Branch, short(rep.Checkpoint))
+					fmt.Fprintf(w, "Tag:     %s\n", rep.Tag)
+					if rep.Kept != "" {
+						fmt.Fprintf(w, "Copy:    %s/\n", rep.Kept)
+					}
+					fmt.Fprintf(w, "Removed %s in %s\n", ws.TaskDir(rep.Slug), short(rep.Commit))
+					fmt.Fprintf(w, "Share it: git push origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'\n")
+				})
 			})
 		},
 	}

@@ -27,26 +27,25 @@ the unit to timeout.`,
 			if len(args) == 1 {
 				req.Unit = args[0]
 			}
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			if req.Slug, err = ws.Select(""); err != nil {
-				return err
-			}
-			out, err := ws.Checkpoint(req)
-			if err != nil {
-				return err
-			}
-			v := outcomeJSON(out)
-			return g.emit(v, func(w io.Writer) {
-				arrow := v.Status
-				if v.From != v.Status {
-					arrow = v.From + " → " + v.Status
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				slug, err := ws.Select("")
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
-				fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+				req.Slug = slug
+				out, err := ws.Checkpoint(req)
+				if err != nil {
+					return err
+				}
+				v := outcomeJSON(out)
+				return g.emit(v, func(w io.Writer) {
+					arrow := v.Status
+					if v.From != v.Status {
+						arrow = v.From + " → " + v.Status
+					}
+					fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
+					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+				})
 			})
 		},
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
 )
 
 func newHooksCmd(g *globals) *cobra.Command {
@@ -17,24 +19,21 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Short: "Install a pre-commit hook that refuses commits rewriting earlier log entries",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.InstallHook()
-			if err != nil {
-				return err
-			}
-			return g.emit(rep, func(w io.Writer) {
-				switch {
-				case !rep.Changed:
-					fmt.Fprintf(w, "itr's pre-commit hook is already installed: %s\n", rep.Hook)
-				case rep.Chained != "":
-					fmt.Fprintf(w, "Installed %s; your previous hook runs first, from %s\n", rep.Hook, rep.Chained)
-				default:
-					fmt.Fprintf(w, "Installed %s\n", rep.Hook)
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.InstallHook()
+				if err != nil {
+					return err
 				}
+				return g.emit(rep, func(w io.Writer) {
+					switch {
+					case !rep.Changed:
+						fmt.Fprintf(w, "itr's pre-commit hook is already installed: %s\n", rep.Hook)
+					case rep.Chained != "":
+						fmt.Fprintf(w, "Installed %s; your previous hook runs first, from %s\n", rep.Hook, rep.Chained)
+					default:
+						fmt.Fprintf(w, "Installed %s\n", rep.Hook)
+					}
+				})
 			})
 		},
 	}
@@ -43,24 +42,21 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Short: "Remove itr's pre-commit hook and restore the one it chained",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.UninstallHook()
-			if err != nil {
-				return err
-			}
-			return g.emit(rep, func(w io.Writer) {
-				switch {
-				case !rep.Changed:
-					fmt.Fprintln(w, "itr's pre-commit hook is not installed; nothing changed.")
-				case rep.Chained != "":
-					fmt.Fprintf(w, "Removed itr's hook and restored your previous %s\n", rep.Hook)
-				default:
-					fmt.Fprintf(w, "Removed %s\n", rep.Hook)
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.UninstallHook()
+				if err != nil {
+					return err
 				}
+				return g.emit(rep, func(w io.Writer) {
+					switch {
+					case !rep.Changed:
+						fmt.Fprintln(w, "itr's pre-commit hook is not installed; nothing changed.")
+					case rep.Chained != "":
+						fmt.Fprintf(w, "Removed itr's hook and restored your previous %s\n", rep.Hook)
+					default:
+						fmt.Fprintf(w, "Removed %s\n", rep.Hook)
+					}
+				})
 			})
 		},
 	}
@@ -70,22 +66,19 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			findings, err := ws.CheckStaged()
-			if err != nil {
-				return err
-			}
-			for _, f := range findings {
-				fmt.Fprintf(g.io.Err, "itr: %s: %s\n  fix: %s\n%s\n", f.File, f.Problem, f.Fix, f.Diff)
-			}
-			if len(findings) > 0 {
-				return fmt.Errorf("commit refused: %d itr log(s) would lose their append-only history", len(findings))
-			}
-			return nil
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				findings, err := ws.CheckStaged()
+				if err != nil {
+					return err
+				}
+				for _, f := range findings {
+					fmt.Fprintf(g.io.Err, "itr: %s: %s\n  fix: %s\n%s\n", f.File, f.Problem, f.Fix, f.Diff)
+				}
+				if len(findings) > 0 {
+					return fmt.Errorf("commit refused: %d itr log(s) would lose their append-only history", len(findings))
+				}
+				return nil
+			})
 		},
 	}
 	cmd.AddCommand(install, uninstall, check)

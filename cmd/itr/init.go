@@ -21,19 +21,16 @@ func newInitCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("slug") && req.Slug == "" {
 				return fmt.Errorf("--slug is empty; give a folder name such as user-auth, or leave --slug out to make one from NAME")
 			}
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			out, err := ws.Init(req)
-			if err != nil {
-				return err
-			}
-			return g.emit(outcomeJSON(out), func(w io.Writer) {
-				fmt.Fprintf(w, "Started task %s (%s mode) in %s\n", out.Slug, out.After.Mode, ws.TaskDir(out.Slug))
-				fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
-				fmt.Fprintf(w, "Next: write brief.md and %s, then run `itr plan`.\n", planFileOf(string(out.After.Mode)))
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				out, err := ws.Init(req)
+				if err != nil {
+					return err
+				}
+				return g.emit(outcomeJSON(out), func(w io.Writer) {
+					fmt.Fprintf(w, "Started task %s (%s mode) in %s\n", out.Slug, out.After.Mode, ws.TaskDir(out.Slug))
+					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+					fmt.Fprintf(w, "Next: write brief.md and %s, then run `itr plan`.\n", planFileOf(string(out.After.Mode)))
+				})
 			})
 		},
 	}

@@ -22,23 +22,20 @@ committed (a crash) are adopted; an uncommitted edit of earlier entries is undon
 replaced text kept under .git/itr/recovered/. On a healthy task nothing is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.Reconcile(opts)
-			if err != nil {
-				return err
-			}
-			differs := !rep.Clean() || rep.Diff != ""
-			if err := g.emit(rep, func(w io.Writer) { printReconcile(w, rep, opts) }); err != nil {
-				return err
-			}
-			if opts.Check && differs {
-				return problemsError{}
-			}
-			return nil
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.Reconcile(opts)
+				if err != nil {
+					return err
+				}
+				differs := !rep.Clean() || rep.Diff != ""
+				if err := g.emit(rep, func(w io.Writer) { printReconcile(w, rep, opts) }); err != nil {
+					return err
+				}
+				if opts.Check && differs {
+					return problemsError{}
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing; exit 3 when anything differs")
@@ -80,37 +77,34 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Short: "Check the task's history and state without changing anything (exit 3 on findings)",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.Verify("")
-			if err != nil {
-				return err
-			}
-			if err := g.emit(rep, func(w io.Writer) {
-				if len(rep.Findings) == 0 {
-					fmt.Fprintf(w, "%s: clean (%d commits checked)\n", rep.Slug, rep.Commits)
-					return
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.Verify("")
+				if err != nil {
+					return err
 				}
-				for _, f := range rep.Findings {
-					loc := f.File
-					if f.Commit != "" {
-						loc += " @ " + short(f.Commit)
+				if err := g.emit(rep, func(w io.Writer) {
+					if len(rep.Findings) == 0 {
+						fmt.Fprintf(w, "%s: clean (%d commits checked)\n", rep.Slug, rep.Commits)
+						return
 					}
-					fmt.Fprintf(w, "%s: %s\n  fix: %s\n", loc, f.Problem, f.Fix)
-					if f.Diff != "" {
-						fmt.Fprintf(w, "%s\n", f.Diff)
+					for _, f := range rep.Findings {
+						loc := f.File
+						if f.Commit != "" {
+							loc += " @ " + short(f.Commit)
+						}
+						fmt.Fprintf(w, "%s: %s\n  fix: %s\n", loc, f.Problem, f.Fix)
+						if f.Diff != "" {
+							fmt.Fprintf(w, "%s\n", f.Diff)
+						}
 					}
+				}); err != nil {
+					return err
 				}
-			}); err != nil {
-				return err
-			}
-			if len(rep.Findings) > 0 {
-				return problemsError{msg: fmt.Sprintf("%d finding(s)", len(rep.Findings))}
-			}
-			return nil
+				if len(rep.Findings) > 0 {
+					return problemsError{msg: fmt.Sprintf("%d finding(s)", len(rep.Findings))}
+				}
+				return nil
+			})
 		},
 	}
 }

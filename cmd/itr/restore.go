@@ -22,18 +22,15 @@ git fetch origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Slug = args[0]
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rep, err := ws.Restore(req)
-			if err != nil {
-				return err
-			}
-			return g.emit(rep, func(w io.Writer) {
-				fmt.Fprintf(w, "Restored %s from %s into %s (phase %s)\n", rep.Slug, rep.From, ws.TaskDir(rep.Slug), rep.Phase)
-				fmt.Fprintf(w, "Committed %s\n", short(rep.Commit))
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rep, err := ws.Restore(req)
+				if err != nil {
+					return err
+				}
+				return g.emit(rep, func(w io.Writer) {
+					fmt.Fprintf(w, "Restored %s from %s into %s (phase %s)\n", rep.Slug, rep.From, ws.TaskDir(rep.Slug), rep.Phase)
+					fmt.Fprintf(w, "Committed %s\n", short(rep.Commit))
+				})
 			})
 		},
 	}

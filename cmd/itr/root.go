@@ -137,6 +137,16 @@ func (g *globals) open() (*workspace.Workspace, error) {
 	return workspace.Open(opts)
 }
 
+// withWorkspace opens the workspace, runs fn with it and closes it.
+func (g *globals) withWorkspace(fn func(ws *workspace.Workspace) error) error {
+	ws, err := g.open()
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	return fn(ws)
+}
+
 // emit prints v as JSON with --json, else the text text() returns.
 func (g *globals) emit(v any, text func(w io.Writer)) error {
 	if g.json {

@@ -23,23 +23,20 @@ and a [merge "itr"] section to the repository's git config, leaving everything e
 Run it once in every clone (git does not copy config); running it again changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			changed, err := ws.Setup()
-			if err != nil {
-				return err
-			}
-			return g.emit(map[string]any{"changed": nonNil(changed)}, func(w io.Writer) {
-				if len(changed) == 0 {
-					fmt.Fprintln(w, "itr's merge driver is already registered.")
-					return
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				changed, err := ws.Setup()
+				if err != nil {
+					return err
 				}
-				for _, c := range changed {
-					fmt.Fprintf(w, "registered: %s\n", c)
-				}
+				return g.emit(map[string]any{"changed": nonNil(changed)}, func(w io.Writer) {
+					if len(changed) == 0 {
+						fmt.Fprintln(w, "itr's merge driver is already registered.")
+						return
+					}
+					for _, c := range changed {
+						fmt.Fprintf(w, "registered: %s\n", c)
+					}
+				})
 			})
 		},
 	}
@@ -52,23 +49,20 @@ func newMergeDriverCmd(g *globals) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.ExactArgs(4),
 		RunE: func(_ *cobra.Command, args []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			var heads []string
-			for _, kv := range os.Environ() {
-				if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GITHEAD_") {
-					heads = append(heads, strings.TrimPrefix(k, "GITHEAD_"))
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				var heads []string
+				for _, kv := range os.Environ() {
+					if k, _, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GITHEAD_") {
+						heads = append(heads, strings.TrimPrefix(k, "GITHEAD_"))
+					}
 				}
-			}
-			// The commit being picked is named only on the command line of
-			// the git that runs this driver (cherry-pick, revert, merge of a
-			// hash): its arguments are candidates too.
-			heads = append(heads, parentArgs()...)
-			ws.SetHeads(heads)
-			return ws.MergeDriver(workspace.MergeRequest{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[3]})
+				// The commit being picked is named only on the command line of
+				// the git that runs this driver (cherry-pick, revert, merge of a
+				// hash): its arguments are candidates too.
+				heads = append(heads, parentArgs()...)
+				ws.SetHeads(heads)
+				return ws.MergeDriver(workspace.MergeRequest{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[3]})
+			})
 		},
 	}
 }

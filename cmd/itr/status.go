@@ -17,16 +17,13 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "The resume summary a new session needs",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			sum, err := ws.Status("")
-			if err != nil {
-				return err
-			}
-			return g.emit(sum, func(w io.Writer) { printSummary(w, sum) })
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				sum, err := ws.Status("")
+				if err != nil {
+					return err
+				}
+				return g.emit(sum, func(w io.Writer) { printSummary(w, sum) })
+			})
 		},
 	}
 }
@@ -89,24 +86,21 @@ func newNextCmd(g *globals) *cobra.Command {
 		Short: "The unit to work on now, or why none is ready",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			info, err := ws.Next("")
-			if err != nil {
-				return err
-			}
-			return g.emit(info, func(w io.Writer) {
-				if info.Unit != "" {
-					fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
-					return
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				info, err := ws.Next("")
+				if err != nil {
+					return err
 				}
-				fmt.Fprintln(w, "No unit is ready:")
-				for _, r := range info.Reasons {
-					fmt.Fprintf(w, "  %s\n", r)
-				}
+				return g.emit(info, func(w io.Writer) {
+					if info.Unit != "" {
+						fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
+						return
+					}
+					fmt.Fprintln(w, "No unit is ready:")
+					for _, r := range info.Reasons {
+						fmt.Fprintf(w, "  %s\n", r)
+					}
+				})
 			})
 		},
 	}
@@ -119,22 +113,19 @@ func newLogCmd(g *globals) *cobra.Command {
 		Short: "The task's checkpoint history from git",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rows, err := ws.Log("", limit)
-			if err != nil {
-				return err
-			}
-			return g.emit(rows, func(w io.Writer) {
-				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT")
-				for _, r := range rows {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject)
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rows, err := ws.Log("", limit)
+				if err != nil {
+					return err
 				}
-				tw.Flush()
+				return g.emit(rows, func(w io.Writer) {
+					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT")
+					for _, r := range rows {
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject)
+					}
+					tw.Flush()
+				})
 			})
 		},
 	}
@@ -155,34 +146,31 @@ func newListCmd(g *globals) *cobra.Command {
 		Short: "Every task under the root with its phase and progress",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			rows, err := ws.List()
-			if err != nil {
-				return err
-			}
-			return g.emit(rows, func(w io.Writer) {
-				if len(rows) == 0 {
-					fmt.Fprintf(w, "No tasks under %s; start one with `itr init NAME`.\n", ws.Root)
-					return
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				rows, err := ws.List()
+				if err != nil {
+					return err
 				}
-				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "TASK\tPHASE\tDONE\tLAST ACTIVITY\tNAME")
-				for _, r := range rows {
-					if r.State == "archived" {
-						fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s (archived: %s)\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"))
-						continue
+				return g.emit(rows, func(w io.Writer) {
+					if len(rows) == 0 {
+						fmt.Fprintf(w, "No tasks under %s; start one with `itr init NAME`.\n", ws.Root)
+						return
 					}
-					if r.State != "active" {
-						fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", r.Slug, r.State)
-						continue
+					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+					fmt.Fprintln(tw, "TASK\tPHASE\tDONE\tLAST ACTIVITY\tNAME")
+					for _, r := range rows {
+						if r.State == "archived" {
+							fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s (archived: %s)\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"))
+							continue
+						}
+						if r.State != "active" {
+							fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", r.Slug, r.State)
+							continue
+						}
+						fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task)
-				}
-				tw.Flush()
+					tw.Flush()
+				})
 			})
 		},
 	}
