@@ -39,18 +39,27 @@ type HookReport struct {
 	Changed bool   `json:"changed"`
 }
 
+// hookFiles locates the pre-commit hook and the chained original, and
+// reads the hook; err is the read's (fs.ErrNotExist when there is none), or
+// the failure to find the hooks folder, in which case hook is "".
+func (w *Workspace) hookFiles() (dir, hook, chained string, cur []byte, err error) {
+	if dir, err = w.Repo.HooksDir(); err != nil {
+		return "", "", "", nil, err
+	}
+	hook = filepath.Join(dir, "pre-commit")
+	cur, err = os.ReadFile(hook)
+	return dir, hook, hook + ".itr-chained", cur, err
+}
+
 // InstallHook installs itr's pre-commit hook. An existing pre-commit hook
 // is kept as pre-commit.itr-chained and run first; installing twice changes
 // nothing.
 func (w *Workspace) InstallHook() (*HookReport, error) {
-	dir, err := w.Repo.HooksDir()
-	if err != nil {
+	dir, hook, chained, cur, err := w.hookFiles()
+	if hook == "" {
 		return nil, err
 	}
-	hook := filepath.Join(dir, "pre-commit")
-	chained := hook + ".itr-chained"
 	rep := &HookReport{Hook: hook}
-	cur, err := os.ReadFile(hook)
 	switch {
 	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
 		if _, err := os.Stat(chained); err == nil {
@@ -84,14 +93,11 @@ func (w *Workspace) InstallHook() (*HookReport, error) {
 // UninstallHook removes itr's pre-commit hook and restores the one it
 // chained, if any.
 func (w *Workspace) UninstallHook() (*HookReport, error) {
-	dir, err := w.Repo.HooksDir()
-	if err != nil {
+	_, hook, chained, cur, err := w.hookFiles()
+	if hook == "" {
 		return nil, err
 	}
-	hook := filepath.Join(dir, "pre-commit")
-	chained := hook + ".itr-chained"
 	rep := &HookReport{Hook: hook}
-	cur, err := os.ReadFile(hook)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(hookMarker))) {
 		return rep, nil // not ours: leave it
 	}
