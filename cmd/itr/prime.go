@@ -11,8 +11,9 @@ import (
 )
 
 func newPrimeCmd(g *globals) *cobra.Command {
-	var hookJSON bool
-	cmd := &cobra.Command{
+	var hookJSON string
+	var cmd *cobra.Command
+	cmd = &cobra.Command{
 		Use:   "prime",
 		Short: "What a new or compacted session needs to continue, as Markdown (for agent hooks)",
 		Long: `Print the resume context of the task as Markdown, facts first: the goal, the repository,
@@ -22,30 +23,40 @@ about 6,000 characters, never more than 10,000. Where there is no itr state it p
 and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 
 --hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
-"additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read; with it
-every error is swallowed (exit 0, nothing on stdout).`,
+"additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read;
+--hook-json=cursor as {"additional_context": ...}, Cursor's. With either, every error is
+swallowed (exit 0, nothing on stdout).`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			hook := cmd.Flags().Changed("hook-json")
+			if hook && hookJSON != "claude" && hookJSON != "cursor" {
+				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
+			}
 			p, err := prime(g)
 			if err != nil {
-				if hookJSON || workspace.IsNoState(err) {
+				if hook || workspace.IsNoState(err) {
 					return nil // a hook never fails or disturbs a session
 				}
 				return err
 			}
-			if hookJSON {
-				env := map[string]any{"hookSpecificOutput": map[string]any{
+			if hook {
+				var env any = map[string]any{"hookSpecificOutput": map[string]any{
 					"hookEventName":     "SessionStart",
 					"additionalContext": p.Markdown,
 				}}
+				if hookJSON == "cursor" {
+					env = map[string]any{"additional_context": p.Markdown}
+				}
 				enc := json.NewEncoder(g.io.Out)
 				enc.SetEscapeHTML(false)
-				return enc.Encode(env)
+				_ = enc.Encode(env) // a closed pipe is not the session's problem
+				return nil
 			}
 			return g.emit(p, func(w io.Writer) { fmt.Fprint(w, p.Markdown) })
 		},
 	}
-	cmd.Flags().BoolVar(&hookJSON, "hook-json", false, "wrap the context in the SessionStart hook envelope; never fail")
+	cmd.Flags().StringVar(&hookJSON, "hook-json", "", "wrap the context in a SessionStart hook envelope (claude, the default, or cursor); never fail")
+	cmd.Flags().Lookup("hook-json").NoOptDefVal = "claude"
 	return cmd
 }
 

@@ -116,6 +116,7 @@ history whenever the two disagree.`,
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g),
 	)
+	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
 	return root
 }

@@ -4,42 +4,169 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/agentsetup"
+	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/workspace"
 )
 
 func newSetupCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "setup",
-		Short: "Register itr's git merge driver in this clone (itr init does it for new tasks)",
-		Long: `Register itr's git merge driver, so that git merge, rebase and cherry-pick resolve
-progress.md, guardrails.md and state.json by themselves: the log becomes the union of both
-sides' entries and state.json is rebuilt from it. It adds three lines to <root>/.gitattributes
-and a [merge "itr"] section to the repository's git config, leaving everything else as it was.
-Run it once in every clone (git does not copy config); running it again changes nothing.`,
-		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
-			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				changed, err := ws.Setup()
-				if err != nil {
-					return err
+	var o agentsetup.Options
+	var check, print bool
+	cmd := &cobra.Command{
+		Use:   "setup [git|claude|codex|gemini|cursor|agents] [--check] [--remove] [--print] [--global]",
+		Short: "Register itr with git (merge driver) or with a coding agent (resume hook)",
+		Long: `With no argument, or git: register itr's git merge driver, so that git merge, rebase and
+cherry-pick resolve progress.md, guardrails.md and state.json by themselves: the log becomes
+the union of both sides' entries and state.json is rebuilt from it. It adds three lines to
+<root>/.gitattributes and a [merge "itr"] section to the repository's git config. Run it once
+in every clone (git does not copy config); itr init does it for new tasks.
+
+With an agent: register a SessionStart hook (new session, resume, /clear, compaction) that
+runs ` + "`itr prime --hook-json`" + `, so the agent starts every session knowing where the work stands:
+  claude   .claude/settings.json  (--global: ~/.claude/settings.json)
+  codex    .codex/hooks.json      (--global: ~/.codex/hooks.json)
+  gemini   .gemini/settings.json  (--global: ~/.gemini/settings.json)
+  cursor   .cursor/hooks.json     (--global: ~/.cursor/hooks.json)
+  agents   a managed block in AGENTS.md, and @AGENTS.md in CLAUDE.md for Claude Code
+The file is merged, never overwritten: every other key and hook stays byte for byte, in the
+file's own indentation; running setup again changes nothing; --remove takes out only what
+setup added. The hook exits 0 and prints nothing on every error, so it never blocks a session.
+--precompact adds a PreCompact hook that only logs to .git/itr-agent.log; --stop adds a Stop
+hook that asks once for a checkpoint when work commits are unrecorded (it honours
+stop_hook_active). Exit 3 from --check means the registration is missing.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			agent := "git"
+			if len(args) == 1 {
+				agent = args[0]
+			}
+			if agent == "git" {
+				if check || print || o.Remove || o.Global || o.PreCompact || o.Stop {
+					return usageError{fmt.Errorf("--check, --remove, --print, --global, --precompact and --stop apply to agents (%s), not to the git merge driver", strings.Join(agentsetup.Agents, ", "))}
 				}
-				return g.emit(map[string]any{"changed": nonNil(changed)}, func(w io.Writer) {
-					if len(changed) == 0 {
-						fmt.Fprintln(w, "itr's merge driver is already registered.")
-						return
-					}
-					for _, c := range changed {
-						fmt.Fprintf(w, "registered: %s\n", c)
-					}
-				})
-			})
+				return setupGit(g)
+			}
+			if !slices.Contains(agentsetup.Agents, agent) {
+				return usageError{fmt.Errorf("unknown agent %q: choose git or one of %s", agent, strings.Join(agentsetup.Agents, ", "))}
+			}
+			o.Agent = agent
+			return setupAgent(g, o, check, print)
 		},
 	}
+	f := cmd.Flags()
+	f.BoolVar(&check, "check", false, "change nothing; exit 3 when the registration is missing")
+	f.BoolVar(&o.Remove, "remove", false, "take out what setup added")
+	f.BoolVar(&print, "print", false, "show the change as a diff without writing it")
+	f.BoolVar(&o.Global, "global", false, "the user's settings in the home folder instead of the project's")
+	f.BoolVar(&o.PreCompact, "precompact", false, "also a PreCompact hook that only logs")
+	f.BoolVar(&o.Stop, "stop", false, "also a Stop hook that asks for a checkpoint when work is unrecorded")
+	return cmd
+}
+
+func setupGit(g *globals) error {
+	return g.withWorkspace(func(ws *workspace.Workspace) error {
+		changed, err := ws.Setup()
+		if err != nil {
+			return err
+		}
+		return g.emit(map[string]any{"changed": nonNil(changed)}, func(w io.Writer) {
+			if len(changed) == 0 {
+				fmt.Fprintln(w, "itr's merge driver is already registered.")
+				return
+			}
+			for _, c := range changed {
+				fmt.Fprintf(w, "registered: %s\n", c)
+			}
+		})
+	})
+}
+
+func setupAgent(g *globals, o agentsetup.Options, check, print bool) error {
+	ws, err := g.open()
+	switch {
+	case err == nil:
+		defer ws.Close()
+		o.Top, o.TaskRoot = ws.Repo.Root(), ws.Root
+	case !o.Global:
+		return fmt.Errorf("%w (itr setup %s writes the project's settings at the repository top; --global writes your own)", err, o.Agent)
+	}
+	if o.Global {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("find the home folder for --global: %w", err)
+		}
+		o.Home = home
+	}
+	r, err := agentsetup.Plan(o)
+	if err != nil {
+		return err
+	}
+	_, onPath := exec.LookPath("itr")
+	type fileJSON struct {
+		Path    string   `json:"path"`
+		Changes []string `json:"changes"`
+		Deleted bool     `json:"deleted,omitempty"`
+		Diff    string   `json:"diff,omitempty"`
+	}
+	files := []fileJSON{}
+	for _, c := range r.Changes {
+		fj := fileJSON{Path: c.Rel, Changes: c.What, Deleted: c.Delete}
+		if print {
+			fj.Diff = progresslog.LineDiff(string(c.Old), string(c.New))
+		}
+		files = append(files, fj)
+	}
+	wrote := !check && !print && len(r.Changes) > 0
+	if wrote {
+		if err := agentsetup.Apply(r); err != nil {
+			return err
+		}
+	}
+	v := map[string]any{"agent": o.Agent, "files": files, "present": nonNil(r.Present), "missing": nonNil(r.Missing), "written": wrote, "itr_on_path": onPath == nil}
+	err = g.emit(v, func(w io.Writer) {
+		switch {
+		case check:
+			for _, p := range r.Present {
+				fmt.Fprintf(w, "ok: %s\n", p)
+			}
+			for _, m := range r.Missing {
+				fmt.Fprintf(w, "missing: %s (itr setup %s adds it)\n", m, o.Agent)
+			}
+		case len(r.Changes) == 0 && o.Remove:
+			fmt.Fprintf(w, "Nothing of itr's is registered for %s.\n", o.Agent)
+		case len(r.Changes) == 0:
+			fmt.Fprintf(w, "itr is already set up for %s.\n", o.Agent)
+		}
+		if check {
+			return
+		}
+		for _, c := range r.Changes {
+			if print {
+				fmt.Fprintf(w, "--- %s\n+++ %s\n%s", c.Rel, c.Rel, progresslog.LineDiff(string(c.Old), string(c.New)))
+				continue
+			}
+			for _, what := range c.What {
+				fmt.Fprintln(w, what)
+			}
+		}
+		if onPath != nil && !o.Remove && o.Agent != "agents" {
+			fmt.Fprintln(w, "warning: itr is not on PATH here; the hook runs `itr` and stays silent until it is.")
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if check && len(r.Missing) > 0 {
+		return problemsError{}
+	}
+	return nil
 }
 
 func newMergeDriverCmd(g *globals) *cobra.Command {

@@ -1,0 +1,77 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/itr-dev/itr/state"
+)
+
+// AgentLogFile is where the agents' logging hooks write, in the git folder
+// of the working tree: never committed, never in the way.
+const AgentLogFile = "itr-agent.log"
+
+// LogAgentEvent appends one line to the agent log: the time, the event,
+// the fields given (sorted by name) and, when one task is active, its slug
+// and current unit. It is what a PreCompact hook records.
+func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error {
+	line := []string{w.Now().Format("2006-01-02T15:04:05Z"), event}
+	if slug, err := w.Select(""); err == nil {
+		line = append(line, "task="+slug)
+		if t, err := w.loadTask(slug); err == nil && t.State != nil {
+			if c := state.Val(t.State.Current); c != "" && t.State.Units[c] != nil {
+				u := t.State.Units[c]
+				line = append(line, fmt.Sprintf("unit=%s status=%s iterations=%d", c, u.Status, state.Val(u.IterationsUsed)))
+			}
+		}
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := strings.Join(strings.Fields(fields[k]), " "); v != "" {
+			line = append(line, k+"="+v)
+		}
+	}
+	path := filepath.Join(w.Repo.GitDir(), AgentLogFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	if _, err := f.WriteString(strings.Join(line, " ") + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// UnrecordedWork returns why an agent should record a checkpoint before it
+// stops: a unit is under way and work commits follow its last checkpoint.
+// It returns "" when there is nothing to record or no single active task.
+func (w *Workspace) UnrecordedWork() (string, error) {
+	slug, err := w.Select("")
+	if err != nil {
+		return "", err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil || t.State == nil {
+		return "", err
+	}
+	c := state.Val(t.State.Current)
+	u := t.State.Units[c]
+	if u == nil || (u.Status != state.InProgress && u.Status != state.Confirming && u.Status != state.Verifying) {
+		return "", nil
+	}
+	commits, err := w.workCommits(t, nil)
+	if err != nil || len(commits) == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("%d work commit(s) since the last checkpoint of %s (%s) are not recorded in task %s. "+
+		"Record them before stopping: itr checkpoint %s --did \"what this iteration did\" (add --signal when the unit's work is done).",
+		len(commits), c, u.Status, slug, c), nil
+}
