@@ -1,0 +1,92 @@
+// Package mcpserver serves itr to agents that have no shell, as a Model
+// Context Protocol server (the official Go SDK) with five tools: resume,
+// start, checkpoint, finish and block. Each tool runs the same workspace
+// code as the CLI, with typed inputs and outputs whose JSON schemas the SDK
+// infers from the Go types below.
+//
+// Every tool call opens the workspace afresh and closes it before
+// answering, so the server holds no lock and no state between calls and sees
+// whatever the CLI (or git) did in between. An error of the workspace (an
+// unknown unit, an illegal transition, a missing field) comes back as a tool
+// result with IsError set and the message verbatim, never as a protocol
+// error, and it changes nothing.
+//
+// The tool definitions are kept small on purpose: a client pays for them in
+// tokens in every session (see TestToolsListSize for the budget).
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// Opener opens the workspace a tool call works on; the caller closes it.
+// cmd/itr builds it from the global flags (-C, --root, -t/--task).
+type Opener func() (*workspace.Workspace, error)
+
+// instructions are sent once, in the initialize result.
+const instructions = "itr keeps this project's task memory in git. Call resume at the start of every session and after a compaction; record each iteration with checkpoint."
+
+// Tool descriptions: short, since every session pays for them.
+const (
+	resumeDesc = "What a new session needs to continue the itr task here: goal, current unit and its last entry, the next action, blocked and done units (do not repeat), guardrails. Call it first."
+
+	startDesc = "Check that a unit can start (dependencies done) and show it: status, iterations, dependencies, guardrails. Writes nothing: a unit becomes in_progress with its first checkpoint."
+
+	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done (in_progress → confirming) or confirms it (confirming → verifying); prefer finish for that."
+
+	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back to in_progress). Refuses a pending unit."
+
+	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
+)
+
+// New returns the MCP server of itr: its five tools, each calling the
+// workspace that open returns. version is itr's own, reported to clients.
+func New(open Opener, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "itr", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{}, // tools only; no logging
+	})
+	h := &handlers{open: open}
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: shallowSchema[workspace.PrimeContext]()}, h.resume)
+	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, Annotations: readOnly}, h.start)
+	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc}, h.checkpoint)
+	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc}, h.finish)
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc}, h.block)
+	return s
+}
+
+// shallowSchema is the schema the SDK infers for T, cut below its top-level
+// properties: each keeps its type, and nested objects and arrays say no more.
+// resume's output (workspace.PrimeContext, the data of `itr prime --json`)
+// nests units, entries and task rows; spelled out in full its schema alone
+// would cost about 650 tokens in every session, for data whose fields the
+// README documents anyway.
+func shallowSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	for name, p := range s.Properties {
+		s.Properties[name] = &jsonschema.Schema{Type: p.Type, Types: p.Types, Description: p.Description}
+	}
+	return s
+}
+
+// Serve runs s on newline-delimited JSON-RPC over in and out (stdin and
+// stdout for `itr mcp`) until the client closes in or ctx ends. When in
+// ends, the requests read so far are answered first, so a client may write
+// its requests and close at once (`itr mcp < requests.jsonl`).
+func Serve(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d := newDrain(ctx, in, out)
+	return s.Run(ctx, &mcp.IOTransport{Reader: d, Writer: d.writer()})
+}

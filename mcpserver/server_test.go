@@ -1,0 +1,323 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// toolsListLimit is the size check of every tool definition together (the
+// JSON of tools/list's "tools"): 6,000 bytes is about 1,500 tokens, the
+// budget of issue #7.
+const toolsListLimit = 6000
+
+const tasksMD = `# Demo - Tasks
+
+## Tasks
+
+- [ ] **T1**: Add the model
+  - Max iterations: 5
+- [ ] **T2**: Use the model
+  - Depends: T1
+- [ ] **T3**: Docs
+`
+
+// isolate points git's config at empty folders and sets an identity.
+func isolate(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "ITR_ROOT", "ITR_TASK"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	t.Setenv("GIT_AUTHOR_NAME", "Test Agent")
+	t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test Agent")
+	t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n"), 0o644))
+}
+
+// git runs the real git in dir and returns its stdout.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var stderr string
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = string(ee.Stderr)
+	}
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), stderr)
+	return string(out)
+}
+
+// checkGit asserts what every itr command leaves: git fsck --strict clean
+// and git status --porcelain empty.
+func checkGit(t *testing.T, dir string) {
+	t.Helper()
+	fsck := exec.Command("git", "fsck", "--strict")
+	fsck.Dir = dir
+	out, err := fsck.CombinedOutput()
+	require.NoError(t, err, "git fsck --strict: %s", out)
+	assert.NotContains(t, string(out), "error")
+	assert.Empty(t, git(t, dir, "status", "--porcelain"))
+}
+
+// newTask makes a repository with the real git and a task "demo" planned
+// with the workspace code, as `itr init` and `itr plan` do.
+func newTask(t *testing.T) string {
+	t.Helper()
+	isolate(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
+	ws, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	defer ws.Close()
+	_, err = ws.Init(workspace.InitRequest{Name: "Demo", Slug: "demo"})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude/iterative/demo/tasks.md"), []byte(tasksMD), 0o644))
+	_, err = ws.Plan("demo")
+	require.NoError(t, err)
+	checkGit(t, dir)
+	return dir
+}
+
+// connect serves New over the SDK's in-memory transports and returns the
+// client's session.
+func connect(t *testing.T, dir string) *mcp.ClientSession {
+	t.Helper()
+	open := func() (*workspace.Workspace, error) { return workspace.Open(workspace.Options{Dir: dir}) }
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(open, "test").Connect(ctx, st, nil)
+	require.NoError(t, err)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// call calls a tool and returns its result; a protocol error fails the test.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err, "%s: a protocol error", name)
+	return res
+}
+
+// text is the text content of a result.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// ok calls a tool that must succeed and decodes its structured output.
+func ok[T any](t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (T, string) {
+	t.Helper()
+	res := call(t, cs, name, args)
+	require.False(t, res.IsError, "%s: %s", name, text(res))
+	var out T
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &out), "%s", data)
+	return out, text(res)
+}
+
+// fails calls a tool that must fail as a tool result (never a protocol
+// error), change nothing in the repository, and say want.
+func fails(t *testing.T, cs *mcp.ClientSession, dir, name string, args map[string]any, want string) {
+	t.Helper()
+	head := git(t, dir, "rev-parse", "HEAD")
+	res := call(t, cs, name, args)
+	require.True(t, res.IsError, "%s succeeded: %s", name, text(res))
+	assert.Contains(t, text(res), want)
+	assert.Equal(t, head, git(t, dir, "rev-parse", "HEAD"), "%s changed HEAD", name)
+	checkGit(t, dir)
+}
+
+func TestToolsListSize(t *testing.T) {
+	cs := connect(t, t.TempDir())
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		assert.NotEmpty(t, tool.Description, tool.Name)
+		assert.NotNil(t, tool.OutputSchema, "%s has typed output", tool.Name)
+	}
+	slices.Sort(names)
+	assert.Equal(t, []string{"block", "checkpoint", "finish", "resume", "start"}, names)
+	assert.LessOrEqual(t, len(res.Tools), 5)
+	data, err := json.Marshal(res.Tools)
+	require.NoError(t, err)
+	t.Logf("tools/list: %d tools, %d bytes, about %d tokens", len(res.Tools), len(data), len(data)/4)
+	assert.LessOrEqual(t, len(data), toolsListLimit, "the tool definitions outgrew the token budget of issue #7")
+}
+
+func TestToolsEndToEnd(t *testing.T) {
+	dir := newTask(t)
+	cs := connect(t, dir)
+
+	p, md := ok[workspace.PrimeContext](t, cs, "resume", nil)
+	assert.Equal(t, "demo", p.Slug)
+	assert.Equal(t, "T1", p.Next)
+	assert.Contains(t, md, "# itr: resuming task `demo`")
+	assert.Contains(t, md, "Through MCP:")
+
+	u, _ := ok[UnitInfo](t, cs, "start", nil)
+	assert.Equal(t, UnitInfo{Task: "demo", Unit: "T1", Title: "Add the model", Status: "pending", MaxIterations: 5,
+		Next: u.Next}, u)
+	assert.Contains(t, u.Next, "first checkpoint makes it in_progress")
+	assert.Equal(t, "3", strings.TrimSpace(git(t, dir, "rev-list", "--count", "HEAD")), "start writes nothing")
+
+	// A work commit, named by the first checkpoint.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.go"), []byte("package app\n"), 0o644))
+	git(t, dir, "add", "model.go")
+	git(t, dir, "commit", "-q", "-m", "add the model")
+
+	st, _ := ok[Step](t, cs, "checkpoint", map[string]any{"did": "Added the model", "remaining": "tests"})
+	assert.Equal(t, Step{Task: "demo", Unit: "T1", Iteration: 1, From: "pending", Status: "in_progress", Commit: st.Commit, Next: st.Next}, st)
+	assert.Equal(t, strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")), st.Commit)
+	checkGit(t, dir)
+
+	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "go test ./... passes"})
+	assert.Equal(t, []string{"in_progress", "confirming"}, []string{st.From, st.Status})
+	assert.Contains(t, st.Next, "call finish again")
+	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "re-ran the tests: still pass"})
+	assert.Equal(t, []string{"confirming", "verifying"}, []string{st.From, st.Status})
+	// A failed verification sends it back, then the gates again.
+	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "review: a nil check is missing", "passed": false})
+	assert.Equal(t, []string{"verifying", "in_progress"}, []string{st.From, st.Status})
+	for _, want := range []string{"confirming", "verifying", "done"} {
+		st, _ = ok[Step](t, cs, "finish", map[string]any{"unit": "T1", "evidence": "fixed; tests and review pass"})
+		assert.Equal(t, want, st.Status)
+	}
+	assert.Equal(t, 7, st.Iteration)
+	assert.Contains(t, st.Next, "the next unit is T2")
+	checkGit(t, dir)
+
+	u, _ = ok[UnitInfo](t, cs, "start", nil)
+	assert.Equal(t, "T2", u.Unit)
+	assert.Equal(t, []string{"T1"}, u.Depends)
+
+	st, _ = ok[Step](t, cs, "block", map[string]any{"unit": "T3", "reason": "waiting on the API"})
+	assert.Equal(t, Step{Task: "demo", Unit: "T3", From: "pending", Status: "blocked", Commit: st.Commit, Next: st.Next}, st)
+
+	// git sees one commit per event, with itr's trailers.
+	subjects := strings.Split(strings.TrimSpace(git(t, dir, "log", "--format=%s")), "\n")
+	assert.Equal(t, "itr(demo): block T3: waiting on the API", subjects[0])
+	assert.Len(t, subjects, 12) // initial commit, init, plan, the work, 7 iterations, block
+	body := git(t, dir, "log", "-1", "--skip=1", "--format=%B")
+	for _, trailer := range []string{"Itr-Task: demo", "Itr-Event: iteration", "Itr-Unit: T1", "Itr-Iteration: 7", "Itr-Status: done"} {
+		assert.Contains(t, body, trailer+"\n")
+	}
+	progress, err := os.ReadFile(filepath.Join(dir, ".claude/iterative/demo/progress.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(progress), "**Did:** Added the model")
+	assert.Regexp(t, `\*\*Commit:\*\* [0-9a-f]{7}: add the model`, string(progress))
+	assert.Contains(t, string(progress), "**Signal:** T1_DONE")
+	assert.Contains(t, string(progress), "**Verification:** failed")
+	checkGit(t, dir)
+
+	// What the CLI sees agrees: the state is the fold of the log.
+	ws, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	defer ws.Close()
+	rep, err := ws.Verify("demo")
+	require.NoError(t, err)
+	assert.Empty(t, rep.Findings)
+}
+
+func TestToolErrors(t *testing.T) {
+	dir := newTask(t)
+	cs := connect(t, dir)
+
+	fails(t, cs, dir, "checkpoint", map[string]any{"unit": "T9", "did": "x"}, "unit T9 is not in the task (units: T1, T2, T3)")
+	fails(t, cs, dir, "start", map[string]any{"unit": "T9"}, "unit T9 is not in the task (units: T1, T2, T3)")
+	fails(t, cs, dir, "finish", map[string]any{"unit": "T9", "evidence": "x"}, "unit T9 is not in the task")
+	fails(t, cs, dir, "block", map[string]any{"unit": "T9", "reason": "x"}, "unit T9 is not in the task")
+	// Missing and empty required fields.
+	fails(t, cs, dir, "checkpoint", map[string]any{}, "did")
+	fails(t, cs, dir, "checkpoint", map[string]any{"did": " "}, "did is required")
+	fails(t, cs, dir, "finish", map[string]any{"evidence": ""}, "evidence is required")
+	fails(t, cs, dir, "block", map[string]any{"unit": "T1"}, "reason")
+	// Dependencies and the lifecycle.
+	fails(t, cs, dir, "start", map[string]any{"unit": "T2"}, "unit T2 cannot start: it depends on T1 (pending)")
+	fails(t, cs, dir, "checkpoint", map[string]any{"unit": "T2", "did": "too early"}, "unit T2 cannot start: it depends on T1 (pending)")
+	fails(t, cs, dir, "finish", map[string]any{"evidence": "x"}, "unit T1 is pending: start it with a checkpoint first")
+	fails(t, cs, dir, "resume", map[string]any{"task": "nope"}, `"nope"`)
+
+	ok[Step](t, cs, "checkpoint", map[string]any{"did": "started"})
+	fails(t, cs, dir, "finish", map[string]any{"evidence": "x", "passed": false}, "passed=false applies only in confirming or verifying")
+	ok[Step](t, cs, "finish", map[string]any{"evidence": "done"})
+	ok[Step](t, cs, "finish", map[string]any{"evidence": "holds"})
+	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x", "done": true}, "unit T1 is verifying")
+	ok[Step](t, cs, "finish", map[string]any{"evidence": "reviewed"})
+	fails(t, cs, dir, "finish", map[string]any{"unit": "T1", "evidence": "again"}, "unit T1 is already done")
+	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 is done: do not repeat it")
+
+	ok[Step](t, cs, "block", map[string]any{"unit": "T2", "reason": "waiting"})
+	fails(t, cs, dir, "block", map[string]any{"unit": "T2", "reason": "again"}, "T2")
+	fails(t, cs, dir, "start", map[string]any{"unit": "T2"}, "unit T2 is blocked (waiting)")
+	fails(t, cs, dir, "finish", map[string]any{"unit": "T2", "evidence": "x"}, "unit T2 is blocked")
+}
+
+func TestResumeWithoutTask(t *testing.T) {
+	isolate(t)
+	notRepo := t.TempDir()
+	_, md := ok[workspace.PrimeContext](t, connect(t, notRepo), "resume", nil)
+	assert.Contains(t, md, "There is no itr task here")
+
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
+	cs := connect(t, repo)
+	p, md := ok[workspace.PrimeContext](t, cs, "resume", nil)
+	assert.Contains(t, md, "There is no itr task here")
+	assert.Equal(t, md, p.Markdown)
+	// The tools that need a task say how to get one.
+	res := call(t, cs, "start", nil)
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "itr init")
+}
+
+func TestResumeSeveralTasks(t *testing.T) {
+	dir := newTask(t)
+	ws, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	_, err = ws.Init(workspace.InitRequest{Name: "Other", Slug: "other"})
+	require.NoError(t, err)
+	ws.Close()
+	cs := connect(t, dir)
+	p, md := ok[workspace.PrimeContext](t, cs, "resume", nil)
+	assert.Len(t, p.Tasks, 2)
+	assert.NotContains(t, md, "Through MCP:")
+	p, _ = ok[workspace.PrimeContext](t, cs, "resume", map[string]any{"task": "other"})
+	assert.Equal(t, "other", p.Slug)
+	// Without a task the writing tools refuse, naming the choice.
+	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x"}, "--task")
+	u, _ := ok[UnitInfo](t, cs, "start", map[string]any{"task": "demo"})
+	assert.Equal(t, "T1", u.Unit)
+}

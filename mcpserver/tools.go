@@ -1,0 +1,373 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// The property descriptions below end up in tools/list; keep them short.
+
+// ResumeInput is the input of the resume tool.
+type ResumeInput struct {
+	Task string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+}
+
+// StartInput is the input of the start tool.
+type StartInput struct {
+	Task string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Unit string `json:"unit,omitempty" jsonschema:"unit id (default: the current unit, else the next ready one)"`
+}
+
+// CheckpointInput is the input of the checkpoint tool.
+type CheckpointInput struct {
+	Task      string   `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Unit      string   `json:"unit,omitempty" jsonschema:"unit id (default: the current unit, else the next ready one)"`
+	Did       string   `json:"did" jsonschema:"what this iteration did"`
+	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
+	Blockers  string   `json:"blockers,omitempty" jsonschema:"what is in the way"`
+	Done      bool     `json:"done,omitempty" jsonschema:"the work is done, or the confirmation holds"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"work commits to name (default: those since the last checkpoint)"`
+}
+
+// FinishInput is the input of the finish tool.
+type FinishInput struct {
+	Task     string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Unit     string `json:"unit,omitempty" jsonschema:"unit id (default: the current unit)"`
+	Evidence string `json:"evidence" jsonschema:"what shows the work is done: tests run, results, review"`
+	Passed   *bool  `json:"passed,omitempty" jsonschema:"false: the check failed (default true)"`
+}
+
+// BlockInput is the input of the block tool.
+type BlockInput struct {
+	Task   string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Unit   string `json:"unit" jsonschema:"unit id"`
+	Reason string `json:"reason" jsonschema:"what the unit waits for"`
+}
+
+// UnitInfo is the output of the start tool: the unit to work on.
+type UnitInfo struct {
+	Task          string   `json:"task"`
+	Unit          string   `json:"unit"`
+	Title         string   `json:"title,omitempty"`
+	Status        string   `json:"status"`
+	Iterations    int      `json:"iterations"`
+	MaxIterations int      `json:"max_iterations,omitempty"`
+	Depends       []string `json:"depends,omitempty"`
+	Guardrails    []string `json:"guardrails,omitempty"`
+	Next          string   `json:"next"`
+}
+
+// Step is the output of checkpoint, finish and block: the event recorded
+// and what the next call must be.
+type Step struct {
+	Task      string `json:"task"`
+	Unit      string `json:"unit"`
+	Iteration int    `json:"iteration,omitempty"`
+	From      string `json:"from"`
+	Status    string `json:"status"`
+	Commit    string `json:"commit"`
+	Next      string `json:"next"`
+}
+
+// Unit statuses, as state.json spells them.
+const (
+	pending    = "pending"
+	inProgress = "in_progress"
+	confirming = "confirming"
+	verifying  = "verifying"
+	done       = "done"
+	blocked    = "blocked"
+	timeout    = "timeout"
+)
+
+// noTask is what resume says where there is no itr state.
+const noTask = "There is no itr task here (no git repository, or no task under the task root). Nothing to resume; a person starts one with `itr init NAME`."
+
+// mcpNote follows the resume text of a task, whose commands are the CLI's.
+const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block is the block tool.\n"
+
+type handlers struct{ open Opener }
+
+// with opens the workspace, runs fn and closes it.
+func (h *handlers) with(fn func(ws *workspace.Workspace) error) error {
+	ws, err := h.open()
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	return fn(ws)
+}
+
+// resume is workspace.Prime: the Markdown as text, the rest as data. No
+// itr state is a plain answer, not an error.
+func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, *workspace.PrimeContext, error) {
+	var p *workspace.PrimeContext
+	err := h.with(func(ws *workspace.Workspace) error {
+		var err error
+		p, err = ws.Prime(in.Task)
+		return err
+	})
+	if err != nil && workspace.IsNoState(err) && in.Task == "" {
+		p, err = &workspace.PrimeContext{Markdown: noTask}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	text := p.Markdown
+	if p.Slug != "" {
+		text += mcpNote
+	}
+	return textResult(text), p, nil
+}
+
+// start checks that a unit can start and describes it; it records nothing.
+func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInput) (*mcp.CallToolResult, *UnitInfo, error) {
+	var info *UnitInfo
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		nx, err := ws.Next(slug)
+		if err != nil {
+			return err
+		}
+		id := in.Unit
+		if id == "" {
+			if nx.Unit == "" {
+				return fmt.Errorf("no unit is ready: %s", strings.Join(nx.Reasons, "; "))
+			}
+			id = nx.Unit
+		}
+		sum, err := ws.Status(slug)
+		if err != nil {
+			return err
+		}
+		units := map[string]workspace.UnitStatus{}
+		var ids []string
+		for _, u := range sum.Units {
+			units[u.ID] = u
+			ids = append(ids, u.ID)
+		}
+		u, ok := units[id]
+		if !ok {
+			if len(ids) == 0 {
+				return fmt.Errorf("unit %s is not in the task: it has no units yet; write the plan and run `itr plan`", id)
+			}
+			return fmt.Errorf("unit %s is not in the task (units: %s); add it to the plan and run `itr plan`", id, strings.Join(ids, ", "))
+		}
+		switch u.Status {
+		case done:
+			return fmt.Errorf("unit %s is done: do not repeat it; call start without a unit for the next one", id)
+		case blocked:
+			return fmt.Errorf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", id, u.Reason, id)
+		case timeout:
+			return fmt.Errorf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", id, u.Max)
+		case pending:
+			var wait []string
+			for _, d := range u.Depends {
+				if st := units[d].Status; st != done {
+					if st == "" {
+						st = "missing"
+					}
+					wait = append(wait, fmt.Sprintf("%s (%s)", d, st))
+				}
+			}
+			if len(wait) > 0 {
+				return fmt.Errorf("unit %s cannot start: it depends on %s; finish those first", id, strings.Join(wait, ", "))
+			}
+		}
+		p, err := ws.Prime(slug) // for the guardrails' names
+		if err != nil {
+			return err
+		}
+		info = &UnitInfo{Task: slug, Unit: id, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
+			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, id)}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, info, nil
+}
+
+// checkpoint is workspace.Checkpoint.
+func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in CheckpointInput) (*mcp.CallToolResult, *Step, error) {
+	if strings.TrimSpace(in.Did) == "" {
+		return nil, nil, errors.New("did is required: say what this iteration did")
+	}
+	var st *Step
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		out, err := ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
+			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits})
+		if err != nil {
+			return err
+		}
+		st = step(ws, out)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, st, nil
+}
+
+// finish moves a unit one step along the closing path with the evidence as
+// the iteration's Did: in_progress → confirming (the work is declared done),
+// confirming → verifying (the N+1 confirmation holds), verifying → done
+// (verification passed). passed=false in confirming or verifying records a
+// failed check, which sends the unit back to in_progress.
+func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, *Step, error) {
+	if strings.TrimSpace(in.Evidence) == "" {
+		return nil, nil, errors.New("evidence is required: say what shows the work is done (tests run, results, review)")
+	}
+	passed := in.Passed == nil || *in.Passed
+	var st *Step
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		id := in.Unit
+		if id == "" {
+			nx, err := ws.Next(slug)
+			if err != nil {
+				return err
+			}
+			if nx.Unit == "" {
+				return fmt.Errorf("no unit to finish: %s", strings.Join(nx.Reasons, "; "))
+			}
+			id = nx.Unit
+		}
+		sum, err := ws.Status(slug)
+		if err != nil {
+			return err
+		}
+		req := workspace.CheckpointRequest{Slug: slug, Unit: id, Did: in.Evidence}
+		status := ""
+		for _, u := range sum.Units {
+			if u.ID == id {
+				status = u.Status
+			}
+		}
+		switch status {
+		case pending:
+			return fmt.Errorf("unit %s is pending: start it with a checkpoint first (call checkpoint with what its first iteration did)", id)
+		case done:
+			return fmt.Errorf("unit %s is already done: do not repeat it", id)
+		case blocked:
+			return fmt.Errorf("unit %s is blocked: a person unblocks it with `itr unblock %s`", id, id)
+		case timeout:
+			return fmt.Errorf("unit %s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
+		case inProgress:
+			if !passed {
+				return fmt.Errorf("unit %s is in_progress: passed=false applies only in confirming or verifying; record more work with checkpoint", id)
+			}
+			req.Signal = true
+		case confirming:
+			req.Signal = passed
+		case verifying:
+			req.Verified = passed
+		}
+		// An unknown unit (status "") is refused by Checkpoint, by name.
+		out, err := ws.Checkpoint(req)
+		if err != nil {
+			return err
+		}
+		st = step(ws, out)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, st, nil
+}
+
+// block is workspace.Block.
+func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInput) (*mcp.CallToolResult, *Step, error) {
+	if strings.TrimSpace(in.Unit) == "" {
+		return nil, nil, errors.New("unit is required: name the unit to block")
+	}
+	if strings.TrimSpace(in.Reason) == "" {
+		return nil, nil, errors.New("reason is required: say what the unit waits for")
+	}
+	var st *Step
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		out, err := ws.Block(slug, in.Unit, in.Reason)
+		if err != nil {
+			return err
+		}
+		st = step(ws, out)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, st, nil
+}
+
+// step describes a recorded event and the call that must come next.
+func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
+	st := &Step{Task: out.Slug, Commit: out.Commit}
+	if e := out.Entry; e != nil {
+		st.Unit, st.Iteration = e.Unit, e.Iteration
+	}
+	if out.Before != nil && out.Before.Units[st.Unit] != nil {
+		st.From = string(out.Before.Units[st.Unit].Status)
+	}
+	if out.After != nil && out.After.Units[st.Unit] != nil {
+		st.Status = string(out.After.Units[st.Unit].Status)
+	}
+	st.Next = nextCall(st.Status, st.Unit)
+	if st.Status == done {
+		if nx, err := ws.Next(out.Slug); err == nil {
+			if nx.Unit != "" {
+				st.Next = fmt.Sprintf("%s is done; the next unit is %s (%s): call start", st.Unit, nx.Unit, nx.Title)
+			} else {
+				st.Next = fmt.Sprintf("%s is done; no unit is ready: %s", st.Unit, strings.Join(nx.Reasons, "; "))
+			}
+		}
+	}
+	return st
+}
+
+// nextCall is the call a unit in status needs next, in the tools' words.
+func nextCall(status, id string) string {
+	switch status {
+	case pending:
+		return fmt.Sprintf("work on %s, then call checkpoint with what the iteration did; that first checkpoint makes it in_progress", id)
+	case inProgress:
+		return fmt.Sprintf("continue %s; call checkpoint after each iteration, and finish with the evidence when its work is done", id)
+	case confirming:
+		return fmt.Sprintf("confirm in the next iteration: re-check %s's work, then call finish again (passed=false if it does not hold)", id)
+	case verifying:
+		return fmt.Sprintf("verify %s (quality, review), then call finish again with the evidence (passed=false if it fails)", id)
+	case done:
+		return fmt.Sprintf("%s is done: call start for the next unit", id)
+	case blocked:
+		return fmt.Sprintf("%s is blocked: a person resolves it and runs `itr unblock %s`", id, id)
+	case timeout:
+		return fmt.Sprintf("%s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
+	}
+	return "call resume"
+}
+
+// textResult is a result whose content is text; the SDK adds the
+// structured output.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
