@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Errors of the ref writers in this file; test them with errors.Is.
@@ -111,7 +110,7 @@ func (r *Repo) PeelCommit(hash string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := object.GetCommit(r.storage, h); err != nil {
+	if _, err := r.readCommit(h); err != nil {
 		return "", fmt.Errorf("read commit %s: %w", h, ErrNotFound)
 	}
 	return h.String(), nil
@@ -134,20 +133,19 @@ func (r *Repo) ReadTag(ref string) (Tag, error) {
 }
 
 func (r *Repo) readTagObject(ref string, h plumbing.Hash) (Tag, error) {
-	obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
+	typ, data, err := r.readRaw(h)
 	if err != nil {
 		return Tag{}, fmt.Errorf("tag %s: object %s: %w", ref, h, ErrNotFound)
 	}
-	if obj.Type() != plumbing.TagObject {
-		return Tag{}, fmt.Errorf("tag %s: %s is a %s, not an annotated tag: %w", ref, h, obj.Type(), ErrNotFound)
+	if typ != plumbing.TagObject {
+		return Tag{}, fmt.Errorf("tag %s: %s is a %s, not an annotated tag: %w", ref, h, typ, ErrNotFound)
 	}
-	t, err := object.DecodeTag(r.storage, obj)
+	t, err := decodeTag(h, data)
 	if err != nil {
 		return Tag{}, fmt.Errorf("tag %s: read %s: %w", ref, h, err)
 	}
 	return Tag{Ref: ref, Hash: h.String(), Name: t.Name, Target: t.Target.String(),
-		Tagger:  Signature{Name: t.Tagger.Name, Email: t.Tagger.Email, When: t.Tagger.When},
-		Message: t.Message}, nil
+		Tagger: t.Tagger, Message: t.Message}, nil
 }
 
 // SetBranch points the branch name (a full ref name under refs/heads/) at
@@ -197,18 +195,9 @@ func (r *Repo) CreateTag(name, commit, message string, tagger Signature) (string
 	if !strings.HasSuffix(message, "\n") {
 		message += "\n"
 	}
-	tag := &object.Tag{
-		Name:       short,
-		Tagger:     object.Signature{Name: tagger.Name, Email: tagger.Email, When: tagger.When},
-		Message:    message,
-		TargetType: plumbing.CommitObject,
-		Target:     plumbing.NewHash(commit),
-	}
-	obj := r.storage.NewEncodedObject()
-	if err := tag.Encode(obj); err != nil {
-		return "", fmt.Errorf("tag %s: encode: %w", name, err)
-	}
-	h, err := r.storage.SetEncodedObject(obj)
+	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	h, err := lw.put(plumbing.TagObject, encodeTag(plumbing.NewHash(commit), short, tagger, message))
+	lw.sync()
 	if err != nil {
 		return "", fmt.Errorf("tag %s: write the tag object: %w", name, err)
 	}
@@ -229,7 +218,7 @@ func (r *Repo) checkCommit(name, commit string) error {
 	if !isHex40(commit) {
 		return fmt.Errorf("%s: %q is not a full commit hash", name, commit)
 	}
-	if _, err := object.GetCommit(r.storage, plumbing.NewHash(commit)); err != nil {
+	if _, err := r.readCommit(plumbing.NewHash(commit)); err != nil {
 		return fmt.Errorf("%s: commit %s: %w", name, commit, ErrNotFound)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Signature is a name, an email and a time, as in a commit header.
@@ -442,25 +440,7 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	c := &object.Commit{
-		Author:       object.Signature{Name: author.Name, Email: author.Email, When: author.When},
-		Committer:    object.Signature{Name: committer.Name, Email: committer.Email, When: committer.When},
-		Message:      msg,
-		TreeHash:     treeHash,
-		ParentHashes: parents,
-	}
-	obj := r.storage.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
-	}
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
-	}
+	data := encodeCommit(treeHash, parents, author, committer, msg)
 	h, err := lw.put(plumbing.CommitObject, data)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -473,7 +453,7 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 // trees. It returns empty=true when the folder ends up empty (not written,
 // except for the root).
 func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, lw *looseWriter, isRoot bool) (plumbing.Hash, bool, error) {
-	var entries []object.TreeEntry
+	var entries []treeEntry
 	if !old.IsZero() {
 		es, err := r.treeEntries(old)
 		if err != nil {
@@ -505,7 +485,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, lw *lo
 		if err != nil {
 			return plumbing.ZeroHash, false, err
 		}
-		e := object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
+		e := treeEntry{Name: name, Mode: filemode.Regular, Hash: h}
 		if i >= 0 {
 			entries[i] = e
 		} else {
@@ -535,7 +515,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, lw *lo
 		case i >= 0:
 			entries[i].Hash = h
 		default:
-			entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+			entries = append(entries, treeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 		}
 	}
 	if len(entries) == 0 && !isRoot {
@@ -554,7 +534,7 @@ func (r *Repo) buildTree(old plumbing.Hash, ch *dirChange, prefix string, lw *lo
 
 // treeKey is the sort key of a tree entry in git order: folders sort as
 // "name/".
-func treeKey(e object.TreeEntry) string {
+func treeKey(e treeEntry) string {
 	if e.Mode == filemode.Dir {
 		return e.Name + "/"
 	}
@@ -617,7 +597,7 @@ func (r *Repo) indexChanges(changes []FileChange) ([]indexChange, error) {
 	for _, c := range changes {
 		ic := indexChange{path: c.Path, delete: c.Delete}
 		if !c.Delete {
-			h := plumbing.ComputeHash(plumbing.BlobObject, c.Data)
+			h := hashObject(plumbing.BlobObject, c.Data)
 			dst := filepath.Join(r.root, filepath.FromSlash(c.Path))
 			var st statData
 			if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(c.Data)) {

@@ -33,7 +33,7 @@ func newLooseWriter(commonDir string, fsync bool) *looseWriter {
 // put stores an object of type t unless it is already in the repository
 // (loose or in a pack) and returns its hash.
 func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	h := plumbing.ComputeHash(t, data)
+	h := hashObject(t, data)
 	hex := h.String()
 	dir := filepath.Join(w.objDir, hex[:2])
 	dst := filepath.Join(dir, hex[2:])

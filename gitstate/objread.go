@@ -6,18 +6,15 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
-
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // errNoFastPath means the small object reader cannot read an object (not
@@ -28,9 +25,53 @@ var errNoFastPath = errors.New("object not readable without go-git")
 // maxDeltaDepth bounds delta chains (git's default depth is 50).
 const maxDeltaDepth = 100
 
+// maxAlternateDepth bounds chains of objects/info/alternates, as git does.
+const maxAlternateDepth = 5
+
 // readObject reads one object loose or from a pack without loading whole
-// pack indexes, which on a large repository costs go-git tens of MiB.
+// pack indexes, which on a large repository costs go-git tens of MiB, and
+// then from the object stores objects/info/alternates names (git clone
+// --shared or --reference).
 func readObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	return readObjectIn(objDir, h, 0)
+}
+
+func readObjectIn(objDir string, h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, error) {
+	t, data, err := readLocalObject(objDir, h)
+	if !errors.Is(err, errNoFastPath) || depth >= maxAlternateDepth {
+		return t, data, err
+	}
+	for _, alt := range alternates(objDir) {
+		if t, data, err := readObjectIn(alt, h, depth+1); err == nil {
+			return t, data, nil
+		}
+	}
+	return 0, nil, err
+}
+
+// alternates lists the object folders named in objDir/info/alternates
+// (relative ones are relative to objDir).
+func alternates(objDir string) []string {
+	b, err := os.ReadFile(filepath.Join(objDir, "info", "alternates"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '"' {
+			continue
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objDir, line)
+		}
+		out = append(out, filepath.Clean(line))
+	}
+	return out
+}
+
+// readLocalObject reads one object of objDir itself, loose or packed.
+func readLocalObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	hex := h.String()
 	f, err := os.Open(filepath.Join(objDir, hex[:2], hex[2:]))
 	if err == nil {
@@ -316,59 +357,37 @@ func applyDelta(base, delta []byte) ([]byte, bool) {
 	return out, true
 }
 
-// commitTree returns the tree of commit h, read without go-git when it can
-// be, else through go-git.
+// objDir is the repository's object folder.
+func (r *Repo) objDir() string { return filepath.Join(r.commonDir, "objects") }
+
+// commitTree returns the tree of commit h.
 func (r *Repo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
-	t, data, err := readObject(filepath.Join(r.commonDir, "objects"), h)
-	if err == nil && t == plumbing.CommitObject && plumbing.ComputeHash(t, data) == h {
+	t, data, err := readObject(r.objDir(), h)
+	if err == nil && t == plumbing.CommitObject && hashObject(t, data) == h {
 		if rest, ok := bytes.CutPrefix(data, []byte("tree ")); ok && len(rest) > 40 && rest[40] == '\n' && isHex40(string(rest[:40])) {
 			return plumbing.NewHash(string(rest[:40])), nil
 		}
 	}
-	c, err := object.GetCommit(r.storage, h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return c.TreeHash, nil
+	return c.Tree, nil
 }
 
-// treeEntries returns the entries of tree h, read without go-git when it
-// can be, else through go-git.
-func (r *Repo) treeEntries(h plumbing.Hash) ([]object.TreeEntry, error) {
-	t, data, err := readObject(filepath.Join(r.commonDir, "objects"), h)
-	if err == nil && t == plumbing.TreeObject && plumbing.ComputeHash(t, data) == h {
-		if entries, ok := parseTreeEntries(data); ok {
-			return entries, nil
-		}
-	}
-	tree, err := object.GetTree(r.storage, h)
+// treeEntries returns the entries of tree h (a fresh slice the caller may
+// edit).
+func (r *Repo) treeEntries(h plumbing.Hash) ([]treeEntry, error) {
+	t, data, err := r.readRaw(h)
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(tree.Entries), nil // go-git caches the tree; callers edit
-}
-
-// parseTreeEntries parses a tree object's body.
-func parseTreeEntries(data []byte) ([]object.TreeEntry, bool) {
-	var out []object.TreeEntry
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp <= 0 {
-			return nil, false
-		}
-		mode, err := filemode.New(string(data[:sp]))
-		if err != nil {
-			return nil, false
-		}
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul <= 0 || len(data) < nul+1+20 {
-			return nil, false
-		}
-		e := object.TreeEntry{Name: string(data[:nul]), Mode: mode}
-		copy(e.Hash[:], data[nul+1:nul+21])
-		out = append(out, e)
-		data = data[nul+21:]
+	if t != plumbing.TreeObject {
+		return nil, fmt.Errorf("object %s is a %s, not a tree: %w", h, t, ErrNotFound)
 	}
-	return out, true
+	entries, ok := parseTreeEntries(data)
+	if !ok {
+		return nil, fmt.Errorf("tree %s: %w", h, errMalformed)
+	}
+	return entries, nil
 }

@@ -2,10 +2,8 @@ package gitstate
 
 import (
 	"bufio"
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
@@ -152,14 +149,14 @@ func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
 
 // parent is the nth parent (1-based) of commit h.
 func (r *Repo) parent(h plumbing.Hash, n int) (plumbing.Hash, error) {
-	c, err := object.GetCommit(r.storage, h)
+	c, err := r.readCommit(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if n < 1 || n > len(c.ParentHashes) {
+	if n < 1 || n > len(c.Parents) {
 		return plumbing.ZeroHash, ErrNotFound
 	}
-	return c.ParentHashes[n-1], nil
+	return c.Parents[n-1], nil
 }
 
 func isHex(s string) bool {
@@ -195,24 +192,24 @@ func decodeHexPrefix(s string) []byte {
 // peel follows annotated tags to a commit.
 func (r *Repo) peel(h plumbing.Hash, rev string) (plumbing.Hash, error) {
 	for i := 0; i < 10; i++ {
-		obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
+		typ, data, err := r.readRaw(h)
 		if err != nil {
 			if errors.Is(err, plumbing.ErrObjectNotFound) {
 				return plumbing.ZeroHash, fmt.Errorf("revision %q: object %s: %w", rev, h, ErrNotFound)
 			}
 			return plumbing.ZeroHash, fmt.Errorf("revision %q: read %s: %w", rev, h, err)
 		}
-		switch obj.Type() {
+		switch typ {
 		case plumbing.CommitObject:
 			return h, nil
 		case plumbing.TagObject:
-			t, err := object.DecodeTag(r.storage, obj)
+			t, err := decodeTag(h, data)
 			if err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("revision %q: read tag %s: %w", rev, h, err)
 			}
 			h = t.Target
 		default:
-			return plumbing.ZeroHash, fmt.Errorf("revision %q: %s is a %s, not a commit: %w", rev, h, obj.Type(), ErrNotFound)
+			return plumbing.ZeroHash, fmt.Errorf("revision %q: %s is a %s, not a commit: %w", rev, h, typ, ErrNotFound)
 		}
 	}
 	return plumbing.ZeroHash, fmt.Errorf("revision %q: tags nest too deep", rev)
@@ -220,27 +217,27 @@ func (r *Repo) peel(h plumbing.Hash, rev string) (plumbing.Hash, error) {
 
 // treeAt returns the tree of the folder dir (slash path, "" for the root)
 // at rev.
-func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
+func (r *Repo) entryAt(rev, p string) (treeEntry, error) {
 	h, err := r.resolve(rev)
 	if err != nil {
-		return object.TreeEntry{}, err
+		return treeEntry{}, err
 	}
 	tree, err := r.commitTree(h)
 	if err != nil {
-		return object.TreeEntry{}, fmt.Errorf("read commit %s: %w", h, err)
+		return treeEntry{}, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	entry := object.TreeEntry{Mode: filemode.Dir, Hash: tree}
+	entry := treeEntry{Mode: filemode.Dir, Hash: tree}
 	p = strings.Trim(p, "/")
 	if p == "" || p == "." {
 		return entry, nil
 	}
 	for _, comp := range strings.Split(p, "/") {
 		if entry.Mode != filemode.Dir {
-			return object.TreeEntry{}, fmt.Errorf("%s at %s: %w (a parent is a file)", p, rev, ErrNotFound)
+			return treeEntry{}, fmt.Errorf("%s at %s: %w (a parent is a file)", p, rev, ErrNotFound)
 		}
 		entries, err := r.treeEntries(entry.Hash)
 		if err != nil {
-			return object.TreeEntry{}, fmt.Errorf("read tree %s: %w", entry.Hash, err)
+			return treeEntry{}, fmt.Errorf("read tree %s: %w", entry.Hash, err)
 		}
 		found := false
 		for _, e := range entries {
@@ -250,39 +247,22 @@ func (r *Repo) entryAt(rev, p string) (object.TreeEntry, error) {
 			}
 		}
 		if !found {
-			return object.TreeEntry{}, fmt.Errorf("%s at %s: %w", p, revName(rev), ErrNotFound)
+			return treeEntry{}, fmt.Errorf("%s at %s: %w", p, revName(rev), ErrNotFound)
 		}
 	}
 	return entry, nil
 }
 
-// readBlob reads a blob by hash, through the small object reader when it
-// can (checking the content against the name), else through go-git.
+// readBlob reads a blob by hash.
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
-	t, data, err := readObject(filepath.Join(r.commonDir, "objects"), h)
-	if err == nil && t == plumbing.BlobObject && blobName(data) == h {
-		return data, nil
-	}
-	blob, err := object.GetBlob(r.storage, h)
+	t, data, err := r.readRaw(h)
 	if err != nil {
 		return nil, err
 	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return nil, err
+	if t != plumbing.BlobObject {
+		return nil, fmt.Errorf("object %s is a %s, not a blob: %w", h, t, ErrNotFound)
 	}
-	defer rd.Close()
-	return io.ReadAll(rd)
-}
-
-// blobName is the object name of data as a blob.
-func blobName(data []byte) plumbing.Hash {
-	hh := sha1.New()
-	fmt.Fprintf(hh, "blob %d\x00", len(data))
-	hh.Write(data)
-	var h plumbing.Hash
-	copy(h[:], hh.Sum(nil))
-	return h
+	return data, nil
 }
 
 // TreeFiles returns every file below the folder dir at rev, recursively,
@@ -393,12 +373,12 @@ func (r *Repo) ListDir(rev, dir string) ([]string, error) {
 	if e.Mode != filemode.Dir {
 		return nil, fmt.Errorf("%s at %s: %w (it is a file)", dir, revName(rev), ErrNotFound)
 	}
-	t, err := object.GetTree(r.storage, e.Hash)
+	entries, err := r.treeEntries(e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", e.Hash, err)
 	}
-	names := make([]string, 0, len(t.Entries))
-	for _, te := range t.Entries {
+	names := make([]string, 0, len(entries))
+	for _, te := range entries {
 		names = append(names, te.Name)
 	}
 	return names, nil
@@ -423,11 +403,11 @@ func (r *Repo) ListFiles(rev, dir string) ([]string, error) {
 	var out []string
 	var walk func(h plumbing.Hash, prefix string) error
 	walk = func(h plumbing.Hash, prefix string) error {
-		t, err := object.GetTree(r.storage, h)
+		entries, err := r.treeEntries(h)
 		if err != nil {
 			return fmt.Errorf("read tree %s: %w", h, err)
 		}
-		for _, te := range t.Entries {
+		for _, te := range entries {
 			p := prefix + "/" + te.Name
 			if te.Mode == filemode.Dir {
 				if err := walk(te.Hash, p); err != nil {
@@ -469,7 +449,7 @@ func (r *Repo) History(rev string, fn func(Commit) bool) error {
 	}
 	h := start
 	for {
-		c, err := object.GetCommit(r.storage, h)
+		c, err := r.readCommit(h)
 		if err != nil {
 			if h != start && errors.Is(err, plumbing.ErrObjectNotFound) {
 				return nil
@@ -479,10 +459,10 @@ func (r *Repo) History(rev string, fn func(Commit) bool) error {
 		if !fn(toCommit(c)) {
 			return nil
 		}
-		if len(c.ParentHashes) == 0 || shallow[h] {
+		if len(c.Parents) == 0 || shallow[h] {
 			return nil
 		}
-		h = c.ParentHashes[0]
+		h = c.Parents[0]
 	}
 }
 
@@ -506,16 +486,16 @@ func (r *Repo) shallowSet() (map[plumbing.Hash]bool, error) {
 	return set, sc.Err()
 }
 
-func toCommit(c *object.Commit) Commit {
+func toCommit(c commitObject) Commit {
 	out := Commit{
 		Hash:      c.Hash.String(),
-		Author:    Signature{Name: c.Author.Name, Email: c.Author.Email, When: c.Author.When},
-		Committer: Signature{Name: c.Committer.Name, Email: c.Committer.Email, When: c.Committer.When},
+		Author:    c.Author,
+		Committer: c.Committer,
 		Message:   c.Message,
 		Subject:   subject(c.Message),
 		Trailers:  ParseTrailers(c.Message),
 	}
-	for _, p := range c.ParentHashes {
+	for _, p := range c.Parents {
 		out.Parents = append(out.Parents, p.String())
 	}
 	return out

@@ -53,7 +53,7 @@ func RefNames(refs map[string]string) []string {
 // BlobHash is the git object name of data as a blob, as `git hash-object`
 // computes it.
 func BlobHash(data []byte) string {
-	return plumbing.ComputeHash(plumbing.BlobObject, data).String()
+	return hashObject(plumbing.BlobObject, data).String()
 }
 
 // FileHashAt is the blob hash of path at rev, or ErrNotFound.

@@ -1,0 +1,346 @@
+package gitstate
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// The commit, tag and tree formats, read and written here rather than with
+// go-git's plumbing/object, which drags an OpenPGP implementation (and its
+// start-up cost) into every itr process. itr writes only plain commits and
+// tags; it reads any commit or tag, skipping the headers it does not use
+// (encoding, gpgsig, mergetag, ...), which it never rewrites.
+
+// errMalformed means an object's content does not follow git's format.
+var errMalformed = errors.New("malformed object")
+
+// treeEntry is one entry of a tree object.
+type treeEntry struct {
+	Name string
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+// commitObject is what gitstate reads from a commit.
+type commitObject struct {
+	Hash      plumbing.Hash
+	Tree      plumbing.Hash
+	Parents   []plumbing.Hash
+	Author    Signature
+	Committer Signature
+	Message   string
+}
+
+// tagObject is what gitstate reads from an annotated tag. Message has any
+// trailing signature block removed, as git shows it.
+type tagObject struct {
+	Target     plumbing.Hash
+	TargetType string
+	Name       string
+	Tagger     Signature
+	Message    string
+}
+
+// hashObject is the object name of data as an object of type t.
+func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
+	hh := sha1.New()
+	var hdr [32]byte
+	b := append(hdr[:0], t.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(data)), 10)
+	b = append(b, 0)
+	hh.Write(b)
+	hh.Write(data)
+	var h plumbing.Hash
+	hh.Sum(h[:0])
+	return h
+}
+
+// encodeCommit returns the body of a commit object, as git writes it.
+func encodeCommit(tree plumbing.Hash, parents []plumbing.Hash, author, committer Signature, msg string) []byte {
+	var b bytes.Buffer
+	b.Grow(256 + len(msg))
+	b.WriteString("tree ")
+	b.WriteString(tree.String())
+	b.WriteByte('\n')
+	for _, p := range parents {
+		b.WriteString("parent ")
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	b.WriteString("author ")
+	writeSignature(&b, author)
+	b.WriteString("\ncommitter ")
+	writeSignature(&b, committer)
+	b.WriteString("\n\n")
+	b.WriteString(msg)
+	return b.Bytes()
+}
+
+// encodeTag returns the body of an annotated tag object pointing at a
+// commit, as git writes it.
+func encodeTag(target plumbing.Hash, name string, tagger Signature, msg string) []byte {
+	var b bytes.Buffer
+	b.WriteString("object ")
+	b.WriteString(target.String())
+	b.WriteString("\ntype commit\ntag ")
+	b.WriteString(name)
+	b.WriteString("\ntagger ")
+	writeSignature(&b, tagger)
+	b.WriteString("\n\n")
+	b.WriteString(msg)
+	return b.Bytes()
+}
+
+// writeSignature writes "Name <email> <unix seconds> <+hhmm>".
+func writeSignature(b *bytes.Buffer, s Signature) {
+	b.WriteString(s.Name)
+	b.WriteString(" <")
+	b.WriteString(s.Email)
+	b.WriteString("> ")
+	u := s.When.Unix()
+	if u < 0 {
+		u = 0
+	}
+	var buf [32]byte
+	b.Write(strconv.AppendInt(buf[:0], u, 10))
+	b.WriteByte(' ')
+	b.WriteString(s.When.Format("-0700"))
+}
+
+// parseSignature reads "Name <email> <unix seconds> <+hhmm>" leniently, as
+// git does: a missing or bad time leaves When zero (or in UTC without a
+// zone).
+func parseSignature(b []byte) Signature {
+	var s Signature
+	open := bytes.LastIndexByte(b, '<')
+	end := bytes.LastIndexByte(b, '>')
+	if open < 0 || end < open {
+		s.Name = string(bytes.TrimSpace(b))
+		return s
+	}
+	s.Name = string(bytes.Trim(b[:open], " "))
+	s.Email = string(b[open+1 : end])
+	rest := bytes.TrimLeft(b[end+1:], " ")
+	ts, tz, _ := bytes.Cut(rest, []byte{' '})
+	sec, err := strconv.ParseInt(string(ts), 10, 64)
+	if err != nil {
+		return s
+	}
+	s.When = time.Unix(sec, 0).In(time.UTC)
+	tz = bytes.TrimSpace(tz)
+	if len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
+		return s
+	}
+	hh, err1 := strconv.Atoi(string(tz[1:3]))
+	mm, err2 := strconv.Atoi(string(tz[3:5]))
+	if err1 != nil || err2 != nil {
+		return s
+	}
+	off := hh*3600 + mm*60
+	if tz[0] == '-' {
+		off = -off
+	}
+	s.When = s.When.In(time.FixedZone("", off))
+	return s
+}
+
+// headers calls fn for each header of a commit or tag (its key and its
+// value, continuation lines joined with "\n") and returns the message that
+// follows the blank line.
+func headers(data []byte, fn func(key string, value []byte) error) (string, error) {
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		if len(line) == 0 {
+			return string(rest), nil
+		}
+		data = rest
+		// Continuation lines (multi-line headers such as gpgsig) start with
+		// a space.
+		for len(data) > 0 && data[0] == ' ' {
+			_, rest, _ := bytes.Cut(data, []byte{'\n'})
+			data = rest
+		}
+		key, value, _ := bytes.Cut(line, []byte{' '})
+		if err := fn(string(key), value); err != nil {
+			return "", err
+		}
+		if !found {
+			break
+		}
+	}
+	return "", nil
+}
+
+// decodeCommit parses a commit object's body.
+func decodeCommit(h plumbing.Hash, data []byte) (commitObject, error) {
+	c := commitObject{Hash: h}
+	sawTree := false
+	msg, err := headers(data, func(key string, value []byte) error {
+		switch key {
+		case "tree":
+			if sawTree || !isHex40(string(value)) {
+				return fmt.Errorf("commit %s: %w: bad tree header", h, errMalformed)
+			}
+			c.Tree, sawTree = plumbing.NewHash(string(value)), true
+		case "parent":
+			if !isHex40(string(value)) {
+				return fmt.Errorf("commit %s: %w: bad parent header", h, errMalformed)
+			}
+			c.Parents = append(c.Parents, plumbing.NewHash(string(value)))
+		case "author":
+			c.Author = parseSignature(value)
+		case "committer":
+			c.Committer = parseSignature(value)
+		}
+		return nil
+	})
+	if err != nil {
+		return commitObject{}, err
+	}
+	if !sawTree {
+		return commitObject{}, fmt.Errorf("commit %s: %w: no tree header", h, errMalformed)
+	}
+	c.Message = msg
+	return c, nil
+}
+
+// decodeTag parses an annotated tag object's body.
+func decodeTag(h plumbing.Hash, data []byte) (tagObject, error) {
+	var t tagObject
+	sawObject := false
+	msg, err := headers(data, func(key string, value []byte) error {
+		switch key {
+		case "object":
+			if !isHex40(string(value)) {
+				return fmt.Errorf("tag %s: %w: bad object header", h, errMalformed)
+			}
+			t.Target, sawObject = plumbing.NewHash(string(value)), true
+		case "type":
+			t.TargetType = string(value)
+		case "tag":
+			t.Name = string(value)
+		case "tagger":
+			t.Tagger = parseSignature(value)
+		}
+		return nil
+	})
+	if err != nil {
+		return tagObject{}, err
+	}
+	if !sawObject {
+		return tagObject{}, fmt.Errorf("tag %s: %w: no object header", h, errMalformed)
+	}
+	if i := signatureStart(msg); i >= 0 {
+		msg = msg[:i]
+	}
+	t.Message = msg
+	return t, nil
+}
+
+// signatureStart returns where the last signature block of a tag message
+// starts (at a line start), or -1, as git's parse_signed_buffer does.
+func signatureStart(msg string) int {
+	found := -1
+	for i := 0; i < len(msg); {
+		for _, begin := range signatureBegins {
+			if len(msg)-i >= len(begin) && msg[i:i+len(begin)] == begin {
+				found = i
+				break
+			}
+		}
+		j := indexByteFrom(msg, '\n', i)
+		if j < 0 {
+			break
+		}
+		i = j + 1
+	}
+	return found
+}
+
+var signatureBegins = []string{
+	"-----BEGIN PGP SIGNATURE-----",
+	"-----BEGIN PGP MESSAGE-----",
+	"-----BEGIN SSH SIGNATURE-----",
+	"-----BEGIN SIGNED MESSAGE-----",
+	"-----BEGIN CERTIFICATE-----",
+}
+
+func indexByteFrom(s string, c byte, from int) int {
+	for i := from; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseTreeEntries parses a tree object's body.
+func parseTreeEntries(data []byte) ([]treeEntry, bool) {
+	var out []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp <= 0 {
+			return nil, false
+		}
+		mode, err := filemode.New(string(data[:sp]))
+		if err != nil {
+			return nil, false
+		}
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		if nul <= 0 || len(data) < nul+1+20 {
+			return nil, false
+		}
+		e := treeEntry{Name: string(data[:nul]), Mode: mode}
+		copy(e.Hash[:], data[nul+1:nul+21])
+		out = append(out, e)
+		data = data[nul+21:]
+	}
+	return out, true
+}
+
+// readRaw reads object h: through the small object reader when it can
+// (checking the content against the name), else through go-git's storage
+// (alternates, unusual packs). A missing object gives an error wrapping
+// plumbing.ErrObjectNotFound.
+func (r *Repo) readRaw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	t, data, err := readObject(r.objDir(), h)
+	if err == nil && hashObject(t, data) == h {
+		return t, data, nil
+	}
+	obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return 0, nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rd.Close()
+	data, err = io.ReadAll(rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	return obj.Type(), data, nil
+}
+
+// readCommit reads and decodes commit h.
+func (r *Repo) readCommit(h plumbing.Hash) (commitObject, error) {
+	t, data, err := r.readRaw(h)
+	if err != nil {
+		return commitObject{}, err
+	}
+	if t != plumbing.CommitObject {
+		return commitObject{}, fmt.Errorf("object %s is a %s, not a commit: %w", h, t, ErrNotFound)
+	}
+	return decodeCommit(h, data)
+}
