@@ -114,7 +114,7 @@ func (f *jsonFile) reset(src []byte) error {
 		return fmt.Errorf("%s:%w; fix the file (or move it aside) and run itr setup again; nothing was changed", f.name, err)
 	}
 	if root != nil && root.kind != jObject {
-		return fmt.Errorf("%s: the document is not a JSON object; itr changed nothing", f.name)
+		return fmt.Errorf("%s: the document is not a JSON object; nothing was changed", f.name)
 	}
 	f.src, f.root = src, root
 	f.st = detectStyle(src, root)
@@ -133,7 +133,7 @@ func (f *jsonFile) apply(e edit) error {
 func (f *jsonFile) objectAt(n *jnode, key, where string) (*jnode, error) {
 	v := n.get(key)
 	if v != nil && v.kind != jObject {
-		return nil, fmt.Errorf("%s: %s is not an object; itr changed nothing: %w", f.name, where, errNotObject)
+		return nil, fmt.Errorf("%s: %s is not an object; nothing was changed: %w", f.name, where, errNotObject)
 	}
 	return v, nil
 }
@@ -141,7 +141,7 @@ func (f *jsonFile) objectAt(n *jnode, key, where string) (*jnode, error) {
 func (f *jsonFile) arrayAt(n *jnode, key, where string) (*jnode, error) {
 	v := n.get(key)
 	if v != nil && v.kind != jArray {
-		return nil, fmt.Errorf("%s: %s is not an array; itr changed nothing: %w", f.name, where, errNotObject)
+		return nil, fmt.Errorf("%s: %s is not an array; nothing was changed: %w", f.name, where, errNotObject)
 	}
 	return v, nil
 }
