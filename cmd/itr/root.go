@@ -169,6 +169,7 @@ func exitCodesTopic() *cobra.Command {
   0  success
   1  the command failed; nothing was changed (the message says why and what to do)
   2  usage error: an unknown command or flag, or a missing argument
-  3  the command finished but found problems (itr verify, itr reconcile --check)`,
+  3  the command finished but found problems (itr verify, itr reconcile --check,
+     itr setup AGENT --check)`,
 	}
 }
