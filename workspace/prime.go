@@ -42,13 +42,16 @@ type PrimeContext struct {
 	Guardrails   []string     `json:"guardrails,omitempty"`
 	Commands     []string     `json:"commands,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
+	Archive      string       `json:"archive,omitempty"` // an archived task: the ref it is read from
 	Markdown     string       `json:"markdown"`
 	sum          *Summary     // the status it was built from
 }
 
 // Prime builds the resume context. With no task chosen and several active,
-// it gives an overview and how to pick one. It returns ErrNoTask when there
-// is no itr state at all, so a hook can stay silent.
+// it gives an overview and how to pick one. It returns ErrNoTask when no
+// task is active, so a hook stays silent: archived tasks are finished and
+// nothing is resumed from them unless asked for by slug, which gives the
+// archived summary and how to restore it.
 func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 	if slug == "" && w.task == "" {
 		slugs, err := w.Slugs()
@@ -107,6 +110,12 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 		fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\" [--signal | --verified]", unit),
 		fmt.Sprintf("itr block %s --reason \"...\"", unit),
 		"itr status",
+	}
+	if sum.Archive != "" {
+		// Archived: nothing can be recorded until it is restored.
+		p.Archive = sum.Archive
+		p.NextAction = fmt.Sprintf("it is archived; to continue it, bring it back with `itr restore %s`", sum.Slug)
+		p.Commands = []string{"itr restore " + sum.Slug, "itr status --task " + sum.Slug, "itr log --task " + sum.Slug}
 	}
 	p.Markdown = p.render()
 	return p, nil
@@ -180,11 +189,16 @@ func (p *PrimeContext) render() string {
 	add := func(s string) { sections = append(sections, s) }
 
 	var head strings.Builder
-	fmt.Fprintf(&head, "# itr: resuming task `%s` — %s\n\n", p.Slug, p.Task)
-	if p.Goal != "" {
-		fmt.Fprintf(&head, "Goal: %s\n", p.Goal)
+	if p.Archive != "" {
+		fmt.Fprintf(&head, "# itr: task `%s` is archived — %s\n\n", p.Slug, p.Task)
+		fmt.Fprintf(&head, "Read from %s; its folder is not in the working tree (branch %s at %s).\n", p.Archive, orDash(p.Branch), orDash(p.Head))
+	} else {
+		fmt.Fprintf(&head, "# itr: resuming task `%s` — %s\n\n", p.Slug, p.Task)
+		if p.Goal != "" {
+			fmt.Fprintf(&head, "Goal: %s\n", p.Goal)
+		}
+		fmt.Fprintf(&head, "Repository: branch %s at %s; task folder %s.\n", orDash(p.Branch), orDash(p.Head), map[bool]string{true: "has uncommitted changes", false: "is committed"}[p.FolderDirty])
 	}
-	fmt.Fprintf(&head, "Repository: branch %s at %s; task folder %s.\n", orDash(p.Branch), orDash(p.Head), map[bool]string{true: "has uncommitted changes", false: "is committed"}[p.FolderDirty])
 	fmt.Fprintf(&head, "Phase %s; %s.\n", p.Phase, p.Progress)
 	add(head.String())
 
