@@ -211,7 +211,10 @@ func (p *PrimeContext) render() string {
 			fmt.Fprintf(&now, "- Blockers: %s\n", oneLine(l.Blockers, 300))
 		}
 	}
-	fmt.Fprintf(&now, "\nNext action: %s.\n", p.NextAction)
+	if now.Len() > 0 {
+		now.WriteString("\n")
+	}
+	fmt.Fprintf(&now, "Next action: %s.\n", p.NextAction)
 	if p.Next != "" && (p.Current == nil || p.Next != p.Current.ID) {
 		fmt.Fprintf(&now, "Next ready unit: %s %s.\n", p.Next, p.title(p.Next))
 	}

@@ -22,6 +22,9 @@ run() {
   "$@"
 }
 itr() { "$ITR" "$@"; }
+# The agents' hooks run `itr` from PATH, as after an install.
+ITR=$(cd "$(dirname "$ITR")" && pwd)/$(basename "$ITR")
+export PATH="$(dirname "$ITR"):$PATH"
 
 git init -q -b main app && cd app
 printf 'package app\n' > app.go && git add app.go && git commit -qm "initial commit"
@@ -69,6 +72,13 @@ run itr guardrail --name "Run tests before signalling" --when "declaring a unit 
 run itr status
 run itr log
 run itr list
+
+# A coding agent resumes by itself: one command registers the SessionStart hook,
+# and this is what the agent reads at the start of its next session.
+run itr setup claude
+run itr setup claude --check
+run itr prime
+git add .claude/settings.json && git commit -qm "chore: itr resume hook for Claude Code"
 
 # A hand edit of state.json (or a crash, or a merge): git wins.
 printf '\n# someone marks T2 done by hand in state.json\n'
