@@ -28,7 +28,8 @@ func newAgentHookCmd(g *globals) *cobra.Command {
 		Short:  "The agents' hooks registered by itr setup --precompact/--stop",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(_ *cobra.Command, args []string) (err error) {
+			defer swallowPanic(&err)
 			var in hookInput
 			if g.io.In != nil {
 				data, _ := io.ReadAll(io.LimitReader(g.io.In, maxHookInput))

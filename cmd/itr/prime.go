@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -27,10 +28,13 @@ and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 --hook-json=cursor as {"additional_context": ...}, Cursor's. With either, every error is
 swallowed (exit 0, nothing on stdout).`,
 		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) error {
+		RunE: func(_ *cobra.Command, _ []string) (err error) {
 			hook := cmd.Flags().Changed("hook-json")
 			if hook && hookJSON != "claude" && hookJSON != "cursor" {
 				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
+			}
+			if hook {
+				defer swallowPanic(&err)
 			}
 			p, err := prime(g)
 			if err != nil {
@@ -67,4 +71,13 @@ func prime(g *globals) (*workspace.PrimeContext, error) {
 	}
 	defer ws.Close()
 	return ws.Prime("")
+}
+
+// swallowPanic ends a hook quietly whatever happened: an agent's session is
+// never failed by itr. A bug still shows on stderr.
+func swallowPanic(err *error) {
+	if r := recover(); r != nil {
+		fmt.Fprintf(os.Stderr, "itr: internal error in a hook (please report it): %v\n", r)
+		*err = nil
+	}
 }
