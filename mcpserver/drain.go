@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -50,6 +51,16 @@ func messages(line []byte) []message {
 	return []message{m}
 }
 
+// idKey names a request id however its JSON is spelled (1, 1.0, "1" is
+// another id); "" for none.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return ""
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
+
 // Read hands the input over line by line, noting each request's id, and
 // returns the input's end only once no request is pending.
 func (d *drain) Read(p []byte) (int, error) {
@@ -57,8 +68,8 @@ func (d *drain) Read(p []byte) (int, error) {
 		line, err := d.in.ReadBytes('\n')
 		d.mu.Lock()
 		for _, m := range messages(line) {
-			if m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" {
-				d.pending[string(m.ID)] = true
+			if id := idKey(m.ID); m.Method != "" && id != "" {
+				d.pending[id] = true
 			}
 		}
 		d.mu.Unlock()
@@ -99,8 +110,8 @@ func (w drainWriter) Write(p []byte) (int, error) {
 	w.d.mu.Lock()
 	defer w.d.mu.Unlock()
 	for _, m := range messages(p) {
-		if m.Method == "" && w.d.pending[string(m.ID)] {
-			delete(w.d.pending, string(m.ID))
+		if m.Method == "" {
+			delete(w.d.pending, idKey(m.ID))
 		}
 	}
 	if len(w.d.pending) == 0 {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,4 +321,44 @@ func TestResumeSeveralTasks(t *testing.T) {
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x"}, "--task")
 	u, _ := ok[UnitInfo](t, cs, "start", map[string]any{"task": "demo"})
 	assert.Equal(t, "T1", u.Unit)
+}
+
+// TestServeAnswersBeforeTheEnd writes every request at once and closes the
+// input: each is answered before Serve returns.
+func TestServeAnswersBeforeTheEnd(t *testing.T) {
+	dir := newTask(t)
+	open := func() (*workspace.Workspace, error) { return workspace.Open(workspace.Options{Dir: dir}) }
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3.0,"method":"tools/call","params":{"name":"checkpoint","arguments":{"did":"one"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"resume","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"no/such/method"}`,
+	}, "\n") + "\n"
+	var out strings.Builder
+	require.NoError(t, Serve(context.Background(), New(open, "test"), strings.NewReader(in), &out))
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     any             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		ids[fmt.Sprint(m.ID)] = true
+		if m.ID == float64(5) {
+			assert.NotEmpty(t, m.Error, "an unknown method is a protocol error")
+		} else {
+			assert.NotEmpty(t, m.Result, line)
+		}
+	}
+	assert.Equal(t, map[string]bool{"1": true, "list": true, "3": true, "4": true, "5": true}, ids)
+	assert.Contains(t, git(t, dir, "log", "-1", "--format=%s"), "T1 iteration 1: one")
+	checkGit(t, dir)
+
+	// A line that is not JSON ends the session; Serve returns.
+	out.Reset()
+	err := Serve(context.Background(), New(open, "test"), strings.NewReader("{not json\n"), &out)
+	assert.Error(t, err)
 }

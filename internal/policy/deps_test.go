@@ -115,6 +115,20 @@ func checkNoClock(t *testing.T, path string) {
 
 // TestOnlyGitstateImportsGoGit keeps go-git behind one package.
 func TestOnlyGitstateImportsGoGit(t *testing.T) {
+	onlyImporter(t, "gitstate", "go-git", "github.com/go-git/")
+}
+
+// TestOnlyMCPServerImportsTheSDK keeps the MCP SDK (and the JSON Schema
+// package it infers tool schemas with) behind one package, so the protocol
+// never leaks into the workspace or the CLI.
+func TestOnlyMCPServerImportsTheSDK(t *testing.T) {
+	onlyImporter(t, "mcpserver", "the MCP SDK", "github.com/modelcontextprotocol/", "github.com/google/jsonschema-go/")
+}
+
+// onlyImporter fails for every Go file outside the folder pkg that imports
+// a path beginning with one of prefixes.
+func onlyImporter(t *testing.T, pkg, what string, prefixes ...string) {
+	t.Helper()
 	r := root(t)
 	var offenders []string
 	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
@@ -132,7 +146,7 @@ func TestOnlyGitstateImportsGoGit(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(r, path)
-		if strings.HasPrefix(rel, "gitstate"+string(filepath.Separator)) {
+		if strings.HasPrefix(rel, pkg+string(filepath.Separator)) {
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
@@ -140,8 +154,11 @@ func TestOnlyGitstateImportsGoGit(t *testing.T) {
 			return err
 		}
 		for _, imp := range f.Imports {
-			if strings.Contains(imp.Path.Value, "github.com/go-git/") {
-				offenders = append(offenders, rel+" imports "+imp.Path.Value)
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, prefix := range prefixes {
+				if strings.HasPrefix(p, prefix) {
+					offenders = append(offenders, rel+" imports "+p)
+				}
 			}
 		}
 		return nil
@@ -151,6 +168,6 @@ func TestOnlyGitstateImportsGoGit(t *testing.T) {
 	}
 	sort.Strings(offenders)
 	for _, o := range offenders {
-		t.Errorf("%s: only gitstate may import go-git", o)
+		t.Errorf("%s: only %s may import %s", o, pkg, what)
 	}
 }
