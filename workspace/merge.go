@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
@@ -106,28 +107,7 @@ func (w *Workspace) attributes() ([]byte, bool, error) {
 }
 
 // writeFileAtomic writes through a temporary file and a rename.
-func writeFileAtomic(p string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".itr-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), p)
-}
+func writeFileAtomic(p string, data []byte) error { return atomicfile.Write(p, data, 0o644) }
 
 // MergeRequest is one call of the merge driver: the three versions of one
 // file as temporary files, and the path git is merging.
