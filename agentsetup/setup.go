@@ -70,16 +70,14 @@ func specFor(agent string) (agentFile, error) {
 		return hookSpec{event: event, entry: group{Hooks: []handler{{Name: name, Type: "command", Command: cmd, Timeout: 30000}}}}
 	}
 	switch agent {
-	case "claude":
+	case "claude", "codex":
+		// Codex reads the same shape as Claude Code, in its own file.
+		rel := ".claude/settings.json"
+		if agent == "codex" {
+			rel = ".codex/hooks.json"
+		}
 		return agentFile{
-			rel: ".claude/settings.json", global: ".claude/settings.json",
-			session:    nested("SessionStart", sessionSources, CommandPrime, 30),
-			preCompact: nested("PreCompact", "", CommandPreCompact, 30),
-			stop:       nested("Stop", "", CommandStop, 30),
-		}, nil
-	case "codex":
-		return agentFile{
-			rel: ".codex/hooks.json", global: ".codex/hooks.json",
+			rel: rel, global: rel,
 			session:    nested("SessionStart", sessionSources, CommandPrime, 30),
 			preCompact: nested("PreCompact", "", CommandPreCompact, 30),
 			stop:       nested("Stop", "", CommandStop, 30),
