@@ -446,41 +446,26 @@ func containerIndent(src []byte, n *jnode) string {
 	return string(src[i:j])
 }
 
-// itemStarts returns the offsets where the container's items begin (a
-// member's key, an element's value).
-func itemStarts(n *jnode) []int {
-	var out []int
+// items returns where the container's items begin (a member's key, an
+// element's value) and end.
+func items(n *jnode) (starts, ends []int) {
 	if n.kind == jObject {
 		for _, m := range n.members {
-			out = append(out, m.keyStart)
+			starts, ends = append(starts, m.keyStart), append(ends, m.val.end)
 		}
-		return out
+		return starts, ends
 	}
 	for _, e := range n.elems {
-		out = append(out, e.start)
+		starts, ends = append(starts, e.start), append(ends, e.end)
 	}
-	return out
-}
-
-func itemEnds(n *jnode) []int {
-	var out []int
-	if n.kind == jObject {
-		for _, m := range n.members {
-			out = append(out, m.val.end)
-		}
-		return out
-	}
-	for _, e := range n.elems {
-		out = append(out, e.end)
-	}
-	return out
+	return starts, ends
 }
 
 // appendItem returns the edit that adds an item as the container's last:
 // for an object key is the member name, for an array it is "". The item
 // takes the indentation of its siblings, or the container's plus one unit.
 func appendItem(src []byte, n *jnode, st style, key string, v any) (edit, error) {
-	starts, ends := itemStarts(n), itemEnds(n)
+	starts, ends := items(n)
 	prefix := ""
 	if key != "" {
 		k, err := marshal(key, "", "")
@@ -535,7 +520,7 @@ func appendItem(src []byte, n *jnode, st style, key string, v any) (edit, error)
 // the separator that belongs to it, so that removing an item appendItem
 // added gives back the bytes from before.
 func removeItem(src []byte, n *jnode, i int) edit {
-	starts, ends := itemStarts(n), itemEnds(n)
+	starts, ends := items(n)
 	switch {
 	case len(starts) == 1:
 		return edit{n.start + 1, n.end - 1, ""}
