@@ -49,6 +49,10 @@ func (r *Repo) ReadRef(name string) (string, error) {
 func (r *Repo) RawRefs(prefix string) (map[string]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.rawRefs(prefix)
+}
+
+func (r *Repo) rawRefs(prefix string) (map[string]string, error) {
 	out := map[string]string{}
 	packed, err := r.packedWithPrefix(prefix)
 	if err != nil {

@@ -1,14 +1,13 @@
 package gitstate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	format "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // maxIncludeDepth is git's limit on nested include.path / includeIf.
@@ -48,58 +47,37 @@ func (c *configSet) lookup(section, subsection, key string) (string, bool) {
 	return "", false
 }
 
-// readFile parses one config file with go-git's format decoder, following
-// include.path and includeIf. A missing file is skipped unless required.
-// The decoder merges repeated sections, so an include is applied at the place
-// where its section first appears in the file.
+// readFile parses one config file, following include.path and includeIf
+// in place, as git does. A missing file is skipped unless required.
 func (c *configSet) readFile(path string, ctx configContext, depth int, required bool) error {
 	if depth > maxIncludeDepth {
 		return fmt.Errorf("%s: include depth exceeds %d; look for an include cycle", path, maxIncludeDepth)
 	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if !required && (os.IsNotExist(err) || os.IsPermission(err) || isDirErr(path)) {
 			return nil // git skips config files it cannot read
 		}
 		return fmt.Errorf("read git config %s: %w", path, err)
 	}
-	defer f.Close()
-	var cfg format.Config
-	if err := format.NewDecoder(f).Decode(&cfg); err != nil {
+	err = parseConfig(data, func(section, subsection, key, value string) error {
+		switch {
+		case section == "include" && subsection == "" && key == "path":
+			return c.include(path, value, ctx, depth)
+		case section == "includeif":
+			if key == "path" && includeIfMatches(subsection, path, ctx) {
+				return c.include(path, value, ctx, depth)
+			}
+			return nil
+		}
+		c.entries = append(c.entries, configEntry{section: section, subsection: subsection, key: key, value: value})
+		return nil
+	})
+	var perr *configSyntaxError
+	if errors.As(err, &perr) {
 		return fmt.Errorf("parse git config %s: %w; fix the file with `git config --edit --file %s`", path, err, path)
 	}
-	for _, s := range cfg.Sections {
-		name := strings.ToLower(s.Name)
-		for _, o := range s.Options {
-			key := strings.ToLower(o.Key)
-			if name == "include" && key == "path" {
-				if err := c.include(path, o.Value, ctx, depth); err != nil {
-					return err
-				}
-				continue
-			}
-			c.entries = append(c.entries, configEntry{section: name, key: key, value: o.Value})
-		}
-		for _, ss := range s.Subsections {
-			if name == "includeif" {
-				if !includeIfMatches(ss.Name, path, ctx) {
-					continue
-				}
-				for _, o := range ss.Options {
-					if strings.EqualFold(o.Key, "path") {
-						if err := c.include(path, o.Value, ctx, depth); err != nil {
-							return err
-						}
-					}
-				}
-				continue
-			}
-			for _, o := range ss.Options {
-				c.entries = append(c.entries, configEntry{section: name, subsection: ss.Name, key: strings.ToLower(o.Key), value: o.Value})
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // include reads an included file; relative paths are relative to the

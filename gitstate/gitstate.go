@@ -4,10 +4,14 @@
 // of given paths that moves the branch with git's own lock-file protocol and
 // patches only those paths' index entries.
 //
-// It is the only package that imports go-git. go-git is used to open and read
-// objects and to write new objects; refs, reflogs and the index are written by
-// this package with git's lock-file protocol so that it is safe next to a
-// running git.
+// It is the only package that imports go-git, and uses only its small
+// plumbing types (object names and types, file modes). Objects are read
+// (loose, packed with deltas, through alternates) and written (loose, as git
+// writes them) by this package; refs, reflogs and the index are written with
+// git's lock-file protocol so that it is safe next to a running git. go-git's
+// storage, config and object packages stay out of the binary: they cost
+// every itr process start-up time (gob, OpenPGP initialisation) for nothing
+// gitstate needs.
 package gitstate
 
 import (
@@ -17,11 +21,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Sentinel errors; test them with errors.Is.
@@ -57,18 +56,13 @@ func (e *UnsupportedError) Error() string {
 	return msg
 }
 
-// objectCacheSize bounds go-git's object cache so that memory stays small on
-// large repositories.
-const objectCacheSize = 4 * cache.MiByte
-
-// Repo is an open git repository. Its methods serialise on an internal mutex:
-// go-git is not safe for concurrent use.
+// Repo is an open git repository. Its methods serialise on an internal
+// mutex.
 type Repo struct {
 	mu        sync.Mutex
 	root      string // working tree top, "" if bare
 	gitDir    string
 	commonDir string
-	storage   *filesystem.Storage
 	wtConfig  bool       // extensions.worktreeConfig
 	dur       durability // fsync policy of the write in progress (core.fsync)
 }
@@ -101,19 +95,10 @@ func Open(dir string) (*Repo, error) {
 	if bare && root != "" && gitDir == filepath.Join(root, ".git") {
 		root = ""
 	}
-
-	dotFS := osfs.New(gitDir)
-	repoFS := dotFS
-	if commonDir != gitDir {
-		repoFS = dotgit.NewRepositoryFilesystem(dotFS, osfs.New(commonDir))
-	}
-	storage := filesystem.NewStorageWithOptions(repoFS, cache.NewObjectLRU(objectCacheSize),
-		filesystem.Options{KeepDescriptors: true})
 	return &Repo{
 		root:      root,
 		gitDir:    gitDir,
 		commonDir: commonDir,
-		storage:   storage,
 		wtConfig:  wtConfig,
 	}, nil
 }
@@ -259,12 +244,9 @@ func (r *Repo) GitDir() string { return r.gitDir }
 // config).
 func (r *Repo) CommonDir() string { return r.commonDir }
 
-// Close releases the file descriptors held open for reading packs.
-func (r *Repo) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.storage.Close()
-}
+// Close releases the repository. Nothing is held open between calls, so
+// it only exists for callers that pair Open with Close.
+func (r *Repo) Close() error { return nil }
 
 // isTrue interprets a git boolean.
 func isTrue(v string) bool {

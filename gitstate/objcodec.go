@@ -5,7 +5,6 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -308,29 +307,17 @@ func parseTreeEntries(data []byte) ([]treeEntry, bool) {
 	return out, true
 }
 
-// readRaw reads object h: through the small object reader when it can
-// (checking the content against the name), else through go-git's storage
-// (alternates, unusual packs). A missing object gives an error wrapping
-// plumbing.ErrObjectNotFound.
+// readRaw reads object h and checks its content against its name. A
+// missing object gives an error wrapping plumbing.ErrObjectNotFound.
 func (r *Repo) readRaw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	t, data, err := readObject(r.objDir(), h)
-	if err == nil && hashObject(t, data) == h {
-		return t, data, nil
-	}
-	obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return 0, nil, err
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return 0, nil, err
+	if hashObject(t, data) != h {
+		return 0, nil, fmt.Errorf("object %s: the content does not match the name (a corrupt object; run `git fsck`): %w", h, errNoFastPath)
 	}
-	defer rd.Close()
-	data, err = io.ReadAll(rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	return obj.Type(), data, nil
+	return t, data, nil
 }
 
 // readCommit reads and decodes commit h.

@@ -17,33 +17,40 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// errNoFastPath means the small object reader cannot read an object (not
-// loose, not in a version-2 pack index of this repository, or an unusual
-// encoding); the caller falls back to go-git.
-var errNoFastPath = errors.New("object not readable without go-git")
+// errNoFastPath means an object's bytes could not be read: a corrupt
+// loose object or pack entry, or an encoding gitstate does not read.
+var errNoFastPath = errors.New("object unreadable")
 
-// maxDeltaDepth bounds delta chains (git's default depth is 50).
-const maxDeltaDepth = 100
+// maxDeltaDepth bounds delta chains (git's default depth is 50, its
+// largest allowed --depth 4095).
+const maxDeltaDepth = 5000
 
 // maxAlternateDepth bounds chains of objects/info/alternates, as git does.
 const maxAlternateDepth = 5
 
 // readObject reads one object loose or from a pack without loading whole
-// pack indexes, which on a large repository costs go-git tens of MiB, and
+// pack indexes (go-git's way costs tens of MiB on a large repository), and
 // then from the object stores objects/info/alternates names (git clone
-// --shared or --reference).
+// --shared or --reference). An object in none of them is an error wrapping
+// plumbing.ErrObjectNotFound; one that is there but unreadable, an error
+// wrapping errNoFastPath.
 func readObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	return readObjectIn(objDir, h, 0)
+	t, data, err := readObjectIn(objDir, h, 0)
+	if err != nil {
+		return 0, nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	return t, data, nil
 }
 
 func readObjectIn(objDir string, h plumbing.Hash, depth int) (plumbing.ObjectType, []byte, error) {
 	t, data, err := readLocalObject(objDir, h)
-	if !errors.Is(err, errNoFastPath) || depth >= maxAlternateDepth {
+	if !errors.Is(err, plumbing.ErrObjectNotFound) || depth >= maxAlternateDepth {
 		return t, data, err
 	}
 	for _, alt := range alternates(objDir) {
-		if t, data, err := readObjectIn(alt, h, depth+1); err == nil {
-			return t, data, nil
+		t, data, aerr := readObjectIn(alt, h, depth+1)
+		if !errors.Is(aerr, plumbing.ErrObjectNotFound) {
+			return t, data, aerr
 		}
 	}
 	return 0, nil, err
@@ -73,33 +80,52 @@ func alternates(objDir string) []string {
 // readLocalObject reads one object of objDir itself, loose or packed.
 func readLocalObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	hex := h.String()
+	var looseErr error
 	f, err := os.Open(filepath.Join(objDir, hex[:2], hex[2:]))
 	if err == nil {
-		defer f.Close()
-		return readLoose(f)
+		t, data, err := readLoose(f)
+		f.Close()
+		if err == nil {
+			return t, data, nil
+		}
+		// A damaged loose copy: a packed one may still be whole.
+		looseErr = fmt.Errorf("loose object %s: %w", filepath.Join(objDir, hex[:2], hex[2:]), err)
+	} else if !os.IsNotExist(err) {
+		looseErr = fmt.Errorf("read %s: %w", filepath.Join(objDir, hex[:2], hex[2:]), err)
 	}
 	packDir := filepath.Join(objDir, "pack")
 	ents, err := os.ReadDir(packDir)
-	if err != nil {
-		return 0, nil, errNoFastPath
+	if err != nil && !os.IsNotExist(err) {
+		return 0, nil, fmt.Errorf("list %s: %w", packDir, err)
 	}
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".idx") {
 			continue
 		}
-		off, ok := idxOffset(filepath.Join(packDir, name), h)
+		idxPath := filepath.Join(packDir, name)
+		off, ok, err := idxOffset(idxPath, h)
+		if err != nil {
+			return 0, nil, err
+		}
 		if !ok {
 			continue
 		}
 		pf, err := os.Open(filepath.Join(packDir, strings.TrimSuffix(name, ".idx")+".pack"))
 		if err != nil {
-			return 0, nil, errNoFastPath
+			return 0, nil, fmt.Errorf("read the pack of %s: %w", idxPath, err)
 		}
 		defer pf.Close()
-		return readPacked(pf, filepath.Join(packDir, name), off, 0)
+		t, data, err := readPacked(pf, idxPath, off, 0)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s at offset %d: %w", pf.Name(), off, err)
+		}
+		return t, data, nil
 	}
-	return 0, nil, errNoFastPath
+	if looseErr != nil {
+		return 0, nil, looseErr
+	}
+	return 0, nil, plumbing.ErrObjectNotFound
 }
 
 // inflaters pools zlib readers for readLoose.
@@ -139,38 +165,45 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	return t, body, nil
 }
 
-// idxOffset returns the pack offset of h from a version-2 pack index.
-func idxOffset(path string, h plumbing.Hash) (int64, bool) {
+// idxOffset returns the pack offset of h from a version-2 pack index, and
+// whether h is there; an index it cannot read is an error.
+func idxOffset(path string, h plumbing.Hash) (int64, bool, error) {
+	bad := func(why string) (int64, bool, error) {
+		return 0, false, fmt.Errorf("pack index %s: %s: %w", path, why, errNoFastPath)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, false
+		return 0, false, fmt.Errorf("read pack index: %w", err)
 	}
 	defer f.Close()
 	var buf [8]byte
-	if _, err := f.ReadAt(buf[:], 0); err != nil || string(buf[:4]) != "\xfftOc" || binary.BigEndian.Uint32(buf[4:]) != 2 {
-		return 0, false
+	if _, err := f.ReadAt(buf[:], 0); err != nil {
+		return bad("too short")
+	}
+	if string(buf[:4]) != "\xfftOc" || binary.BigEndian.Uint32(buf[4:]) != 2 {
+		return bad("not a version-2 index (git before 1.5.2 wrote version 1); rewrite it with `git repack -a -d`")
 	}
 	if _, err := f.ReadAt(buf[4:], 8+255*4); err != nil {
-		return 0, false
+		return bad("too short")
 	}
 	total := int64(binary.BigEndian.Uint32(buf[4:]))
 	i, ok := idxPosition(f, h)
 	if !ok {
-		return 0, false
+		return 0, false, nil
 	}
 	base := int64(8 + 256*4)
 	offAt := base + total*20 + total*4 + int64(i)*4
 	if _, err := f.ReadAt(buf[:4], offAt); err != nil {
-		return 0, false
+		return bad("too short")
 	}
 	off := binary.BigEndian.Uint32(buf[:4])
 	if off&0x80000000 == 0 {
-		return int64(off), true
+		return int64(off), true, nil
 	}
 	if _, err := f.ReadAt(buf[:], base+total*28+int64(off&0x7fffffff)*8); err != nil {
-		return 0, false
+		return bad("too short")
 	}
-	return int64(binary.BigEndian.Uint64(buf[:])), true
+	return int64(binary.BigEndian.Uint64(buf[:])), true, nil
 }
 
 // idxPosition finds h's position in a version-2 pack index with two small
@@ -209,6 +242,48 @@ func idxPosition(f *os.File, h plumbing.Hash) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// idxNamesWithFirstByte lists the object names in a version-2 pack index
+// that start with the byte b.
+func idxNamesWithFirstByte(path string, b byte) ([]plumbing.Hash, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read pack index: %w", err)
+	}
+	defer f.Close()
+	var head [8]byte
+	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
+		return nil, fmt.Errorf("pack index %s: not a version-2 index; rewrite it with `git repack -a -d`: %w", path, errNoFastPath)
+	}
+	var fan [8]byte
+	lo := uint32(0)
+	if b == 0 {
+		if _, err := f.ReadAt(fan[4:], 8); err != nil {
+			return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+		}
+	} else {
+		if _, err := f.ReadAt(fan[:], 8+4*int64(b-1)); err != nil {
+			return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+		}
+		lo = binary.BigEndian.Uint32(fan[:4])
+	}
+	hi := binary.BigEndian.Uint32(fan[4:])
+	if hi <= lo {
+		return nil, nil
+	}
+	if hi-lo > 1<<24 {
+		return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+	}
+	names := make([]byte, int(hi-lo)*20)
+	if _, err := f.ReadAt(names, 8+256*4+int64(lo)*20); err != nil {
+		return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+	}
+	out := make([]plumbing.Hash, hi-lo)
+	for i := range out {
+		copy(out[i][:], names[i*20:])
+	}
+	return out, nil
 }
 
 // readPacked reads the object at off in a pack, resolving deltas.
@@ -256,8 +331,8 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.Obj
 		if _, err := io.ReadFull(br, bh[:]); err != nil {
 			return 0, nil, errNoFastPath
 		}
-		boff, ok := idxOffset(idxPath, bh)
-		if !ok {
+		boff, ok, err := idxOffset(idxPath, bh)
+		if err != nil || !ok {
 			return 0, nil, errNoFastPath
 		}
 		if baseType, base, err = readPacked(pf, idxPath, boff, depth+1); err != nil {

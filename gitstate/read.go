@@ -86,20 +86,16 @@ func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
 		}
 		h = b
 	case len(base) >= 4 && len(base) < 40 && isHex(base):
-		hashes, err := r.storage.HashesWithPrefix(decodeHexPrefix(base))
+		found, err := hashesWithPrefix(r.objDir(), strings.ToLower(base), 0)
 		if err != nil {
 			return plumbing.ZeroHash, err
-		}
-		var found []plumbing.Hash
-		for _, c := range hashes {
-			if strings.HasPrefix(c.String(), strings.ToLower(base)) {
-				found = append(found, c)
-			}
 		}
 		if len(found) != 1 {
 			return plumbing.ZeroHash, ErrNotFound // none, or ambiguous
 		}
-		return found[0], nil
+		for h := range found {
+			return h, nil
+		}
 	default:
 		return plumbing.ZeroHash, ErrNotFound
 	}
@@ -168,25 +164,55 @@ func isHex(s string) bool {
 	return true
 }
 
-// decodeHexPrefix turns an even-length-or-not hex prefix into bytes (an odd
-// last digit is dropped; the caller filters by the full text).
-func decodeHexPrefix(s string) []byte {
-	s = strings.ToLower(s)
-	out := make([]byte, 0, len(s)/2)
-	for i := 0; i+1 < len(s); i += 2 {
-		var b byte
-		for _, c := range s[i : i+2] {
-			b <<= 4
-			switch {
-			case c >= '0' && c <= '9':
-				b |= byte(c - '0')
-			default:
-				b |= byte(c-'a') + 10
+// hashesWithPrefix returns the names of the objects (loose, packed, or in
+// an alternate object store) that start with the lower-case hex prefix of at
+// least two digits.
+func hashesWithPrefix(objDir, prefix string, depth int) (map[plumbing.Hash]bool, error) {
+	out := map[plumbing.Hash]bool{}
+	ents, err := os.ReadDir(filepath.Join(objDir, prefix[:2]))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("list loose objects: %w", err)
+	}
+	for _, e := range ents {
+		if name := prefix[:2] + e.Name(); isHex40(name) && strings.HasPrefix(name, prefix) {
+			out[plumbing.NewHash(name)] = true
+		}
+	}
+	first, err := strconv.ParseUint(prefix[:2], 16, 8)
+	if err != nil {
+		return nil, ErrNotFound
+	}
+	packDir := filepath.Join(objDir, "pack")
+	packs, err := os.ReadDir(packDir)
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("list %s: %w", packDir, err)
+	}
+	for _, e := range packs {
+		if !strings.HasSuffix(e.Name(), ".idx") {
+			continue
+		}
+		names, err := idxNamesWithFirstByte(filepath.Join(packDir, e.Name()), byte(first))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range names {
+			if strings.HasPrefix(h.String(), prefix) {
+				out[h] = true
 			}
 		}
-		out = append(out, b)
 	}
-	return out
+	if depth < maxAlternateDepth {
+		for _, alt := range alternates(objDir) {
+			more, err := hashesWithPrefix(alt, prefix, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			for h := range more {
+				out[h] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // peel follows annotated tags to a commit.

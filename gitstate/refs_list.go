@@ -3,7 +3,6 @@ package gitstate
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -14,30 +13,21 @@ import (
 func (r *Repo) Refs(prefixes ...string) (map[string]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	iter, err := r.storage.IterReferences()
-	if err != nil {
-		return nil, fmt.Errorf("list references: %w", err)
-	}
-	defer iter.Close()
 	out := map[string]string{}
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		name := ref.Name().String()
-		if ref.Type() != plumbing.HashReference {
-			return nil
+	for _, p := range prefixes {
+		raw, err := r.rawRefs(p)
+		if err != nil {
+			return nil, fmt.Errorf("list references: %w", err)
 		}
-		for _, p := range prefixes {
-			if strings.HasPrefix(name, p) {
-				h, err := r.peel(ref.Hash(), name)
-				if err != nil {
-					return nil // a ref to a non-commit is not listed
-				}
-				out[name] = h.String()
-				break
+		for name, v := range raw {
+			h, err := r.peel(plumbing.NewHash(v), name)
+			if err != nil {
+				continue // a ref to a non-commit is not listed
 			}
+			out[name] = h.String()
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // RefNames returns the keys of a Refs result in order.
