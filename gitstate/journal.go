@@ -20,14 +20,32 @@ import (
 var lockJournal struct {
 	sync.Mutex
 	path string
+	f    *os.File // open for appending from the first note until the path changes
 }
 
 // JournalLocks makes gitstate record the lock files it creates in the file
-// path ("" stops recording).
+// path ("" stops recording and closes the journal).
 func JournalLocks(path string) {
 	lockJournal.Lock()
 	defer lockJournal.Unlock()
+	if lockJournal.f != nil {
+		lockJournal.f.Close()
+		lockJournal.f = nil
+	}
 	lockJournal.path = path
+}
+
+// journalLine appends one line to the journal, opening it on first use and
+// keeping it open for the rest of the run. The caller holds lockJournal.
+func journalLine(line string) {
+	if lockJournal.f == nil {
+		j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return
+		}
+		lockJournal.f = j
+	}
+	_, _ = lockJournal.f.WriteString(line)
 }
 
 // noteIntent records, before the exclusive create, that a lock file is
@@ -39,12 +57,7 @@ func noteIntent(lock string) {
 	if lockJournal.path == "" {
 		return
 	}
-	j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(j, "intent %s %d\n", lock, time.Now().UnixNano())
-	j.Close()
+	journalLine(fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano()))
 }
 
 // noteLock records a newly created lock file.
@@ -62,12 +75,7 @@ func noteLock(lock string, f *os.File) {
 	if !ok {
 		return
 	}
-	j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(j, "%s %d\n", lock, st.Ino)
-	j.Close()
+	journalLine(fmt.Sprintf("%s %d\n", lock, st.Ino))
 }
 
 // RemoveJournaledLocks removes the lock files listed in a journal that
