@@ -362,3 +362,25 @@ func TestServeAnswersBeforeTheEnd(t *testing.T) {
 	err := Serve(context.Background(), New(open, "test"), strings.NewReader("{not json\n"), &out)
 	assert.Error(t, err)
 }
+
+// TestArchivedTask: resume reads an archived task by slug and offers no
+// tool; the writing tools refuse, changing nothing.
+func TestArchivedTask(t *testing.T) {
+	dir := newTask(t)
+	ws, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	_, err = ws.Archive(workspace.ArchiveRequest{Slug: "demo", Force: true, Reason: "dropped"})
+	require.NoError(t, err)
+	ws.Close()
+	cs := connect(t, dir)
+
+	_, md := ok[workspace.PrimeContext](t, cs, "resume", nil)
+	assert.Contains(t, md, "There is no itr task here")
+	p, md := ok[workspace.PrimeContext](t, cs, "resume", map[string]any{"task": "demo"})
+	assert.NotEmpty(t, p.Archive)
+	assert.Contains(t, md, "itr restore demo")
+	assert.NotContains(t, md, "Through MCP:")
+	fails(t, cs, dir, "start", map[string]any{"task": "demo"}, "demo")
+	fails(t, cs, dir, "checkpoint", map[string]any{"task": "demo", "did": "x"}, "demo")
+	fails(t, cs, dir, "finish", map[string]any{"task": "demo", "unit": "T1", "evidence": "x"}, "demo")
+}

@@ -89,7 +89,8 @@ const (
 // noTask is what resume says where there is no itr state.
 const noTask = "There is no itr task here (no git repository, or no task under the task root). Nothing to resume; a person starts one with `itr init NAME`."
 
-// mcpNote follows the resume text of a task, whose commands are the CLI's.
+// mcpNote follows the resume text of an active task, whose commands are
+// the CLI's.
 const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block is the block tool.\n"
 
 type handlers struct{ open Opener }
@@ -120,7 +121,7 @@ func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeIn
 		return nil, nil, err
 	}
 	text := p.Markdown
-	if p.Slug != "" {
+	if p.Slug != "" && p.Archive == "" {
 		text += mcpNote
 	}
 	return textResult(text), p, nil
@@ -252,6 +253,9 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 		sum, err := ws.Status(slug)
 		if err != nil {
 			return err
+		}
+		if sum.Archive != "" {
+			return fmt.Errorf("task %s is archived (%s): nothing can be recorded until a person runs `itr restore %s`", slug, sum.Archive, slug)
 		}
 		req := workspace.CheckpointRequest{Slug: slug, Unit: id, Did: in.Evidence}
 		status := ""
