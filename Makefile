@@ -10,6 +10,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/itr
+	$(GO) build -o bin/itr-mcp ./cmd/itr-mcp
 
 # A scripted session in a fresh temporary git repository: what a user sees.
 demo: build

@@ -11,12 +11,17 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/itr-dev/itr/internal/mcpcmd"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"itr": func() {
 			os.Exit(Main(os.Args[1:], IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}))
+		},
+		"itr-mcp": func() {
+			os.Exit(mcpcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, "test"))
 		},
 	})
 }

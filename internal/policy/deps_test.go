@@ -171,3 +171,31 @@ func onlyImporter(t *testing.T, pkg, what string, prefixes ...string) {
 		t.Errorf("%s: only %s may import %s", o, pkg, what)
 	}
 }
+
+// TestITRDoesNotLinkTheSDK keeps the MCP SDK out of the itr binary: its
+// package inits and size would slow down every command (itr mcp runs the
+// separate itr-mcp).
+func TestITRDoesNotLinkTheSDK(t *testing.T) {
+	r := root(t)
+	seen := map[string]bool{}
+	var walk func(pkg string)
+	walk = func(pkg string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		bp, err := build.ImportDir(filepath.Join(r, strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		for _, imp := range bp.Imports {
+			switch {
+			case strings.HasPrefix(imp, "github.com/modelcontextprotocol/"), strings.HasPrefix(imp, "github.com/google/jsonschema-go/"):
+				t.Errorf("cmd/itr links %s through %s: run the MCP server as itr-mcp instead", imp, pkg)
+			case strings.HasPrefix(imp, module+"/"):
+				walk(imp)
+			}
+		}
+	}
+	walk(module + "/cmd/itr")
+}

@@ -1,0 +1,62 @@
+// Package mcpcmd is the command line of itr-mcp, the MCP server of itr in
+// a binary of its own, so that the MCP SDK (net/http, crypto/tls, JSON
+// Schema and their package inits, about 8 MB) is not linked into every itr
+// command. `itr mcp` runs it.
+package mcpcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/itr-dev/itr/mcpserver"
+	"github.com/itr-dev/itr/workspace"
+)
+
+// Main runs itr-mcp with args: -C DIR, --root PATH and -t/--task SLUG as
+// itr's global flags (with ITR_ROOT, ITR_TASK and ITR_NOW from getenv), and
+// serves MCP on in and out until in ends. It returns the exit code.
+func Main(args []string, in io.Reader, out, errw io.Writer, getenv func(string) string, version string) int {
+	fs := flag.NewFlagSet("itr-mcp", flag.ContinueOnError)
+	fs.SetOutput(errw)
+	var opts workspace.Options
+	fs.StringVar(&opts.Dir, "C", "", "run as if itr was started in `DIR`")
+	fs.StringVar(&opts.Dir, "dir", "", "the same as -C")
+	fs.StringVar(&opts.Root, "root", "", "task root relative to the repository top (env ITR_ROOT)")
+	fs.StringVar(&opts.Task, "t", "", "the task's `SLUG` (env ITR_TASK)")
+	fs.StringVar(&opts.Task, "task", "", "the same as -t")
+	showVersion := fs.Bool("version", false, "print the version")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(errw, "itr-mcp: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintln(out, "itr-mcp version "+version)
+		return 0
+	}
+	if opts.Root == "" {
+		opts.Root = getenv("ITR_ROOT")
+	}
+	if opts.Task == "" {
+		opts.Task = getenv("ITR_TASK")
+	}
+	if v := getenv("ITR_NOW"); v != "" {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			fmt.Fprintf(errw, "itr-mcp: ITR_NOW=%q is not an RFC 3339 time such as 2026-01-14T10:30:00Z: %v\n", v, err)
+			return 2
+		}
+		opts.Now = func() time.Time { return at }
+	}
+	open := func() (*workspace.Workspace, error) { return workspace.Open(opts) }
+	if err := mcpserver.Serve(context.Background(), mcpserver.New(open, version), in, out); err != nil {
+		fmt.Fprintln(errw, "itr-mcp: "+err.Error())
+		return 1
+	}
+	return 0
+}
