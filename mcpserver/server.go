@@ -55,28 +55,24 @@ func New(open Opener, version string) *mcp.Server {
 	})
 	h := &handlers{open: open}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
-	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: shallowSchema[workspace.PrimeContext]()}, h.resume)
-	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, Annotations: readOnly}, h.start)
-	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc}, h.checkpoint)
-	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc}, h.finish)
-	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc}, h.block)
+	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: lean[ResumeOutput]()}, h.resume)
+	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, Annotations: readOnly, OutputSchema: lean[UnitInfo]()}, h.start)
+	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc, OutputSchema: lean[Step]()}, h.checkpoint)
+	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, OutputSchema: lean[Step]()}, h.finish)
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)
 	return s
 }
 
-// shallowSchema is the schema the SDK infers for T, cut below its top-level
-// properties: each keeps its type, and nested objects and arrays say no more.
-// resume's output (workspace.PrimeContext, the data of `itr prime --json`)
-// nests units, entries and task rows; spelled out in full its schema alone
-// would cost about 650 tokens in every session, for data whose fields the
-// README documents anyway.
-func shallowSchema[T any]() *jsonschema.Schema {
+// lean is the output schema the SDK would infer for T without
+// "additionalProperties" and "required": the server writes these values
+// and a client gains nothing from the strictness, while every session pays
+// for its tokens.
+func lean[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
 	}
-	for name, p := range s.Properties {
-		s.Properties[name] = &jsonschema.Schema{Type: p.Type, Types: p.Types, Description: p.Description}
-	}
+	s.AdditionalProperties, s.Required = nil, nil
 	return s
 }
 

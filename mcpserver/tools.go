@@ -15,19 +15,19 @@ import (
 
 // ResumeInput is the input of the resume tool.
 type ResumeInput struct {
-	Task string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Task string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
 }
 
 // StartInput is the input of the start tool.
 type StartInput struct {
-	Task string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
-	Unit string `json:"unit,omitempty" jsonschema:"unit id (default: the current unit, else the next ready one)"`
+	Task string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Unit string `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
 }
 
 // CheckpointInput is the input of the checkpoint tool.
 type CheckpointInput struct {
-	Task      string   `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
-	Unit      string   `json:"unit,omitempty" jsonschema:"unit id (default: the current unit, else the next ready one)"`
+	Task      string   `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Unit      string   `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
 	Did       string   `json:"did" jsonschema:"what this iteration did"`
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
 	Blockers  string   `json:"blockers,omitempty" jsonschema:"what is in the way"`
@@ -37,15 +37,15 @@ type CheckpointInput struct {
 
 // FinishInput is the input of the finish tool.
 type FinishInput struct {
-	Task     string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
-	Unit     string `json:"unit,omitempty" jsonschema:"unit id (default: the current unit)"`
+	Task     string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Unit     string `json:"unit,omitempty" jsonschema:"default: the current unit"`
 	Evidence string `json:"evidence" jsonschema:"what shows the work is done: tests run, results, review"`
 	Passed   *bool  `json:"passed,omitempty" jsonschema:"false: the check failed (default true)"`
 }
 
 // BlockInput is the input of the block tool.
 type BlockInput struct {
-	Task   string `json:"task,omitempty" jsonschema:"task slug (default: the active one)"`
+	Task   string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
 	Unit   string `json:"unit" jsonschema:"unit id"`
 	Reason string `json:"reason" jsonschema:"what the unit waits for"`
 }
@@ -107,7 +107,7 @@ func (h *handlers) with(fn func(ws *workspace.Workspace) error) error {
 
 // resume is workspace.Prime: the Markdown as text, the rest as data. No
 // itr state is a plain answer, not an error.
-func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, *workspace.PrimeContext, error) {
+func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, *ResumeOutput, error) {
 	var p *workspace.PrimeContext
 	err := h.with(func(ws *workspace.Workspace) error {
 		var err error
@@ -124,7 +124,41 @@ func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeIn
 	if p.Slug != "" && p.Archive == "" {
 		text += mcpNote
 	}
-	return textResult(text), p, nil
+	return textResult(text), resumeOutput(p), nil
+}
+
+// ResumeOutput is resume's structured output: the facts an agent acts on.
+// The Markdown (also the text content) holds the rest, so the schema every
+// session pays for stays small; `itr prime --json` has every field.
+type ResumeOutput struct {
+	Task       string   `json:"task,omitempty"`
+	Phase      string   `json:"phase,omitempty"`
+	Unit       string   `json:"unit,omitempty"`
+	Status     string   `json:"status,omitempty"`
+	NextAction string   `json:"next_action,omitempty"`
+	Next       string   `json:"next,omitempty"`
+	Blocked    []string `json:"blocked,omitempty"`
+	Done       []string `json:"done,omitempty"`
+	Tasks      []string `json:"tasks,omitempty"`
+	Archive    string   `json:"archive,omitempty"`
+	Markdown   string   `json:"markdown"`
+}
+
+func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
+	out := &ResumeOutput{Task: p.Slug, Phase: p.Phase, NextAction: p.NextAction, Next: p.Next,
+		Done: p.DoNotRepeat, Archive: p.Archive, Markdown: p.Markdown}
+	if c := p.Current; c != nil {
+		out.Unit, out.Status = c.ID, c.Status
+	}
+	for _, u := range p.Blocked {
+		out.Blocked = append(out.Blocked, u.ID)
+	}
+	for _, t := range p.Tasks {
+		if t.State == "active" {
+			out.Tasks = append(out.Tasks, t.Slug)
+		}
+	}
+	return out
 }
 
 // start checks that a unit can start and describes it; it records nothing.
