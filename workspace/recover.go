@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,11 @@ import (
 
 // run is what an itr commit in progress leaves in <common git dir>/itr-run
 // until it returns, so that the next itr (which holds the same flock) can
-// tell a run that was killed and repair after it.
+// tell a run that was killed and repair after it. The file's first line is
+// the run as JSON; the lines after it are the lock journal (the lock files
+// the run created, by inode). The file stays; empty means no run. Reusing
+// one file spares two file creations per run, and creating files is most
+// of what a small commit costs.
 type run struct {
 	PID     int      `json:"pid"`
 	Head    string   `json:"head"`    // HEAD before the commit
@@ -22,8 +27,10 @@ type run struct {
 	Written []string `json:"written"` // the files itr itself generated (state, logs)
 }
 
-func (w *Workspace) runFile() string   { return filepath.Join(w.Repo.CommonDir(), "itr-run") }
-func (w *Workspace) locksFile() string { return filepath.Join(w.Repo.CommonDir(), "itr-locks") }
+func (w *Workspace) runFile() string { return filepath.Join(w.Repo.CommonDir(), "itr-run") }
+
+// legacyLocksFile is where itr before 2026-11 kept the lock journal.
+func (w *Workspace) legacyLocksFile() string { return filepath.Join(w.Repo.CommonDir(), "itr-locks") }
 
 // beginRun records a commit about to start.
 func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written []string) error {
@@ -35,19 +42,17 @@ func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written
 	if err != nil {
 		return err
 	}
-	_ = os.Remove(w.locksFile())
-	if err := os.WriteFile(w.runFile(), data, 0o644); err != nil {
+	if err := os.WriteFile(w.runFile(), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("record the run in %s: %w", w.runFile(), err)
 	}
-	gitstate.JournalLocks(w.locksFile())
+	gitstate.JournalLocks(w.runFile())
 	return nil
 }
 
 // endRun forgets the run: the commit either landed whole or failed cleanly.
 func (w *Workspace) endRun() {
 	gitstate.JournalLocks("")
-	_ = os.Remove(w.locksFile())
-	_ = os.Remove(w.runFile())
+	_ = os.Truncate(w.runFile(), 0)
 }
 
 // recoverRun repairs after an itr run that was killed while committing:
@@ -58,20 +63,24 @@ func (w *Workspace) endRun() {
 // checkpoint is seen whole or not at all. The caller holds itr's flock.
 func (w *Workspace) recoverRun() error {
 	data, err := os.ReadFile(w.runFile())
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var r run
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := json.Unmarshal(first, &r); err != nil {
 		w.endRun()
 		return nil // unreadable: the run wrote nothing we can trust; forget it
 	}
-	if _, err := gitstate.RemoveJournaledLocks(w.locksFile()); err != nil {
-		return err
+	for _, journal := range []string{w.runFile(), w.legacyLocksFile()} {
+		if _, err := gitstate.RemoveJournaledLocks(journal); err != nil {
+			return err
+		}
 	}
+	_ = os.Remove(w.legacyLocksFile())
 	head, err := w.Repo.Head()
 	if err != nil {
 		return err
