@@ -105,6 +105,28 @@ func (h *handlers) with(fn func(ws *workspace.Workspace) error) error {
 	return fn(ws)
 }
 
+// record runs one writing tool: it selects the task, runs fn (a workspace
+// operation that commits) and describes the outcome as a Step.
+func (h *handlers) record(task string, fn func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) (*mcp.CallToolResult, *Step, error) {
+	var st *Step
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(task)
+		if err != nil {
+			return err
+		}
+		out, err := fn(ws, slug)
+		if err != nil {
+			return err
+		}
+		st = step(ws, out)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, st, nil
+}
+
 // resume is workspace.Prime: the Markdown as text, the rest as data. No
 // itr state is a plain answer, not an error.
 func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, *ResumeOutput, error) {
@@ -237,24 +259,10 @@ func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in Chec
 	if strings.TrimSpace(in.Did) == "" {
 		return nil, nil, errors.New("did is required: say what this iteration did")
 	}
-	var st *Step
-	err := h.with(func(ws *workspace.Workspace) error {
-		slug, err := ws.Select(in.Task)
-		if err != nil {
-			return err
-		}
-		out, err := ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
+	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
 			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits})
-		if err != nil {
-			return err
-		}
-		st = step(ws, out)
-		return nil
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, st, nil
 }
 
 // finish moves a unit one step along the closing path with the evidence as
@@ -267,29 +275,24 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 		return nil, nil, errors.New("evidence is required: say what shows the work is done (tests run, results, review)")
 	}
 	passed := in.Passed == nil || *in.Passed
-	var st *Step
-	err := h.with(func(ws *workspace.Workspace) error {
-		slug, err := ws.Select(in.Task)
-		if err != nil {
-			return err
-		}
+	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		id := in.Unit
 		if id == "" {
 			nx, err := ws.Next(slug)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if nx.Unit == "" {
-				return fmt.Errorf("no unit to finish: %s", strings.Join(nx.Reasons, "; "))
+				return nil, fmt.Errorf("no unit to finish: %s", strings.Join(nx.Reasons, "; "))
 			}
 			id = nx.Unit
 		}
 		sum, err := ws.Status(slug)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sum.Archive != "" {
-			return fmt.Errorf("task %s is archived (%s): nothing can be recorded until a person runs `itr restore %s`", slug, sum.Archive, slug)
+			return nil, fmt.Errorf("task %s is archived (%s): nothing can be recorded until a person runs `itr restore %s`", slug, sum.Archive, slug)
 		}
 		req := workspace.CheckpointRequest{Slug: slug, Unit: id, Did: in.Evidence}
 		status := ""
@@ -300,16 +303,16 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 		}
 		switch status {
 		case pending:
-			return fmt.Errorf("unit %s is pending: start it with a checkpoint first (call checkpoint with what its first iteration did)", id)
+			return nil, fmt.Errorf("unit %s is pending: start it with a checkpoint first (call checkpoint with what its first iteration did)", id)
 		case done:
-			return fmt.Errorf("unit %s is already done: do not repeat it", id)
+			return nil, fmt.Errorf("unit %s is already done: do not repeat it", id)
 		case blocked:
-			return fmt.Errorf("unit %s is blocked: a person unblocks it with `itr unblock %s`", id, id)
+			return nil, fmt.Errorf("unit %s is blocked: a person unblocks it with `itr unblock %s`", id, id)
 		case timeout:
-			return fmt.Errorf("unit %s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
+			return nil, fmt.Errorf("unit %s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
 		case inProgress:
 			if !passed {
-				return fmt.Errorf("unit %s is in_progress: passed=false applies only in confirming or verifying; record more work with checkpoint", id)
+				return nil, fmt.Errorf("unit %s is in_progress: passed=false applies only in confirming or verifying; record more work with checkpoint", id)
 			}
 			req.Signal = true
 		case confirming:
@@ -318,17 +321,8 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 			req.Verified = passed
 		}
 		// An unknown unit (status "") is refused by Checkpoint, by name.
-		out, err := ws.Checkpoint(req)
-		if err != nil {
-			return err
-		}
-		st = step(ws, out)
-		return nil
+		return ws.Checkpoint(req)
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, st, nil
 }
 
 // block is workspace.Block.
@@ -339,23 +333,9 @@ func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInpu
 	if strings.TrimSpace(in.Reason) == "" {
 		return nil, nil, errors.New("reason is required: say what the unit waits for")
 	}
-	var st *Step
-	err := h.with(func(ws *workspace.Workspace) error {
-		slug, err := ws.Select(in.Task)
-		if err != nil {
-			return err
-		}
-		out, err := ws.Block(slug, in.Unit, in.Reason)
-		if err != nil {
-			return err
-		}
-		st = step(ws, out)
-		return nil
+	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Block(slug, in.Unit, in.Reason)
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, st, nil
 }
 
 // step describes a recorded event and the call that must come next.
