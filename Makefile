@@ -21,7 +21,7 @@ demo: build
 # Every test: formatting, vet, and the race-enabled suite (unit, golden,
 # property, fuzz seed corpora, real-git and testscript scenarios).
 test: fmt-check vet
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
