@@ -19,7 +19,8 @@ func (e *configSyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e
 // value with quotes, escapes and continuation lines resolved. A key with no
 // "=" is a boolean true, as in git.
 func parseConfig(data []byte, emit func(section, subsection, key, value string) error) error {
-	p := configParser{src: string(data), line: 1}
+	// git reads "\r\n" as "\n" everywhere; a lone "\r" stays a character.
+	p := configParser{src: strings.ReplaceAll(string(data), "\r\n", "\n"), line: 1}
 	if strings.HasPrefix(p.src, "\uFEFF") {
 		p.pos = len("\uFEFF")
 	}
@@ -48,7 +49,10 @@ func parseConfig(data []byte, emit func(section, subsection, key, value string) 
 				return p.errorf("variable outside of any [section]")
 			}
 			key := p.key()
-			p.skipSpace()
+			// Between a name and "=" git skips only spaces and tabs.
+			for c, ok := p.peek(); ok && (c == ' ' || c == '\t'); c, ok = p.peek() {
+				p.next()
+			}
 			value := "true"
 			if c, ok := p.peek(); ok && c == '=' {
 				p.next()
@@ -57,10 +61,9 @@ func parseConfig(data []byte, emit func(section, subsection, key, value string) 
 					return err
 				}
 				value = v
-			} else if ok && c != '\n' && c != '#' && c != ';' {
+			} else if ok && c != '\n' {
+				// git allows nothing after a bare name, not even a comment.
 				return p.errorf("bad character after the variable name %q", key)
-			} else {
-				p.skipLine()
 			}
 			if err := emit(section, subsection, key, value); err != nil {
 				return err
@@ -113,7 +116,8 @@ func (p *configParser) skipLine() {
 	}
 }
 
-func isConfigSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' }
+// isConfigSpace is git's isspace without the newline: its own ctype has no \f or \v.
+func isConfigSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
 func isConfigKeyStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
@@ -136,6 +140,9 @@ func (p *configParser) sectionHeader() (section, subsection string, err error) {
 				return "", "", p.errorf("empty section name")
 			}
 			if i := strings.IndexByte(sec, '.'); i >= 0 {
+				if i == len(sec)-1 {
+					return sec, "", nil // [section.]: an empty subsection, as [section ""]
+				}
 				return sec[:i], sec[i+1:], nil // [section.sub], lower-cased
 			}
 			return sec, "", nil
@@ -171,6 +178,12 @@ func (p *configParser) sectionHeader() (section, subsection string, err error) {
 			sec := strings.ToLower(name.String())
 			if sec == "" {
 				return "", "", p.errorf("empty section name")
+			}
+			if sub.Len() == 0 {
+				// [user ""] is not [user]: git names its variables
+				// "user..name". Reported as section "user." it never
+				// reads as the section itself.
+				return sec + ".", "", nil
 			}
 			return sec, sub.String(), nil
 		case isConfigKeyChar(c) || c == '.':
@@ -215,11 +228,12 @@ func (p *configParser) value() (string, error) {
 			return b.String()[:keep], nil
 		case !quoted && isConfigSpace(c):
 			if b.Len() > 0 {
-				b.WriteByte(c)
+				b.WriteByte(' ') // git turns each unquoted blank into a space
 			}
 			continue
 		case c == '"':
 			quoted = !quoted
+			keep = b.Len() // like any character, a quote keeps the blanks before it
 			continue
 		case c == '\\':
 			e, ok := p.peek()
@@ -229,7 +243,8 @@ func (p *configParser) value() (string, error) {
 			p.next()
 			switch e {
 			case '\n':
-				continue // a continuation line
+				keep = b.Len() // a continuation line; the blanks before it stay
+				continue
 			case 'n':
 				b.WriteByte('\n')
 			case 't':
