@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/agentsetup"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -44,16 +45,9 @@ swallowed (exit 0, nothing on stdout).`,
 				return err
 			}
 			if hook {
-				var env any = map[string]any{"hookSpecificOutput": map[string]any{
-					"hookEventName":     "SessionStart",
-					"additionalContext": p.Markdown,
-				}}
-				if hookJSON == "cursor" {
-					env = map[string]any{"additional_context": p.Markdown}
-				}
 				enc := json.NewEncoder(g.io.Out)
 				enc.SetEscapeHTML(false)
-				_ = enc.Encode(env) // a closed pipe is not the session's problem
+				_ = enc.Encode(agentsetup.SessionContext(hookJSON, p.Markdown)) // a closed pipe is not the session's problem
 				return nil
 			}
 			return g.emit(p, func(w io.Writer) { fmt.Fprint(w, p.Markdown) })
