@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,18 +67,4 @@ func dashList(s []string) string {
 		return "-"
 	}
 	return strings.Join(s, ", ")
-}
-
-// clock returns the clock of ITR_NOW (an RFC 3339 time, for tests and
-// reproducible runs), or nil for the real one.
-func (g *globals) clock() (func() time.Time, error) {
-	v := g.io.Getenv("ITR_NOW")
-	if v == "" {
-		return nil, nil
-	}
-	at, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("ITR_NOW=%q is not an RFC 3339 time such as 2026-01-14T10:30:00Z: %w", v, err)}
-	}
-	return func() time.Time { return at }, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/cliopts"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -123,18 +124,10 @@ history whenever the two disagree.`,
 
 // open opens the workspace with flags over environment over .itr.yaml.
 func (g *globals) open() (*workspace.Workspace, error) {
-	opts := workspace.Options{Dir: g.dir, Root: g.root, Task: g.task}
-	if opts.Root == "" {
-		opts.Root = g.io.Getenv("ITR_ROOT")
-	}
-	if opts.Task == "" {
-		opts.Task = g.io.Getenv("ITR_TASK")
-	}
-	now, err := g.clock()
+	opts, err := cliopts.Resolve(workspace.Options{Dir: g.dir, Root: g.root, Task: g.task}, g.io.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, usageError{err}
 	}
-	opts.Now = now
 	return workspace.Open(opts)
 }
 

@@ -9,8 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/itr-dev/itr/internal/cliopts"
 	"github.com/itr-dev/itr/mcpserver"
 	"github.com/itr-dev/itr/workspace"
 )
@@ -39,19 +39,10 @@ func Main(args []string, in io.Reader, out, errw io.Writer, getenv func(string) 
 		fmt.Fprintln(out, "itr-mcp version "+version)
 		return 0
 	}
-	if opts.Root == "" {
-		opts.Root = getenv("ITR_ROOT")
-	}
-	if opts.Task == "" {
-		opts.Task = getenv("ITR_TASK")
-	}
-	if v := getenv("ITR_NOW"); v != "" {
-		at, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			fmt.Fprintf(errw, "itr-mcp: ITR_NOW=%q is not an RFC 3339 time such as 2026-01-14T10:30:00Z: %v\n", v, err)
-			return 2
-		}
-		opts.Now = func() time.Time { return at }
+	opts, err := cliopts.Resolve(opts, getenv)
+	if err != nil {
+		fmt.Fprintln(errw, "itr-mcp: "+err.Error())
+		return 2
 	}
 	open := func() (*workspace.Workspace, error) { return workspace.Open(opts) }
 	if err := mcpserver.Serve(context.Background(), mcpserver.New(open, version), in, out); err != nil {

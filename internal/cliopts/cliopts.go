@@ -1,0 +1,29 @@
+// Package cliopts completes the options of itr's command lines (itr and
+// itr-mcp) from the environment: flags beat ITR_ROOT and ITR_TASK, and
+// ITR_NOW replaces the clock. Only command lines read these variables.
+package cliopts
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// Resolve fills what the flags left empty in opts from getenv.
+func Resolve(opts workspace.Options, getenv func(string) string) (workspace.Options, error) {
+	if opts.Root == "" {
+		opts.Root = getenv("ITR_ROOT")
+	}
+	if opts.Task == "" {
+		opts.Task = getenv("ITR_TASK")
+	}
+	if v := getenv("ITR_NOW"); v != "" {
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return opts, fmt.Errorf("ITR_NOW=%q is not an RFC 3339 time such as 2026-01-14T10:30:00Z: %w", v, err)
+		}
+		opts.Now = func() time.Time { return at }
+	}
+	return opts, nil
+}
