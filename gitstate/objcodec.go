@@ -315,7 +315,7 @@ func (r *Repo) readRaw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 		return 0, nil, err
 	}
 	if hashObject(t, data) != h {
-		return 0, nil, fmt.Errorf("object %s: the content does not match the name (a corrupt object; run `git fsck`): %w", h, errNoFastPath)
+		return 0, nil, fmt.Errorf("object %s: the content does not match the name (a corrupt object; run `git fsck`): %w", h, errUnreadable)
 	}
 	return t, data, nil
 }

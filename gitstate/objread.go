@@ -17,9 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// errNoFastPath means an object's bytes could not be read: a corrupt
+// errUnreadable means an object's bytes could not be read: a corrupt
 // loose object or pack entry, or an encoding gitstate does not read.
-var errNoFastPath = errors.New("object unreadable")
+var errUnreadable = errors.New("object unreadable")
 
 // maxDeltaDepth bounds delta chains (git's default depth is 50, its
 // largest allowed --depth 4095).
@@ -33,7 +33,7 @@ const maxAlternateDepth = 5
 // then from the object stores objects/info/alternates names (git clone
 // --shared or --reference). An object in none of them is an error wrapping
 // plumbing.ErrObjectNotFound; one that is there but unreadable, an error
-// wrapping errNoFastPath.
+// wrapping errUnreadable.
 func readObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	t, data, err := readObjectIn(objDir, h, 0)
 	if err != nil {
@@ -145,22 +145,22 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	if zr == nil {
 		var err error
 		if zr, err = zlib.NewReader(src); err != nil {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 	}
 	defer func() { zr.Close(); inflaters.Put(zr) }()
 	data, err := io.ReadAll(zr)
 	if err != nil {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	hdr, body, ok := bytes.Cut(data, []byte{0})
 	if !ok {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	typ, size, ok := strings.Cut(string(hdr), " ")
 	t, err := plumbing.ParseObjectType(typ)
 	if !ok || err != nil || size != strconv.Itoa(len(body)) {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	return t, body, nil
 }
@@ -169,7 +169,7 @@ func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 // whether h is there; an index it cannot read is an error.
 func idxOffset(path string, h plumbing.Hash) (int64, bool, error) {
 	bad := func(why string) (int64, bool, error) {
-		return 0, false, fmt.Errorf("pack index %s: %s: %w", path, why, errNoFastPath)
+		return 0, false, fmt.Errorf("pack index %s: %s: %w", path, why, errUnreadable)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -254,17 +254,17 @@ func idxNamesWithFirstByte(path string, b byte) ([]plumbing.Hash, error) {
 	defer f.Close()
 	var head [8]byte
 	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
-		return nil, fmt.Errorf("pack index %s: not a version-2 index; rewrite it with `git repack -a -d`: %w", path, errNoFastPath)
+		return nil, fmt.Errorf("pack index %s: not a version-2 index; rewrite it with `git repack -a -d`: %w", path, errUnreadable)
 	}
 	var fan [8]byte
 	lo := uint32(0)
 	if b == 0 {
 		if _, err := f.ReadAt(fan[4:], 8); err != nil {
-			return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+			return nil, fmt.Errorf("pack index %s: %w", path, errUnreadable)
 		}
 	} else {
 		if _, err := f.ReadAt(fan[:], 8+4*int64(b-1)); err != nil {
-			return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+			return nil, fmt.Errorf("pack index %s: %w", path, errUnreadable)
 		}
 		lo = binary.BigEndian.Uint32(fan[:4])
 	}
@@ -273,11 +273,11 @@ func idxNamesWithFirstByte(path string, b byte) ([]plumbing.Hash, error) {
 		return nil, nil
 	}
 	if hi-lo > 1<<24 {
-		return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+		return nil, fmt.Errorf("pack index %s: %w", path, errUnreadable)
 	}
 	names := make([]byte, int(hi-lo)*20)
 	if _, err := f.ReadAt(names, 8+256*4+int64(lo)*20); err != nil {
-		return nil, fmt.Errorf("pack index %s: %w", path, errNoFastPath)
+		return nil, fmt.Errorf("pack index %s: %w", path, errUnreadable)
 	}
 	out := make([]plumbing.Hash, hi-lo)
 	for i := range out {
@@ -289,18 +289,18 @@ func idxNamesWithFirstByte(path string, b byte) ([]plumbing.Hash, error) {
 // readPacked reads the object at off in a pack, resolving deltas.
 func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.ObjectType, []byte, error) {
 	if depth > maxDeltaDepth {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	br := bufio.NewReaderSize(io.NewSectionReader(pf, off, 1<<62), 4096)
 	c, err := br.ReadByte()
 	if err != nil {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	t := plumbing.ObjectType((c >> 4) & 7)
 	size := uint64(c & 15)
 	for shift := 4; c&0x80 != 0; shift += 7 {
 		if c, err = br.ReadByte(); err != nil || shift > 56 {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 		size |= uint64(c&0x7f) << shift
 	}
@@ -311,17 +311,17 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.Obj
 	case plumbing.OFSDeltaObject:
 		c, err := br.ReadByte()
 		if err != nil {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 		rel := int64(c & 0x7f)
 		for c&0x80 != 0 {
 			if c, err = br.ReadByte(); err != nil || rel > 1<<48 {
-				return 0, nil, errNoFastPath
+				return 0, nil, errUnreadable
 			}
 			rel = (rel+1)<<7 | int64(c&0x7f)
 		}
 		if rel <= 0 || rel > off {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 		if baseType, base, err = readPacked(pf, idxPath, off-rel, depth+1); err != nil {
 			return 0, nil, err
@@ -329,35 +329,35 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.Obj
 	case plumbing.REFDeltaObject:
 		var bh plumbing.Hash
 		if _, err := io.ReadFull(br, bh[:]); err != nil {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 		boff, ok, err := idxOffset(idxPath, bh)
 		if err != nil || !ok {
-			return 0, nil, errNoFastPath
+			return 0, nil, errUnreadable
 		}
 		if baseType, base, err = readPacked(pf, idxPath, boff, depth+1); err != nil {
 			return 0, nil, err
 		}
 	default:
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	if size > 1<<30 {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	zr, err := zlib.NewReader(br)
 	if err != nil {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	if base == nil {
 		return t, data, nil
 	}
 	out, ok := applyDelta(base, data)
 	if !ok {
-		return 0, nil, errNoFastPath
+		return 0, nil, errUnreadable
 	}
 	return baseType, out, nil
 }

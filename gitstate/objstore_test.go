@@ -80,6 +80,6 @@ func TestCorruptObjectIsAnError(t *testing.T) {
 	err := r.History("", func(Commit) bool { return true })
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, plumbing.ErrObjectNotFound)
-	assert.ErrorIs(t, err, errNoFastPath)
+	assert.ErrorIs(t, err, errUnreadable)
 	assert.Contains(t, err.Error(), parent)
 }

@@ -15,7 +15,7 @@ import (
 
 // ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
 // abbreviated hash, a full ref name, a branch, tag or remote name, or any
-// revision go-git understands (e.g. "HEAD~2"). Tags are peeled to commits.
+// revision with ~N and ^N suffixes (e.g. "HEAD~2"). Tags are peeled to commits.
 // It returns an error wrapping ErrNotFound when rev names nothing.
 func (r *Repo) ResolveRev(rev string) (string, error) {
 	r.mu.Lock()
