@@ -4,7 +4,7 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo test vet fmt-check fuzz bench clean
+.PHONY: all build demo test vet fmt-check fuzz bench stress clean
 
 all: build
 
@@ -37,6 +37,16 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# itr checkpoints beside git commit, commit -a, gc --auto, pack-refs and
+# reflog expire for STRESS_DURATION on each size (0 files and 100,000),
+# with and without itr's pre-commit hook (not part of CI, which runs a short
+# version in make test; run before resolving).
+STRESS_DURATION ?= 5m
+STRESS_FILES    ?= 0,100000
+stress: build
+	ITR_STRESS_DURATION=$(STRESS_DURATION) ITR_STRESS_FILES=$(STRESS_FILES) \
+	  $(GO) test -count=1 -timeout 120m -run 'TestStressGitBeside' -v ./cmd/itr/
 
 # Benchmarks against the git CLI measured in the same run (not part of CI).
 bench: build

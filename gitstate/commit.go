@@ -71,6 +71,18 @@ func (c Commit) Trailer(key string) (string, bool) {
 	return "", false
 }
 
+// stepHook, set only by tests, is called at each step boundary of
+// CommitFiles ("index locked", "objects", "refs locked", "worktree",
+// "index", "branch", "released") and after looseWriter makes an object
+// folder ("mkdir <path>"), so a test can act as a concurrent git there.
+var stepHook func(step string)
+
+func step(name string) {
+	if stepHook != nil {
+		stepHook(name)
+	}
+}
+
 // maxRebuilds bounds how often CommitFiles rebuilds on a moved HEAD when
 // req.Expect is empty.
 const maxRebuilds = 20
@@ -80,26 +92,48 @@ const maxRebuilds = 20
 // paths' index entries. Other staged, unstaged or untracked work is never
 // touched; no worktree status is run.
 //
-// Steps, in crash-safe order, and what an interruption leaves behind:
+// The order of the steps is chosen for what a git process running beside
+// it can observe. `git commit` reads HEAD first and the index after it; it
+// reads the index before it takes index.lock, then writes back what it
+// read (refreshed) and builds its tree from the index file again. Had the
+// branch moved before the index, a git commit reading HEAD in between
+// would take itr's commit as its parent with the index from before it, and
+// its own commit would silently take itr's entries out again. So:
 //
-//  1. index.lock is taken (held to the end, like git commit, so no git
-//     process can read the index between the branch move and the index
-//     patch). Interrupted: a stale index.lock, which git reports.
+//   - the index is put in place before the branch moves, and index.lock
+//     stays held (the new index is published through a hard link, see
+//     lockFile.publish) until the branch has moved: whoever reads the new
+//     HEAD reads the new index, and whoever read the index before cannot
+//     write it back while itr works;
+//   - HEAD.lock is held as git commit holds it, so `git switch`, `git
+//     checkout` and `git reflog expire` of HEAD wait.
+//
+// What remains is git's own race: a git command that read the index before
+// step 5 and tries index.lock only after step 6 writes back the index from
+// before the checkpoint (git loses a concurrent `git add` the same way).
+// Its own commit then fails ("cannot lock ref 'HEAD'"), but the next git
+// commit would take itr's entries out; itr notices such a commit and puts
+// the entries back (workspace's undo repair).
+//
+// Steps, and what an interruption leaves behind:
+//
+//  1. index.lock is taken (held to the end). Interrupted: a stale
+//     index.lock, which git reports; the next itr run removes it.
 //  2. Blobs, trees and the commit are written as loose objects (fsynced).
 //     Interrupted: unreachable objects only; git gc prunes them.
-//  3. <ref>.lock is taken and the branch compared with the parent. If HEAD
-//     moved: with req.Expect set, ErrHeadMoved and nothing changed;
-//     otherwise the commit is rebuilt on the new HEAD.
+//  3. HEAD.lock and <ref>.lock are taken and the branch compared with the
+//     parent. If HEAD moved: with req.Expect set, ErrHeadMoved and nothing
+//     changed; otherwise the commit is rebuilt on the new HEAD.
 //  4. With req.Worktree, the files are written (temp file + rename) or
 //     deleted. Interrupted: the working tree shows the new content as
 //     unstaged changes; the branch is unchanged.
-//  5. The branch is moved (write, fsync, rename of <ref>.lock) and the
-//     reflog lines of the branch and HEAD are appended. Interrupted after
-//     the rename: the commit has landed, but the index still holds the old
-//     entries, so `git status` shows the paths as staged reversals; the
-//     next CommitFiles of those paths (or `git reset -- <paths>`) repairs it.
-//  6. The index entries of the paths are replaced through index.lock
-//     (write, fsync, rename).
+//  5. The index entries of the paths are replaced (write, fsync, publish).
+//     Interrupted: the paths show as staged changes of the working tree's
+//     content; the branch is unchanged, and the next itr run puts the files
+//     back (workspace's run record).
+//  6. The branch is moved (write, fsync, rename of <ref>.lock), the reflog
+//     lines of the branch and HEAD are appended, and HEAD.lock and
+//     index.lock are released.
 //
 // Errors: ErrDetachedHead, ErrHeadMoved, ErrLocked (git's text), errors
 // wrapping ErrNoIdentity, and *UnsupportedError for an index gitstate cannot
@@ -167,6 +201,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		}
 		ilock.nosync = !r.dur.index
 		defer ilock.rollback()
+		step("index locked")
 		paths := make([]indexChange, len(changes))
 		for i, c := range changes {
 			paths[i] = indexChange{path: c.Path, delete: c.Delete}
@@ -199,16 +234,20 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		parent     = head.Hash
 		rlock      *lockFile
 	)
-	defer func() { rlock.rollback() }()
+	var hlock *lockFile
+	defer func() { rlock.rollback(); hlock.rollback() }()
 	for attempt := 0; ; attempt++ {
 		// 2. Objects.
 		commitHash, err = r.writeCommitObjects(parent, changes, author, committer, msg)
 		if err != nil {
 			return Commit{}, err
 		}
-		// 3. Lock the branch and compare.
-		rlock, err = acquireLock(r.refFile(head.Branch))
-		if err != nil {
+		step("objects")
+		// 3. Lock HEAD and the branch, as git commit does, and compare.
+		if hlock, err = acquireLock(filepath.Join(r.gitDir, "HEAD")); err != nil {
+			return Commit{}, err
+		}
+		if rlock, err = acquireLock(r.refFile(head.Branch)); err != nil {
 			return Commit{}, err
 		}
 		rlock.nosync = !r.dur.refs
@@ -220,6 +259,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 			break
 		}
 		rlock.rollback()
+		hlock.rollback()
 		if now.Detached {
 			return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, now.Hash)
 		}
@@ -232,20 +272,40 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		parent = now.Hash
 	}
 
+	step("refs locked")
 	// 4. Working tree files.
 	if req.Worktree {
 		if err := r.writeWorktree(changes); err != nil {
 			return Commit{}, err
 		}
 	}
+	step("worktree")
 
-	// 5. Move the branch and log it.
+	// 5. The index, before the branch (see above), published while
+	// index.lock stays held until the branch has moved.
+	if ilock != nil {
+		ichanges, err := r.indexChanges(changes)
+		if err != nil {
+			return Commit{}, err
+		}
+		sortChanges(ichanges) // the order plan was made with: paths are unique
+		if err := writeIndexPlan(ilock, idx, plan, ichanges); err != nil {
+			return Commit{}, fmt.Errorf("write %s: %w", ilock.lock, err)
+		}
+		if err := ilock.publish(); err != nil {
+			return Commit{}, err
+		}
+	}
+	step("index")
+
+	// 6. Move the branch and log it; release HEAD and the index.
 	if _, err := rlock.Write([]byte(commitHash.String() + "\n")); err != nil {
 		return Commit{}, fmt.Errorf("write %s: %w", rlock.lock, err)
 	}
 	if err := rlock.commit(); err != nil {
 		return Commit{}, err
 	}
+	step("branch")
 	old := parent
 	kind := "commit"
 	if old == "" {
@@ -262,21 +322,9 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	if err := appendReflog(filepath.Join(r.gitDir, "logs", "HEAD"), line, create); err != nil {
 		return Commit{}, err
 	}
-
-	// 6. The index.
-	if ilock != nil {
-		ichanges, err := r.indexChanges(changes)
-		if err != nil {
-			return Commit{}, err
-		}
-		sortChanges(ichanges) // the order plan was made with: paths are unique
-		if err := writeIndexPlan(ilock, idx, plan, ichanges); err != nil {
-			return Commit{}, fmt.Errorf("write %s: %w", ilock.lock, err)
-		}
-		if err := ilock.commit(); err != nil {
-			return Commit{}, err
-		}
-	}
+	hlock.rollback() // HEAD itself is unchanged: the lock only kept others out
+	ilock.rollback() // the index was published in step 5
+	step("released")
 
 	c := Commit{
 		Hash:      commitHash.String(),

@@ -86,6 +86,41 @@ func (l *lockFile) commit() error {
 	return nil
 }
 
+// publish puts the lock file's content in place of the target while the
+// lock stays held: the file is fsynced, hard-linked to a temporary name and
+// that name renamed over the target, so "<path>.lock" never disappears and
+// no other git process can take the lock until rollback removes it. Git
+// commands that read a file before they lock it (git commit reads the index
+// first) and write back what they read can therefore not slip in between
+// this publish and the work the caller still does under the lock. Where the
+// file system has no hard links it falls back to commit (the lock is then
+// released at once).
+func (l *lockFile) publish() error {
+	if !l.nosync {
+		if err := l.f.Sync(); err != nil {
+			l.rollback()
+			return fmt.Errorf("fsync %s: %w", l.lock, err)
+		}
+	}
+	tmp := fmt.Sprintf("%s.itr-%d", l.lock, os.Getpid())
+	_ = os.Remove(tmp)
+	if err := os.Link(l.lock, tmp); err != nil {
+		l.nosync = true // already synced
+		return l.commit()
+	}
+	if err := os.Rename(tmp, l.path); err != nil {
+		_ = os.Remove(tmp)
+		l.rollback()
+		return fmt.Errorf("rename %s to %s: %w", tmp, l.path, err)
+	}
+	// The lock's content is now the target's: it must not be written again.
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", l.lock, err)
+	}
+	l.f = nil
+	return nil
+}
+
 // rollback removes the lock file; safe to call after commit.
 func (l *lockFile) rollback() {
 	if l == nil || l.lock == "" {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -37,7 +40,17 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	hex := h.String()
 	dir := filepath.Join(w.objDir, hex[:2])
 	dst := filepath.Join(dir, hex[2:])
-	if _, err := os.Lstat(dst); err == nil || w.inPack(h) {
+	// An object that is already there is "freshened" (its file's time
+	// set to now), as git does, so that a git gc running meanwhile does not
+	// prune it as old and unreachable before the new commit reaches it.
+	if _, err := os.Lstat(dst); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(dst, now, now)
+		return h, nil
+	}
+	if pack, ok := w.inPack(h); ok {
+		now := time.Now()
+		_ = os.Chtimes(pack, now, now)
 		return h, nil
 	}
 	w.zbuf.Reset()
@@ -54,11 +67,21 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if err := w.zw.Close(); err != nil {
 		return h, fmt.Errorf("compress %s object %s: %w", t, hex, err)
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return h, fmt.Errorf("write %s object: %w", t, err)
-	}
-	if err := writeSynced(dir, "tmp_obj_", dst, w.zbuf.Bytes(), 0o444, w.fsync); err != nil {
-		return h, fmt.Errorf("write %s object %s: %w", t, hex, err)
+	// git prune removes empty object folders: one made here can be gone
+	// before the temp file is created in it. Make it again and retry, as
+	// git does.
+	for try := 1; ; try++ {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return h, fmt.Errorf("write %s object: %w", t, err)
+		}
+		step("mkdir " + dir)
+		err := writeSynced(dir, "tmp_obj_", dst, w.zbuf.Bytes(), 0o444, w.fsync)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) || try >= 5 {
+			return h, fmt.Errorf("write %s object %s: %w", t, hex, err)
+		}
 	}
 	w.dirs[dir] = true
 	return h, nil
@@ -86,10 +109,10 @@ func (w *looseWriter) sync() {
 	clear(w.dirs)
 }
 
-// inPack reports whether h is listed in a version-2 pack index. It is only
-// an optimisation: an object it misses is written loose again, which git
-// accepts.
-func (w *looseWriter) inPack(h plumbing.Hash) bool {
+// inPack reports whether h is listed in a version-2 pack index, and the
+// path of that pack. It is only an optimisation: an object it misses is
+// written loose again, which git accepts.
+func (w *looseWriter) inPack(h plumbing.Hash) (string, bool) {
 	if w.idx == nil {
 		// List and open the pack indexes once per writer.
 		w.idx = []*os.File{}
@@ -113,10 +136,10 @@ func (w *looseWriter) inPack(h plumbing.Hash) bool {
 	}
 	for _, f := range w.idx {
 		if _, ok := idxPosition(f, h); ok {
-			return true
+			return strings.TrimSuffix(f.Name(), ".idx") + ".pack", true
 		}
 	}
-	return false
+	return "", false
 }
 
 // closeIndexes closes the pack indexes inPack opened.

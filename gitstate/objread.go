@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,12 @@ const maxAlternateDepth = 5
 // wrapping errUnreadable.
 func readObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	t, data, err := readObjectIn(objDir, h, 0)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		// A git repack running meanwhile may have moved the object from a
+		// loose file or an old pack into a new pack after the folders were
+		// listed: look once more, as git does (reprepare_packed_git).
+		t, data, err = readObjectIn(objDir, h, 0)
+	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, err)
 	}
@@ -105,6 +112,9 @@ func readLocalObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byt
 		}
 		idxPath := filepath.Join(packDir, name)
 		off, ok, err := idxOffset(idxPath, h)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed by a repack since the listing
+		}
 		if err != nil {
 			return 0, nil, err
 		}
@@ -112,6 +122,9 @@ func readLocalObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byt
 			continue
 		}
 		pf, err := os.Open(filepath.Join(packDir, strings.TrimSuffix(name, ".idx")+".pack"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return 0, nil, fmt.Errorf("read the pack of %s: %w", idxPath, err)
 		}

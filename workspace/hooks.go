@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
@@ -151,6 +152,12 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 			v = progresslog.IsAppendOnly(old, staged)
 		} else {
 			v = progresslog.IsGuardrailsAppendOnly(old, staged)
+		}
+		if gone := takenOut(old, staged); base == ProgressFile && v != nil && len(gone) > 0 {
+			out = append(out, Finding{File: e.Path,
+				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; ")),
+				Fix:     fmt.Sprintf("`git reset -q -- %s` puts HEAD's version of the task's files into the index (your working tree is untouched); then commit again", path.Dir(e.Path))})
+			continue
 		}
 		if v != nil {
 			out = append(out, Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),

@@ -33,9 +33,12 @@ type ReconcileReport struct {
 	// Restored is set when an uncommitted edit of earlier entries was undone.
 	Restored bool `json:"restored_log"`
 	// Saved lists where replaced content was kept, so nothing is lost.
-	Saved  []string `json:"saved"`
-	Diff   string   `json:"diff,omitempty"`
-	Commit string   `json:"commit,omitempty"`
+	Saved []string `json:"saved"`
+	// Undone lists commits made without itr that took entries itr had
+	// committed out of the task's logs; reconcile puts them back.
+	Undone []UndoReport `json:"undone,omitempty"`
+	Diff   string       `json:"diff,omitempty"`
+	Commit string       `json:"commit,omitempty"`
 	// Operation is the git operation in progress (merge, rebase, ...)
 	// when reconcile resolved the task's files inside it.
 	Operation string `json:"operation,omitempty"`
@@ -47,7 +50,20 @@ type ReconcileReport struct {
 
 // Clean reports whether state.json and the log already agreed.
 func (r *ReconcileReport) Clean() bool {
-	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0
+	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0
+}
+
+// UndoReport is one Undo as reported to a person or an agent.
+type UndoReport struct {
+	File    string   `json:"file"`
+	Commit  string   `json:"commit"`
+	Subject string   `json:"subject"`
+	Missing []string `json:"missing"`
+	Text    string   `json:"text"`
+}
+
+func undoReport(u *Undo) UndoReport {
+	return UndoReport{File: u.File, Commit: u.By.Hash, Subject: u.By.Subject, Missing: u.Missing, Text: u.String()}
 }
 
 // Reconcile rebuilds state.json from the log by the rule "trust git over
@@ -81,7 +97,23 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		return nil, t.PlanErr
 	}
 	rep := &ReconcileReport{Slug: slug, Discrepancies: []reconcile.Discrepancy{}, Problems: []string{}, Saved: []string{}}
-	progressRel, stateRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile)
+	progressRel, stateRel, guardRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile), w.rel(slug, GuardrailsFile)
+
+	// Entries a plain git commit took out were committed: trust git and
+	// put them back, before anything else is compared.
+	undos, err := w.findUndos(t)
+	if err != nil {
+		return nil, err
+	}
+	committedGuard := t.GuardrailsRaw
+	for _, u := range undos {
+		rep.Undone = append(rep.Undone, undoReport(u))
+		if u.File == guardRel {
+			t.GuardrailsRaw = u.Restored
+		} else {
+			t.ProgressRaw, t.parsedLog = u.Restored, nil
+		}
+	}
 
 	// The log: the committed one, or the disk one when it only appends.
 	logBytes := t.ProgressRaw
@@ -156,6 +188,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if rep.Clean() && !stateChanged && bytes.Equal(logBytes, t.ProgressRaw) {
 		return rep, nil
 	}
+
 	// Record the reconcile as an event of its own.
 	var found []string
 	for _, d := range rep.Discrepancies {
@@ -163,6 +196,9 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	}
 	if rep.Adopted > 0 {
 		found = append(found, fmt.Sprintf("adopted %d uncommitted entr%s of progress.md", rep.Adopted, plural(rep.Adopted, "y", "ies")))
+	}
+	for _, u := range rep.Undone {
+		found = append(found, u.Text+"; put back from history")
 	}
 	if len(found) == 0 {
 		found = append(found, "state.json rewritten in canonical form")
@@ -191,14 +227,24 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if rep.Restored {
 		subject += ", log restored"
 	}
+	if len(rep.Undone) > 0 {
+		subject = "reconcile: entries taken out by " + short(rep.Undone[0].Commit) + " put back"
+		if n := len(rep.Discrepancies); n > 0 {
+			subject += fmt.Sprintf(", %d discrepanc%s", n, plural(n, "y", "ies"))
+		}
+	}
 	c := &change{entry: &e, event: EventReconciled, subject: subject}
 	if len(found) > 0 {
 		c.body = strings.Join(found, "\n")
 	}
-	commit, err := w.commit(t.Head.Hash, slug, c, final, []gitstate.FileChange{
+	files := []gitstate.FileChange{
 		{Path: progressRel, Data: newLog},
 		{Path: stateRel, Data: final.Encode()},
-	})
+	}
+	if !bytes.Equal(t.GuardrailsRaw, committedGuard) {
+		files = append(files, gitstate.FileChange{Path: guardRel, Data: t.GuardrailsRaw})
+	}
+	commit, err := w.commit(t.Head.Hash, slug, c, final, files)
 	if err != nil {
 		return nil, err
 	}

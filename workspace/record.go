@@ -62,6 +62,9 @@ type Outcome struct {
 	// Guardrail is the name of the lesson added, for itr guardrail.
 	Guardrail string
 	Files     []string
+	// Repaired is set when entries that a commit made without itr had
+	// taken out were put back first (its own reconcile commit).
+	Repaired *ReconcileReport
 }
 
 // record runs one event as lock → read → reduce → write → commit. build
@@ -108,6 +111,20 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 	if t.PlanErr != nil {
 		return nil, t.PlanErr
 	}
+	// A plain git commit that took out entries itr had committed (it
+	// committed an index from before a checkpoint) is repaired first, as
+	// its own reconcile commit: the record then builds on the whole log.
+	var repaired *ReconcileReport
+	if undos, err := w.findUndos(t); err != nil {
+		return nil, err
+	} else if len(undos) > 0 {
+		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
+			return nil, fmt.Errorf("put back the entries %s: %w", undos[0], err)
+		}
+		if t, err = w.loadTask(slug); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.checkClean(t); err != nil {
 		return nil, err
 	}
@@ -115,7 +132,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Slug: slug, Before: t.State, After: t.State}
+	out := &Outcome{Slug: slug, Before: t.State, After: t.State, Repaired: repaired}
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
 	if c.entry != nil {

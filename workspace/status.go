@@ -48,25 +48,28 @@ type CompactionSummary struct {
 // Summary is the resume summary of `itr status`. Its JSON field names are
 // part of itr's interface (see README, "itr status --json").
 type Summary struct {
-	Task              string                  `json:"task"`
-	Slug              string                  `json:"slug"`
-	Mode              string                  `json:"mode"`
-	Phase             string                  `json:"phase"`
-	Dir               string                  `json:"dir"`
-	Done              int                     `json:"done"`
-	Total             int                     `json:"total"`
-	Current           *UnitStatus             `json:"current,omitempty"`
-	Last              *LastEntry              `json:"last,omitempty"`
-	Next              string                  `json:"next,omitempty"`
-	NextAction        string                  `json:"next_action"`
-	Blocked           []UnitStatus            `json:"blocked"`
-	DoNotRepeat       []string                `json:"do_not_repeat"`
-	Units             []UnitStatus            `json:"units"`
-	LastCheckpoint    string                  `json:"last_checkpoint,omitempty"`
-	SinceLast         string                  `json:"since_last,omitempty"`
-	Warnings          []string                `json:"warnings"`
-	Discrepancies     []reconcile.Discrepancy `json:"discrepancies"`
-	CompactionSummary CompactionSummary       `json:"compaction_summary"`
+	Task           string                  `json:"task"`
+	Slug           string                  `json:"slug"`
+	Mode           string                  `json:"mode"`
+	Phase          string                  `json:"phase"`
+	Dir            string                  `json:"dir"`
+	Done           int                     `json:"done"`
+	Total          int                     `json:"total"`
+	Current        *UnitStatus             `json:"current,omitempty"`
+	Last           *LastEntry              `json:"last,omitempty"`
+	Next           string                  `json:"next,omitempty"`
+	NextAction     string                  `json:"next_action"`
+	Blocked        []UnitStatus            `json:"blocked"`
+	DoNotRepeat    []string                `json:"do_not_repeat"`
+	Units          []UnitStatus            `json:"units"`
+	LastCheckpoint string                  `json:"last_checkpoint,omitempty"`
+	SinceLast      string                  `json:"since_last,omitempty"`
+	Warnings       []string                `json:"warnings"`
+	Discrepancies  []reconcile.Discrepancy `json:"discrepancies"`
+	// Undone lists commits made without itr that took committed entries
+	// out of the task's logs (reconcile puts them back).
+	Undone            []UndoReport      `json:"undone,omitempty"`
+	CompactionSummary CompactionSummary `json:"compaction_summary"`
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
 }
@@ -108,6 +111,16 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		sum.Warnings = append(sum.Warnings, w.rel(slug, StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sum.Warnings = append(sum.Warnings, err.Error())
+	}
+	if archive == "" {
+		undos, err := w.findUndos(t)
+		if err != nil {
+			sum.Warnings = append(sum.Warnings, err.Error())
+		}
+		for _, u := range undos {
+			sum.Undone = append(sum.Undone, undoReport(u))
+			sum.Warnings = append(sum.Warnings, u.String()+"; they are in git's history: `itr reconcile` puts them back (so does the next checkpoint)")
+		}
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	for _, id := range s.IDs() {

@@ -29,6 +29,10 @@ type VerifyReport struct {
 	Slug     string    `json:"task"`
 	Commits  int       `json:"commits_checked"`
 	Findings []Finding `json:"findings"`
+	// Repaired lists breaks of the append-only history that a later
+	// commit undid (it put the log back as it was before the break, then
+	// appended): named, not counted as findings.
+	Repaired []Finding `json:"repaired,omitempty"`
 }
 
 // Verify checks a task without changing anything: each committed version
@@ -84,6 +88,24 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	prevIsPrefix := false // prevLog is a prefix of HEAD's log, checked by digest
 	prefixes := &prefixDigests{data: t.ProgressRaw}
 	removed := false // the task folder was removed (archived) since prevLog
+	// broken is the log as it was before the last commit that broke the
+	// append-only history, and that commit's finding: a later version that
+	// starts with it again repaired the break.
+	var broken, brokenGuard []byte
+	brokenAt, brokenGuardAt := -1, -1
+	repaired := func(at *int, c gitstate.Commit) {
+		f := rep.Findings[*at]
+		f.Problem += fmt.Sprintf("; put back by commit %s (%q)", short(c.Hash), c.Subject)
+		f.Fix = ""
+		rep.Repaired = append(rep.Repaired, f)
+		rep.Findings = append(rep.Findings[:*at], rep.Findings[*at+1:]...)
+		for _, other := range []*int{&brokenAt, &brokenGuardAt} {
+			if *other > *at {
+				*other--
+			}
+		}
+		*at = -1
+	}
 	for _, c := range commits {
 		v, _ := c.Trailer(TrailerTask)
 		mine := v == slug && len(c.Parents) < 2
@@ -124,6 +146,9 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 					return nil, err
 				}
 			}
+			if brokenAt >= 0 && bytes.HasPrefix(logAt, broken) {
+				repaired(&brokenAt, c)
+			}
 			if isPrefix && prevIsPrefix {
 				n = prevEntries + countHeadings(logAt[len(prevLog):])
 				prevLog, prevIsPrefix = logAt, true
@@ -132,8 +157,16 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			prevIsPrefix = isPrefix
 			if prevLog != nil && !restore {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
-					add(Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
-						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff})
+					if brokenAt < 0 {
+						broken, brokenAt = prevLog, len(rep.Findings)
+					}
+					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
+						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff}
+					if gone := takenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
+						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", short(c.Hash), c.Subject, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; "))
+						f.Fix = "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
+					}
+					add(f)
 				}
 			}
 			if prevLog != nil && len(logAt) >= len(prevLog) && string(logAt[:len(prevLog)]) == string(prevLog) {
@@ -151,8 +184,14 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			if err != nil {
 				return nil, err
 			}
+			if brokenGuardAt >= 0 && bytes.HasPrefix(guardAt, brokenGuard) {
+				repaired(&brokenGuardAt, c)
+			}
 			if prevGuard != nil && !restore {
 				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
+					if brokenGuardAt < 0 {
+						brokenGuard, brokenGuardAt = prevGuard, len(rep.Findings)
+					}
 					add(Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", short(c.Hash), guardRel), Diff: v.Diff})
 				}
@@ -292,4 +331,39 @@ func short(h string) string {
 		return h[:7]
 	}
 	return h
+}
+
+// takenOut returns the titles of the entries of old that new lacks, when
+// new only lacks entries (every entry it has is one of old's, unchanged);
+// otherwise nil (a rewrite, reported as such).
+func takenOut(old, new []byte) []string {
+	have := map[string]bool{}
+	for _, e := range progresslog.Parse(old).Entries {
+		have[entryText(e)] = true
+	}
+	kept := map[string]bool{}
+	for _, e := range progresslog.Parse(new).Entries {
+		k := entryText(e)
+		if !have[k] {
+			return nil
+		}
+		kept[k] = true
+	}
+	var gone []string
+	for _, e := range progresslog.Parse(old).Entries {
+		if !kept[entryText(e)] {
+			gone = append(gone, e.Title())
+		}
+	}
+	return gone
+}
+
+// entryText identifies an entry by its rendering.
+func entryText(e progresslog.Entry) string {
+	e.Line, e.Side = 0, progresslog.Both
+	b, err := progresslog.RenderEntry(e, "\n")
+	if err != nil {
+		return e.Title()
+	}
+	return string(b)
 }

@@ -43,6 +43,7 @@ the unit to timeout.`,
 					if v.From != v.Status {
 						arrow = v.From + " → " + v.Status
 					}
+					printRepaired(w, out)
 					fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
 					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
 				})

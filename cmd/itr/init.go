@@ -65,10 +65,27 @@ type outcomeView struct {
 	Status    string   `json:"status,omitempty"`
 	Phase     string   `json:"phase"`
 	Files     []string `json:"files"`
+	// Repaired lists the commits made without itr whose removal of entries
+	// was undone first, and RepairCommit the reconcile commit that did it.
+	Repaired     []workspace.UndoReport `json:"repaired,omitempty"`
+	RepairCommit string                 `json:"repair_commit,omitempty"`
+}
+
+// printRepaired says what was put back before the event was recorded.
+func printRepaired(w io.Writer, out *workspace.Outcome) {
+	if out.Repaired == nil {
+		return
+	}
+	for _, u := range out.Repaired.Undone {
+		fmt.Fprintf(w, "Note: %s; put back from history (committed %s)\n", terminalSafe(u.Text), short(out.Repaired.Commit))
+	}
 }
 
 func outcomeJSON(out *workspace.Outcome) outcomeView {
 	v := outcomeView{Task: out.Slug, Commit: out.Commit, Phase: string(out.After.Phase), Files: out.Files}
+	if out.Repaired != nil {
+		v.Repaired, v.RepairCommit = out.Repaired.Undone, out.Repaired.Commit
+	}
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {
@@ -79,4 +96,18 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		}
 	}
 	return v
+}
+
+// terminalSafe makes collaborator text safe to print on a terminal:
+// control characters (escape sequences included) are shown as \xNN.
+func terminalSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, `\x%02x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

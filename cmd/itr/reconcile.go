@@ -51,6 +51,16 @@ func printReconcile(w io.Writer, rep *workspace.ReconcileReport, opts workspace.
 	if rep.Clean() && rep.Diff == "" && rep.Commit == "" {
 		fmt.Fprintf(w, "%s: state.json agrees with the log; nothing to do.\n", rep.Slug)
 	}
+	if rep.Clean() && rep.Diff != "" && len(rep.Problems) == 0 && rep.Commit == "" {
+		fmt.Fprintf(w, "%s: state.json holds what the log says but is not in itr's canonical form (layout or key order); `itr reconcile` rewrites it\n", rep.Slug)
+	}
+	for _, u := range rep.Undone {
+		verb := "put back from history"
+		if rep.Commit == "" {
+			verb = "`itr reconcile` puts them back from history"
+		}
+		fmt.Fprintf(w, "  %s; %s\n", terminalSafe(u.Text), verb)
+	}
 	for _, d := range rep.Discrepancies {
 		fmt.Fprintf(w, "  %s\n", d)
 	}
@@ -83,6 +93,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if err := g.emit(rep, func(w io.Writer) {
+					for _, f := range rep.Repaired {
+						fmt.Fprintf(w, "note: %s @ %s: %s\n", f.File, short(f.Commit), terminalSafe(f.Problem))
+					}
 					if len(rep.Findings) == 0 {
 						fmt.Fprintf(w, "%s: clean (%d commits checked)\n", rep.Slug, rep.Commits)
 						return

@@ -26,6 +26,7 @@ func runUnitEvent(g *globals, do func(ws *workspace.Workspace, slug string) (*wo
 	}
 	v := outcomeJSON(out)
 	return g.emit(v, func(w io.Writer) {
+		printRepaired(w, out)
 		if out.Guardrail != "" {
 			fmt.Fprintf(w, "Guardrail %q added to guardrails.md\n", out.Guardrail)
 		} else if v.Unit != "" {

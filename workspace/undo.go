@@ -1,0 +1,175 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+)
+
+// Undo is a commit made without itr that took out of progress.md (or
+// guardrails.md) entries that itr had committed: typically a `git commit`
+// of an index read before itr's checkpoint updated it, or a rebase that
+// dropped a side. The entries were committed, so git's own history holds
+// them: reconcile (and the next itr write) puts them back.
+type Undo struct {
+	File    string          // the file's path relative to the repository top
+	By      gitstate.Commit // the first commit whose version lost entries
+	Last    gitstate.Commit // itr's last commit of the task before By
+	Missing []string        // titles of the entries (or lessons) By took out
+	// Restored is the file with the entries back: itr's last version, then
+	// whatever entries were added on top of By's version since.
+	Restored []byte
+}
+
+// String describes the undo for a person.
+func (u *Undo) String() string {
+	return fmt.Sprintf("commit %s (%q) took %d entr%s out of %s that itr had committed in %s (%s)",
+		short(u.By.Hash), u.By.Subject, len(u.Missing), plural(len(u.Missing), "y", "ies"), u.File, short(u.Last.Hash), strings.Join(firstN(u.Missing, 3), "; "))
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+// findUndos checks, for the task's logs, that HEAD's version still holds
+// everything itr's last commit of the task wrote. It walks first parents
+// from HEAD to that commit: when HEAD is itr's own commit (the usual case)
+// it reads nothing more. A `git revert` of itr's commits is a deliberate
+// undo and is followed, as is a reset (which leaves no commit behind).
+func (w *Workspace) findUndos(t *Task) ([]*Undo, error) {
+	if t.Head.Hash == "" {
+		return nil, nil
+	}
+	var between []gitstate.Commit // newest first, HEAD included
+	var last *gitstate.Commit
+	err := w.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
+		if v, _ := c.Trailer(TrailerTask); v == t.Slug && len(c.Parents) < 2 {
+			last = &c
+			return false
+		}
+		between = append(between, c)
+		return true
+	})
+	if err != nil || last == nil || len(between) == 0 {
+		return nil, err
+	}
+	var out []*Undo
+	for _, name := range []string{ProgressFile, GuardrailsFile} {
+		u, err := w.undoOf(t, name, *last, between)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			out = append(out, u)
+		}
+	}
+	return out, nil
+}
+
+// undoOf checks one log file. between lists the commits after last,
+// newest first.
+func (w *Workspace) undoOf(t *Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := w.rel(t.Slug, name)
+	headRaw := t.ProgressRaw
+	if name == GuardrailsFile {
+		headRaw = t.GuardrailsRaw
+	}
+	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
+	if errors.Is(err, gitstate.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if lastHash == t.headFiles[name] {
+		return nil, nil
+	}
+	good, err := w.blob(lastHash)
+	if err != nil {
+		return nil, err
+	}
+	if headRaw == nil || bytes.HasPrefix(headRaw, good) {
+		// Appended to (fine), or the folder is gone (an archive or a
+		// deliberate removal; other commands deal with that).
+		return nil, nil
+	}
+	// Which commit broke it: the oldest one whose version no longer starts
+	// with itr's.
+	var by *gitstate.Commit
+	prevHash := lastHash
+	for i := len(between) - 1; i >= 0 && by == nil; i-- {
+		c := between[i]
+		h, err := w.Repo.FileHashAt(c.Hash, rel)
+		if errors.Is(err, gitstate.ErrNotFound) {
+			return nil, nil // removed: not an undo of entries
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h == prevHash {
+			continue
+		}
+		prevHash = h
+		data, err := w.blob(h)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.HasPrefix(data, good) {
+			by = &between[i]
+		}
+	}
+	if by == nil || revertsItr(*by, t.Slug) {
+		return nil, nil
+	}
+	u := &Undo{File: rel, By: *by, Last: last}
+	if name == ProgressFile {
+		have := map[string]bool{}
+		for _, e := range progresslog.Parse(headRaw).Entries {
+			have[e.Title()] = true
+		}
+		for _, e := range progresslog.Parse(good).Entries {
+			if !have[e.Title()] {
+				u.Missing = append(u.Missing, e.Title())
+			}
+		}
+		if u.Restored, _, err = progresslog.Union(nil, good, headRaw); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		}
+	} else {
+		have := map[string]bool{}
+		for _, g := range progresslog.ParseGuardrails(headRaw).Entries {
+			have[g.Name] = true
+		}
+		for _, g := range progresslog.ParseGuardrails(good).Entries {
+			if !have[g.Name] {
+				u.Missing = append(u.Missing, "lesson "+g.Name)
+			}
+		}
+		if u.Restored, err = unionGuardrails(good, headRaw); err != nil {
+			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		}
+	}
+	if len(u.Missing) == 0 {
+		// Entries were rewritten rather than taken out: verify reports
+		// that; nothing is missing to restore.
+		return nil, nil
+	}
+	return u, nil
+}
+
+// revertsItr reports whether c is a `git revert` of one of the task's
+// commits ("This reverts commit <hash>" naming a commit whose subject is
+// itr's): a deliberate undo, which itr follows.
+func revertsItr(c gitstate.Commit, slug string) bool {
+	if !strings.Contains(c.Message, "This reverts commit ") {
+		return false
+	}
+	return strings.HasPrefix(c.Subject, `Revert "itr(`+slug+`):`)
+}
