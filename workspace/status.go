@@ -251,10 +251,16 @@ func criticalContext(sum *Summary) []string {
 	return out
 }
 
+// FutureSuffix ends SinceLast when the last checkpoint is later than now
+// (a clock that is behind, or a commit from a machine whose clock is ahead).
+const FutureSuffix = " in the future (check the clock)"
+
+// humanDuration is d rounded for a person ("42s", "5m", "3h07m", "4d"); a
+// negative d is its size followed by FutureSuffix.
 func humanDuration(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "in the future (check the clock)"
+		return humanDuration(-d) + FutureSuffix
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:

@@ -35,7 +35,11 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	}
 	fmt.Fprintf(w, "Mode:     %s    Phase: %s    Progress: %s\n", s.Mode, s.Phase, s.CompactionSummary.Progress)
 	if s.LastCheckpoint != "" {
-		fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
+		if strings.HasSuffix(s.SinceLast, workspace.FutureSuffix) {
+			fmt.Fprintf(w, "Last:     %s (%s)\n", s.LastCheckpoint, s.SinceLast)
+		} else {
+			fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
+		}
 	}
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s\n", c.ID, c.Status, iterations(*c))
