@@ -106,7 +106,18 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		}
 		*at = -1
 	}
+	mainLine := make(map[string]bool, len(commits))
 	for _, c := range commits {
+		mainLine[c.Hash] = true
+	}
+	for _, c := range commits {
+		if len(c.Parents) >= 2 {
+			found, err := w.verifyMerge(slug, c, mainLine)
+			if err != nil {
+				return nil, err
+			}
+			rep.Findings = append(rep.Findings, found...)
+		}
 		v, _ := c.Trailer(TrailerTask)
 		mine := v == slug && len(c.Parents) < 2
 		if mine {
@@ -366,4 +377,79 @@ func entryText(e progresslog.Entry) string {
 		return e.Title()
 	}
 	return string(b)
+}
+
+// verifyMerge checks what a merge commit brought in: the merged branch's
+// own commits, from where it left this line, must each extend the log as
+// the one before left it (a hand edit on a branch is found even though the
+// merge's first-parent line never saw it), and every entry of the merged
+// log must be in one of the parents' logs (a merge resolution invents no
+// entry).
+func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[string]bool) ([]Finding, error) {
+	progressRel := w.rel(slug, ProgressFile)
+	var side []gitstate.Commit // newest first
+	base := ""
+	err := w.Repo.History(m.Parents[1], func(c gitstate.Commit) bool {
+		if mainLine[c.Hash] {
+			base = c.Hash
+			return false
+		}
+		side = append(side, c)
+		return len(side) < 100000
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	var prev []byte
+	if base != "" {
+		if prev, err = w.readAt(base, progressRel); err != nil {
+			return nil, err
+		}
+	}
+	for i := len(side) - 1; i >= 0; i-- {
+		c := side[i]
+		cur, err := w.readAt(c.Hash, progressRel)
+		if err != nil {
+			return nil, err
+		}
+		if cur == nil || prev == nil || bytes.Equal(cur, prev) {
+			prev = cur
+			continue
+		}
+		if v := progresslog.IsAppendOnly(prev, cur); v != nil {
+			out = append(out, Finding{File: progressRel, Commit: c.Hash,
+				Problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch: %s", short(c.Hash), c.Subject, short(m.Hash), v.Error()),
+				Fix:     fmt.Sprintf("entries are never rewritten: restore the log with `git checkout %s -- %s`, append a correcting entry, and commit", short(m.Parents[0]), progressRel), Diff: v.Diff})
+		}
+		prev = cur
+	}
+	// Every entry of the merge is in a parent's log.
+	merged, err := w.readAt(m.Hash, progressRel)
+	if err != nil || merged == nil {
+		return out, err
+	}
+	known := map[string]bool{}
+	for _, p := range m.Parents {
+		data, err := w.readAt(p, progressRel)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range progresslog.Parse(data).Entries {
+			known[entryText(e)] = true
+		}
+	}
+	var invented []string
+	for _, e := range progresslog.Parse(merged).Entries {
+		// A Reconciled entry may record how a merge was resolved.
+		if e.Kind != progresslog.KindReconciled && !known[entryText(e)] {
+			invented = append(invented, e.Title())
+		}
+	}
+	if len(invented) > 0 {
+		out = append(out, Finding{File: progressRel, Commit: m.Hash,
+			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", short(m.Hash), m.Subject, len(invented), plural(len(invented), "y", "ies"), strings.Join(firstN(invented, 3), "; ")),
+			Fix:     "entries come from checkpoints, not from merge resolutions: run `itr reconcile` after taking the log of one side (`git checkout <side> -- " + progressRel + "`)"})
+	}
+	return out, nil
 }
