@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,18 @@ func RemoveJournaledLocks(journal string) ([]string, error) {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Ino) == ino {
 			if os.Remove(lock) == nil {
 				removed = append(removed, lock)
+			}
+		}
+	}
+	// A run killed inside lockFile.publish leaves the hard link it was
+	// about to rename: "<lock>.itr-<pid>". The caller holds itr's flock, so
+	// no live itr owns one.
+	for lock := range intents {
+		if tmps, _ := filepath.Glob(lock + ".itr-*"); len(tmps) > 0 {
+			for _, tmp := range tmps {
+				if os.Remove(tmp) == nil {
+					removed = append(removed, tmp)
+				}
 			}
 		}
 	}

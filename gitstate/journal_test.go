@@ -1,9 +1,11 @@
 package gitstate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,4 +45,19 @@ func TestJournaledLocksOfAKilledRunAreRemovedAndGitsAreNot(t *testing.T) {
 	none, err := RemoveJournaledLocks(filepath.Join(dir, "missing"))
 	require.NoError(t, err)
 	assert.Empty(t, none)
+}
+
+// TestRemoveJournaledLocksPublishLink removes the hard link a run killed
+// inside lockFile.publish left next to its lock.
+func TestRemoveJournaledLocksPublishLink(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "index.lock")
+	link := lock + ".itr-4242"
+	require.NoError(t, os.WriteFile(link, []byte("DIRC"), 0o644))
+	journal := filepath.Join(dir, "journal")
+	require.NoError(t, os.WriteFile(journal, []byte(fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano())), 0o644))
+	removed, err := RemoveJournaledLocks(journal)
+	require.NoError(t, err)
+	assert.Contains(t, removed, link)
+	assert.NoFileExists(t, link)
 }
