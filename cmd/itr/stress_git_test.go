@@ -126,7 +126,15 @@ func stressGitBeside(t *testing.T, d time.Duration, files int, hook bool) {
 			mu.Unlock()
 		}()
 	}
+	// On a large repository a checkpoint holds index.lock for most of its
+	// ~50 ms and git commit does not wait for a lock: back to back, itr
+	// would starve git. A pause between checkpoints keeps both running.
+	pause := time.Duration(0)
+	if files > 0 {
+		pause = 250 * time.Millisecond
+	}
 	loop("itr checkpoint", func(n int) {
+		time.Sleep(pause)
 		did := fmt.Sprintf("CP-%d", n)
 		out, err := r.run(r.bin, "checkpoint", "T1", "--did", did, "--remaining", "more")
 		if err != nil {
