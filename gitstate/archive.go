@@ -244,7 +244,7 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 	if err != nil {
 		return err
 	}
-	lock, err := acquireLock(r.refFile(name))
+	lock, err := r.acquireLock(r.refFile(name))
 	if err != nil {
 		return err
 	}

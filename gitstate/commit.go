@@ -195,7 +195,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	)
 	indexPath := filepath.Join(r.gitDir, "index")
 	if r.root != "" {
-		ilock, err = acquireLock(indexPath)
+		ilock, err = r.acquireLock(indexPath)
 		if err != nil {
 			return Commit{}, err
 		}
@@ -244,10 +244,10 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		}
 		step("objects")
 		// 3. Lock HEAD and the branch, as git commit does, and compare.
-		if hlock, err = acquireLock(filepath.Join(r.gitDir, "HEAD")); err != nil {
+		if hlock, err = r.acquireLock(filepath.Join(r.gitDir, "HEAD")); err != nil {
 			return Commit{}, err
 		}
-		if rlock, err = acquireLock(r.refFile(head.Branch)); err != nil {
+		if rlock, err = r.acquireLock(r.refFile(head.Branch)); err != nil {
 			return Commit{}, err
 		}
 		rlock.nosync = !r.dur.refs

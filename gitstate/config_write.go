@@ -52,7 +52,7 @@ func (r *Repo) editConfigSection(name, sub string, keys [][2]string) (bool, erro
 		}
 	}
 	path := filepath.Join(r.commonDir, "config")
-	lock, err := acquireLock(path)
+	lock, err := r.acquireLock(path)
 	if err != nil {
 		return false, err
 	}

@@ -65,6 +65,7 @@ type Repo struct {
 	commonDir string
 	wtConfig  bool       // extensions.worktreeConfig
 	dur       durability // fsync policy of the write in progress (core.fsync)
+	journal   lockJournal
 }
 
 // Open opens the repository that contains dir (any folder inside the working

@@ -13,59 +13,70 @@ import (
 	"time"
 )
 
-// lockJournal, when set, is a file to which every lock file gitstate
-// creates is appended as "<path> <inode>". A caller that serialises its
-// own runs (itr holds an flock while it commits) uses it to recognise, and
-// remove, the locks of a run that was killed: a lock whose inode is in the
-// journal was made by that run, never by git.
-var lockJournal struct {
-	sync.Mutex
+// lockJournal, when its path is set, is a file to which every lock file a
+// Repo creates is appended as "<path> <inode>". A caller that serialises
+// its own runs (itr holds an flock while it commits) uses it to recognise,
+// and remove, the locks of a run that was killed: a lock whose inode is in
+// the journal was made by that run, never by git. Each Repo has its own.
+type lockJournal struct {
+	mu   sync.Mutex
 	path string
 	f    *os.File // open for appending from the first note until the path changes
 }
 
-// JournalLocks makes gitstate record the lock files it creates in the file
-// path ("" stops recording and closes the journal).
-func JournalLocks(path string) {
-	lockJournal.Lock()
-	defer lockJournal.Unlock()
-	if lockJournal.f != nil {
-		lockJournal.f.Close()
-		lockJournal.f = nil
+// JournalLocks makes the repository record the lock files it creates in
+// the file path ("" stops recording and closes the journal).
+func (r *Repo) JournalLocks(path string) { r.journal.set(path) }
+
+func (j *lockJournal) set(path string) {
+	if j == nil {
+		return
 	}
-	lockJournal.path = path
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f != nil {
+		j.f.Close()
+		j.f = nil
+	}
+	j.path = path
 }
 
-// journalLine appends one line to the journal, opening it on first use and
-// keeping it open for the rest of the run. The caller holds lockJournal.
-func journalLine(line string) {
-	if lockJournal.f == nil {
-		j, err := os.OpenFile(lockJournal.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+// line appends one line to the journal, opening it on first use and
+// keeping it open for the rest of the run. The caller holds j.mu.
+func (j *lockJournal) line(line string) {
+	if j.f == nil {
+		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return
 		}
-		lockJournal.f = j
+		j.f = f
 	}
-	_, _ = lockJournal.f.WriteString(line)
+	_, _ = j.f.WriteString(line)
 }
 
-// noteIntent records, before the exclusive create, that a lock file is
-// about to be made, so a run killed between the create and noteLock still
-// leaves a trace.
-func noteIntent(lock string) {
-	lockJournal.Lock()
-	defer lockJournal.Unlock()
-	if lockJournal.path == "" {
+// intent records, before the exclusive create, that a lock file is about
+// to be made, so a run killed between the create and noted still leaves a
+// trace.
+func (j *lockJournal) intent(lock string) {
+	if j == nil {
 		return
 	}
-	journalLine(fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano()))
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.path == "" {
+		return
+	}
+	j.line(fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano()))
 }
 
-// noteLock records a newly created lock file.
-func noteLock(lock string, f *os.File) {
-	lockJournal.Lock()
-	defer lockJournal.Unlock()
-	if lockJournal.path == "" {
+// noted records a newly created lock file.
+func (j *lockJournal) noted(lock string, f *os.File) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.path == "" {
 		return
 	}
 	fi, err := f.Stat()
@@ -76,7 +87,7 @@ func noteLock(lock string, f *os.File) {
 	if !ok {
 		return
 	}
-	journalLine(fmt.Sprintf("%s %d\n", lock, st.Ino))
+	j.line(fmt.Sprintf("%s %d\n", lock, st.Ino))
 }
 
 // RemoveJournaledLocks removes the lock files listed in a journal that

@@ -14,10 +14,11 @@ import (
 func TestJournaledLocksOfAKilledRunAreRemovedAndGitsAreNot(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "itr-locks")
-	JournalLocks(journal)
-	l, err := acquireLock(filepath.Join(dir, "index"))
+	j := &lockJournal{}
+	j.set(journal)
+	l, err := acquireLockJournaled(filepath.Join(dir, "index"), j)
 	require.NoError(t, err)
-	JournalLocks("")
+	j.set("")
 	// The "killed" run never rolls back; its lock stays.
 	_ = l.f.Close()
 	// A lock taken by git (not journaled) next to it.
@@ -32,10 +33,10 @@ func TestJournaledLocksOfAKilledRunAreRemovedAndGitsAreNot(t *testing.T) {
 
 	// A lock re-created since (another inode, made long after the intent)
 	// is left alone.
-	JournalLocks(journal)
-	l, err = acquireLock(filepath.Join(dir, "config"))
+	j.set(journal)
+	l, err = acquireLockJournaled(filepath.Join(dir, "config"), j)
 	require.NoError(t, err)
-	JournalLocks("")
+	j.set("")
 	l.rollback()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "unrelated.lock"), nil, 0o644))
 	removed, err = RemoveJournaledLocks(journal)

@@ -38,17 +38,23 @@ type lockFile struct {
 	nosync bool // skip the fsync before the rename (core.fsync leaves it out)
 }
 
-// acquireLock creates path+".lock", retrying while another process holds it.
-func acquireLock(path string) (*lockFile, error) {
+// acquireLock creates path+".lock", retrying while another process holds
+// it, and notes it in the repository's lock journal.
+func (r *Repo) acquireLock(path string) (*lockFile, error) {
+	return acquireLockJournaled(path, &r.journal)
+}
+
+// acquireLockJournaled is acquireLock with the journal given (nil: none).
+func acquireLockJournaled(path string, j *lockJournal) (*lockFile, error) {
 	lock := path + ".lock"
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return nil, fmt.Errorf("create folder for %s: %w", lock, err)
 	}
 	for try := 1; ; try++ {
-		noteIntent(lock)
+		j.intent(lock)
 		f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
-			noteLock(lock, f)
+			j.noted(lock, f)
 			return &lockFile{path: path, lock: lock, f: f}, nil
 		}
 		if !errors.Is(err, os.ErrExist) {

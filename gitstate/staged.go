@@ -87,7 +87,7 @@ func (r *Repo) Stage(changes []FileChange) error {
 		return err
 	}
 	indexPath := filepath.Join(r.gitDir, "index")
-	lock, err := acquireLock(indexPath)
+	lock, err := r.acquireLock(indexPath)
 	if err != nil {
 		return err
 	}

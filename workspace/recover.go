@@ -45,13 +45,13 @@ func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written
 	if err := os.WriteFile(w.runFile(), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("record the run in %s: %w", w.runFile(), err)
 	}
-	gitstate.JournalLocks(w.runFile())
+	w.Repo.JournalLocks(w.runFile())
 	return nil
 }
 
 // endRun forgets the run: the commit either landed whole or failed cleanly.
 func (w *Workspace) endRun() {
-	gitstate.JournalLocks("")
+	w.Repo.JournalLocks("")
 	_ = os.Truncate(w.runFile(), 0)
 }
 
