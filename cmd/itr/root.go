@@ -63,35 +63,66 @@ func Main(args []string, stdio IO) int {
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
-	err := root.Execute()
+	return exitCode(root.Execute(), stdio.Err)
+}
+
+// exitCode reports err on w and returns the exit code its type gives:
+// problemsError 3, usageError 2, any other error 1.
+func exitCode(err error, w io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
 	var pe problemsError
 	if errors.As(err, &pe) {
 		if pe.msg != "" {
-			fmt.Fprintln(stdio.Err, "itr: "+pe.msg)
+			fmt.Fprintln(w, "itr: "+pe.msg)
 		}
 		return ExitProblems
 	}
-	fmt.Fprintln(stdio.Err, "itr: "+err.Error())
+	fmt.Fprintln(w, "itr: "+err.Error())
 	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintln(stdio.Err, "Run 'itr --help' for usage.")
+	if errors.As(err, &ue) {
+		fmt.Fprintln(w, "Run 'itr --help' for usage.")
 		return ExitUsage
 	}
 	return ExitError
 }
 
-// isCobraUsage recognises cobra's own errors about flags and arguments.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
+// markUsage makes every argument error of the command tree a usageError,
+// so that exit code 2 comes from the error's type, never from its text (a
+// wrapped EINVAL reads "invalid argument" too). Commands with subcommands
+// and no argument rule of their own refuse an unknown subcommand, as
+// cobra's default rule does, and print their help when called alone.
+func markUsage(c *cobra.Command) {
+	if c.HasSubCommands() && !c.Runnable() {
+		// Cobra validates the arguments of runnable commands only: a
+		// group runs its help when called alone.
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	switch {
+	case c.Args != nil:
+		rule := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := rule(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	case c.HasSubCommands():
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return usageError{errors.New(msg)}
 		}
 	}
-	return false
+	for _, sub := range c.Commands() {
+		markUsage(sub)
+	}
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -119,6 +150,9 @@ history whenever the two disagree.`,
 	)
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	markUsage(root)
 	return root
 }
 
