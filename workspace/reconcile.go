@@ -108,9 +108,10 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	committedGuard := t.GuardrailsRaw
 	for _, u := range undos {
 		rep.Undone = append(rep.Undone, undoReport(u))
-		if u.File == guardRel {
+		switch u.File {
+		case guardRel:
 			t.GuardrailsRaw = u.Restored
-		} else {
+		case progressRel:
 			t.ProgressRaw, t.parsedLog = u.Restored, nil
 		}
 	}

@@ -27,6 +27,10 @@ type Undo struct {
 
 // String describes the undo for a person.
 func (u *Undo) String() string {
+	if len(u.Missing) == 0 {
+		return fmt.Sprintf("commit %s (%q) put an older %s in place of the one itr had committed in %s (the working tree still holds itr's)",
+			short(u.By.Hash), u.By.Subject, u.File, short(u.Last.Hash))
+	}
 	return fmt.Sprintf("commit %s (%q) took %d entr%s out of %s that itr had committed in %s (%s)",
 		short(u.By.Hash), u.By.Subject, len(u.Missing), plural(len(u.Missing), "y", "ies"), u.File, short(u.Last.Hash), strings.Join(firstN(u.Missing, 3), "; "))
 }
@@ -70,7 +74,48 @@ func (w *Workspace) findUndos(t *Task) ([]*Undo, error) {
 			out = append(out, u)
 		}
 	}
+	if len(out) == 0 {
+		// state.json alone: a commit of an index from before the
+		// checkpoint whose log entry git saw as changed but whose
+		// state.json it did not. The working tree still holding what itr
+		// committed tells it from an edit by hand.
+		u, err := w.staleStateOf(t, *last, between)
+		if err != nil || u == nil {
+			return out, err
+		}
+		out = append(out, u)
+	}
 	return out, nil
+}
+
+// staleStateOf reports a commit after last that put another state.json in
+// HEAD while the working tree still holds the one last committed.
+func (w *Workspace) staleStateOf(t *Task, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := w.rel(t.Slug, StateFile)
+	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
+	if errors.Is(err, gitstate.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || lastHash == t.headFiles[StateFile] {
+		return nil, err
+	}
+	disk, err := w.readWorktree(rel)
+	if err != nil || gitstate.BlobHash(disk) != lastHash {
+		return nil, nil
+	}
+	for i := len(between) - 1; i >= 0; i-- {
+		h, err := w.Repo.FileHashAt(between[i].Hash, rel)
+		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+			return nil, err
+		}
+		if h != lastHash {
+			if revertsItr(between[i], t.Slug) {
+				return nil, nil
+			}
+			return &Undo{File: rel, By: between[i], Last: last, Restored: disk}, nil
+		}
+	}
+	return nil, nil
 }
 
 // undoOf checks one log file. between lists the commits after last,
