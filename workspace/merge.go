@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/atomicfile"
@@ -125,97 +128,308 @@ type MergeRequest struct {
 // (ours, then what only theirs has). state.json is rebuilt by the reducer
 // from the union of the two sides' logs, which it finds in HEAD (ours) and
 // in the commit whose state.json is the theirs version (searched among the
-// operation's heads and the branch tips); when that commit cannot be found
-// it leaves the conflict for `itr reconcile`.
+// operation's heads and the branch tips).
+//
+// The driver trusts nothing and never guesses. It refuses, with an error
+// naming the path, the version and the problem, and leaves req.Ours as it
+// was so that git keeps the conflict for `itr reconcile` or a person, when:
+// ours or theirs is missing, a directory, a symbolic link or not a regular
+// file (the base may be missing or empty: an add on both sides); a version
+// is not text (a NUL byte, bytes that are not UTF-8); a progress.md side has
+// text but no entry; a side holds conflict markers; a side of progress.md
+// or guardrails.md is not an extension of the base (it rewrote or removed
+// an entry of the base, or changed its title); a side of state.json does not
+// decode; or, for state.json, either log fails the same checks against the
+// log of the commit both sides descend from, or theirs cannot be found. The
+// result replaces req.Ours through a temporary file and a rename in its
+// folder, so a link is never written through.
 func (w *Workspace) MergeDriver(req MergeRequest) error {
-	read := func(p string) ([]byte, error) {
-		if p == "" {
-			return nil, nil
+	if err := w.mergeDriver(req); err != nil {
+		return fmt.Errorf("merge driver: %s: %w; git keeps the conflict: resolve it with `itr reconcile` or by hand", quoteName(req.Path), err)
+	}
+	return nil
+}
+
+func (w *Workspace) mergeDriver(req MergeRequest) error {
+	kind := path.Base(req.Path)
+	switch kind {
+	case ProgressFile, GuardrailsFile, StateFile:
+	default:
+		return errors.New("not a file itr merges (progress.md, guardrails.md, state.json)")
+	}
+	inputs := []*mergeInput{
+		{version: "base", flag: "%O", path: req.Base, optional: true},
+		{version: "ours", flag: "%A", path: req.Ours},
+		{version: "theirs", flag: "%B", path: req.Theirs},
+	}
+	for _, in := range inputs {
+		if err := in.read(); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
 		}
-		data, err := os.ReadFile(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+	}
+	base, ours, theirs := inputs[0], inputs[1], inputs[2]
+	byVersion := func(err error) error {
+		var me *progresslog.MergeError
+		if errors.As(err, &me) {
+			for _, in := range inputs {
+				if in.version == me.Version {
+					return fmt.Errorf("%s: %w", in, me.Err)
+				}
+			}
 		}
-		return data, err
-	}
-	base, err := read(req.Base)
-	if err != nil {
-		return err
-	}
-	ours, err := read(req.Ours)
-	if err != nil {
-		return err
-	}
-	theirs, err := read(req.Theirs)
-	if err != nil {
 		return err
 	}
 	var merged []byte
-	switch path.Base(req.Path) {
+	var err error
+	switch kind {
 	case ProgressFile:
-		merged, _, err = progresslog.Union(base, ours, theirs)
+		merged, err = progresslog.StrictUnion(base.data, ours.data, theirs.data)
+		err = byVersion(err)
 	case GuardrailsFile:
-		merged, err = unionGuardrails(ours, theirs)
+		merged, err = progresslog.StrictUnionGuardrails(base.data, ours.data, theirs.data)
+		err = byVersion(err)
 	case StateFile:
-		merged, err = w.mergeState(req.Path, ours, theirs)
-	default:
-		return fmt.Errorf("%s is not a file itr merges (progress.md, guardrails.md, state.json)", req.Path)
+		for _, in := range inputs {
+			if err := progresslog.CheckText(in.data); err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+		}
+		for _, in := range []*mergeInput{ours, theirs} {
+			if _, err := state.Decode(in.data); err != nil {
+				return fmt.Errorf("%s: not a state.json: %w", in, err)
+			}
+		}
+		merged, err = w.mergeState(req.Path, ours.data, theirs.data)
 	}
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(req.Ours, merged, 0o644)
+	if err := replaceFile(req.Ours, merged, ours.mode); err != nil {
+		return fmt.Errorf("write the result over %s: %w", ours, err)
+	}
+	return nil
+}
+
+// replaceFile writes data to a temporary file beside p and renames it over
+// p: a rename replaces p itself, so a link put in its place meanwhile is
+// replaced, never written through. Unlike atomicfile.Write it does not
+// sync: p is git's own temporary file, which git reads back at once and
+// then deletes.
+func replaceFile(p string, data []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".itr-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // a no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(name, p)
+}
+
+// mergeInput is one of the driver's three files.
+type mergeInput struct {
+	version, flag, path string
+	optional            bool // the base: missing or empty is an add on both sides
+	data                []byte
+	mode                fs.FileMode
+}
+
+// String names the input for messages: `theirs (%B .merge_file_x)`.
+func (in *mergeInput) String() string {
+	return fmt.Sprintf("%s (%s %s)", in.version, in.flag, quoteName(in.path))
+}
+
+// read reads a regular file, never through a symbolic link: the file is
+// checked with Lstat, opened, and checked again to be the same file.
+func (in *mergeInput) read() error {
+	if in.path == "" {
+		if in.optional {
+			return nil
+		}
+		return errors.New("no file given")
+	}
+	fi, err := os.Lstat(in.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && in.optional:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("is missing")
+	case err != nil:
+		return err
+	}
+	if err := regular(in.path, fi); err != nil {
+		return err
+	}
+	f, err := os.Open(in.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, opened) {
+		return errors.New("changed while the driver was reading it")
+	}
+	data := make([]byte, opened.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	if n, _ := f.Read(make([]byte, 1)); n > 0 {
+		return errors.New("changed while the driver was reading it")
+	}
+	in.data, in.mode = data, fi.Mode().Perm()
+	return nil
+}
+
+// regular refuses anything but a regular file, saying what it is.
+func regular(p string, fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(p)
+		return fmt.Errorf("is a symbolic link (to %s); the driver never reads or writes through one", quoteName(target))
+	case m.IsDir():
+		return errors.New("is a directory")
+	case !m.IsRegular():
+		return fmt.Errorf("is not a regular file (%s)", m.Type())
+	}
+	return nil
+}
+
+// quoteName writes a path as it is, or quoted when it holds characters
+// that would break a one-line message.
+func quoteName(p string) string {
+	for _, r := range p {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 // unionGuardrails keeps ours and appends the lessons only theirs has.
 func unionGuardrails(ours, theirs []byte) ([]byte, error) {
-	og := progresslog.ParseGuardrails(ours)
-	seen := map[string]bool{}
-	for _, g := range og.Entries {
-		seen[g.Name+"\x00"+g.When+"\x00"+g.Problem+"\x00"+g.Solution] = true
-	}
-	out := ours
-	for _, g := range progresslog.ParseGuardrails(theirs).Entries {
-		k := g.Name + "\x00" + g.When + "\x00" + g.Problem + "\x00" + g.Solution
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		g.Line, g.Side = 0, progresslog.Both
-		var err error
-		if out, err = progresslog.AppendGuardrail(out, g); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return progresslog.UnionGuardrails(ours, theirs)
 }
 
-// mergeState rebuilds state.json from the union of both sides' logs.
+// ancestorWalk is how many first parents the state.json driver follows on
+// each side to find the commit both descend from.
+const ancestorWalk = 10000
+
+// mergeState rebuilds state.json from the union of both sides' logs: ours
+// at HEAD, theirs in the commit whose state.json is theirs. Both logs are
+// checked as the progress.md driver checks its sides, against the log of
+// the first commit both first-parent lines reach (when they meet within
+// ancestorWalk commits), so that state.json is never folded from a log
+// that progress.md's own merge refuses.
 func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) {
 	dir := path.Dir(rel)
 	logRel := dir + "/" + ProgressFile
-	oursLog, err := w.readAt("HEAD", logRel)
+	head, err := w.Repo.Head()
 	if err != nil {
 		return nil, err
+	}
+	if head.Hash == "" {
+		return nil, errors.New("HEAD has no commit, so ours' log cannot be read")
 	}
 	theirsCommit, err := w.commitWithBlob(rel, theirs)
 	if err != nil {
 		return nil, err
 	}
-	theirsLog, err := w.readAt(theirsCommit, logRel)
+	logs := map[string]struct {
+		at   string
+		data []byte
+	}{}
+	for version, at := range map[string]string{"ours": head.Hash, "theirs": theirsCommit, "base": w.commonAncestor(head.Hash, theirsCommit, ancestorWalk)} {
+		if at == "" {
+			continue
+		}
+		data, err := w.readAt(at, logRel)
+		if err != nil {
+			return nil, err
+		}
+		if data == nil && version != "base" {
+			return nil, fmt.Errorf("%s has state.json but no %s in commit %s", version, ProgressFile, short(at))
+		}
+		logs[version] = struct {
+			at   string
+			data []byte
+		}{at, data}
+	}
+	entries, err := progresslog.StrictUnionEntries(logs["base"].data, logs["ours"].data, logs["theirs"].data)
 	if err != nil {
+		var me *progresslog.MergeError
+		if errors.As(err, &me) {
+			which := "the log of " + me.Version
+			if me.Version == "base" {
+				which = "the log both sides descend from"
+			}
+			return nil, fmt.Errorf("%s (%s in commit %s): %w", which, logRel, short(logs[me.Version].at), me.Err)
+		}
 		return nil, err
 	}
-	log, _, err := progresslog.Union(nil, oursLog, theirsLog)
-	if err != nil {
-		return nil, err
+	return w.foldEntries(path.Base(dir), ours, theirs, entries, dir)
+}
+
+// commonAncestor follows the first parents of a and b in turn, in runs
+// that double in length, up to limit commits each, and returns the first
+// commit both lines reach; "" when they do not meet. Any commit both sides
+// descend from will do: an append-only history keeps every entry of its
+// log on both sides.
+func (w *Workspace) commonAncestor(a, b string, limit int) string {
+	seen := [2]map[string]bool{{}, {}}
+	cur := [2]string{a, b}
+	walked := [2]int{}
+	for run := 8; cur[0] != "" || cur[1] != ""; run *= 2 {
+		for i := range cur {
+			if cur[i] == "" {
+				continue
+			}
+			start, n, found := cur[i], 0, ""
+			cur[i] = ""
+			_ = w.Repo.History(start, func(c gitstate.Commit) bool {
+				if seen[1-i][c.Hash] {
+					found = c.Hash
+					return false
+				}
+				seen[i][c.Hash] = true
+				n++
+				walked[i]++
+				if n < run && walked[i] < limit {
+					return true
+				}
+				if len(c.Parents) > 0 && walked[i] < limit {
+					cur[i] = c.Parents[0]
+				}
+				return false
+			})
+			if found != "" {
+				return found
+			}
+		}
 	}
-	return w.foldMerged(path.Base(dir), ours, theirs, log, dir)
+	return ""
 }
 
 // foldMerged folds a merged log with the plan on disk, carrying what no
 // event knows from ours (or theirs when ours is unreadable).
 func (w *Workspace) foldMerged(slug string, ours, theirs, log []byte, dir string) ([]byte, error) {
+	return w.foldEntries(slug, ours, theirs, progresslog.Parse(log).Entries, dir)
+}
+
+// foldEntries is foldMerged for the entries of a merged log.
+func (w *Workspace) foldEntries(slug string, ours, theirs []byte, entries []progresslog.Entry, dir string) ([]byte, error) {
 	base, err := state.Decode(ours)
 	if err != nil {
 		if base, err = state.Decode(theirs); err != nil {
@@ -239,7 +453,7 @@ func (w *Workspace) foldMerged(slug string, ours, theirs, log []byte, dir string
 		}
 		break
 	}
-	s, _ := reconcile.Fold(reconcile.Input{Slug: slug, Base: base, Plan: p, Entries: progresslog.Parse(log).Entries})
+	s, _ := reconcile.Fold(reconcile.Input{Slug: slug, Base: base, Plan: p, Entries: entries})
 	return s.Encode(), nil
 }
 

@@ -171,8 +171,14 @@ func setupAgent(g *globals, o agentsetup.Options, check, print bool) error {
 
 func newMergeDriverCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:    "merge-driver BASE OURS THEIRS PATH",
-		Short:  "git merge driver for itr's files (registered by itr setup)",
+		Use:   "merge-driver BASE OURS THEIRS PATH",
+		Short: "git merge driver for itr's files (registered by itr setup)",
+		Long: `git runs this as itr merge-driver %O %A %B %P for progress.md, guardrails.md and
+state.json. It writes the merged file over OURS and exits 0, or, when a version is not
+what it should be (missing, a directory or a symbolic link, binary, not a log, a
+state.json that does not decode, a side that rewrote or removed an entry of the base),
+prints one line naming the file and the problem, leaves OURS as it was and exits 1, so
+that git keeps the conflict for itr reconcile or a person.`,
 		Hidden: true,
 		Args:   cobra.ExactArgs(4),
 		RunE: func(_ *cobra.Command, args []string) error {
