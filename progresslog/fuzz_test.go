@@ -194,3 +194,38 @@ func FuzzAppendGuardrail(f *testing.F) {
 		require.Equal(t, want, got, "the new guardrail reads back\n%q", out)
 	})
 }
+
+// FuzzStrictUnion checks the merge driver's union on any three versions:
+// it either refuses (an error, which leaves git's conflict), or its result extends ours byte for
+// byte (when ours holds no conflict markers), holds every entry of ours and
+// theirs exactly as the lenient Union does, and is what Union returns.
+func FuzzStrictUnion(f *testing.F) {
+	seeds := addSeeds(f, "progress")
+	for i, s := range seeds {
+		next := seeds[(i+1)%len(seeds)]
+		f.Add(s, s, next)
+		f.Add(s, next, s)
+		f.Add([]byte(nil), s, next)
+	}
+	f.Fuzz(func(t *testing.T, base, ours, theirs []byte) {
+		merged, err := StrictUnion(base, ours, theirs)
+		if err != nil {
+			return
+		}
+		lenient, _, lerr := Union(base, ours, theirs)
+		require.NoError(t, lerr)
+		require.Equal(t, string(lenient), string(merged), "StrictUnion and Union differ")
+		if !Parse(ours).Conflicted && len(ours) > 0 {
+			require.True(t, bytes.HasPrefix(merged, ours), "the result does not extend ours")
+		}
+		have := map[string]bool{}
+		for _, e := range Parse(merged).Entries {
+			have[entryKey(e)] = true
+		}
+		for _, side := range [][]byte{ours, theirs} {
+			for _, e := range Parse(side).Entries {
+				require.True(t, have[entryKey(e)], "entry %q lost", e.Title())
+			}
+		}
+	})
+}
