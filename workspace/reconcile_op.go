@@ -3,9 +3,11 @@ package workspace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
@@ -57,6 +59,30 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 			return nil, err
 		}
 		base, ours, theirs := v[1], v[2], v[3]
+		// A side that rewrote or lacks entries of the base does not win
+		// over what was committed: the base's text is kept, the side's
+		// own new entries follow, and its version is saved.
+		for i, side := range []*[]byte{&ours, &theirs} {
+			kept, changed, err := keepCommitted(base, *side)
+			if err != nil {
+				return nil, err
+			}
+			if len(changed) == 0 {
+				continue
+			}
+			name := [2]string{"ours", "theirs"}[i]
+			msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(firstN(changed, 3), "; "))
+			if !opts.Check && !opts.DryRun {
+				saved, err := w.save(slug, name+"-"+ProgressFile, *side)
+				if err != nil {
+					return nil, err
+				}
+				rep.Saved = append(rep.Saved, saved)
+				msg += ", " + name + "'s version saved in " + saved
+			}
+			rep.Problems = append(rep.Problems, msg)
+			*side = kept
+		}
 		var added int
 		if logBytes, added, err = progresslog.Union(base, ours, theirs); err != nil {
 			return nil, err
@@ -125,4 +151,48 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		return nil, err
 	}
 	return rep, nil
+}
+
+// keepCommitted returns side with every entry of base as base has it: an
+// entry of base that side rewrote or lacks is taken from base, and side's
+// entries that base does not have follow, in side's order. changed lists
+// the titles side rewrote or lacked (none: side is returned as it is).
+func keepCommitted(base, side []byte) ([]byte, []string, error) {
+	if len(base) == 0 || len(side) == 0 {
+		return side, nil, nil
+	}
+	if _, err := progresslog.StrictUnion(base, side, side); err == nil || !(errors.Is(err, progresslog.ErrRewritten) || errors.Is(err, progresslog.ErrRemoved)) {
+		return side, nil, nil
+	}
+	baseText := map[string]string{}
+	for _, e := range progresslog.Parse(base).Entries {
+		baseText[e.Title()] = entryText(e)
+	}
+	var changed []string
+	seen := map[string]bool{}
+	var own strings.Builder
+	own.WriteString("# Progress Log\n")
+	for _, e := range progresslog.Parse(side).Entries {
+		t := e.Title()
+		seen[t] = true
+		if bt, ok := baseText[t]; ok {
+			if bt != entryText(e) {
+				changed = append(changed, "rewrote "+t)
+			}
+			continue
+		}
+		b, err := progresslog.RenderEntry(e, "\n")
+		if err != nil {
+			return nil, nil, err
+		}
+		own.WriteString("\n")
+		own.Write(b)
+	}
+	for _, e := range progresslog.Parse(base).Entries {
+		if !seen[e.Title()] {
+			changed = append(changed, "lacks "+e.Title())
+		}
+	}
+	kept, _, err := progresslog.Union(nil, base, []byte(own.String()))
+	return kept, changed, err
 }

@@ -136,6 +136,9 @@ func printOperation(w io.Writer, rep *workspace.ReconcileReport, opts workspace.
 	if rep.Adopted > 0 {
 		fmt.Fprintf(w, "  %d entries only the other side had were appended to the log\n", rep.Adopted)
 	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "  note: %s\n", terminalSafe(p))
+	}
 	if opts.DryRun && rep.Diff != "" {
 		fmt.Fprintf(w, "\n%s", rep.Diff)
 	}
