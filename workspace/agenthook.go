@@ -3,7 +3,6 @@ package workspace
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -38,7 +37,7 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 			line = append(line, k+"="+v)
 		}
 	}
-	path := filepath.Join(w.Repo.GitDir(), AgentLogFile)
+	path := w.Repo.WorktreeItrPath(AgentLogFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)

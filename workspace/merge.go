@@ -43,7 +43,7 @@ func (w *Workspace) Setup() ([]string, error) {
 		return nil, fmt.Errorf("register the merge driver in the git config: %w", err)
 	}
 	if after, _ := w.Repo.ConfigSection("merge", mergeDriverName); fmt.Sprint(after) != fmt.Sprint(before) {
-		changed = append(changed, ".git/config [merge \"itr\"]")
+		changed = append(changed, w.Repo.ConfigFile()+" [merge \"itr\"]")
 	}
 	attrs := w.Root + "/.gitattributes"
 	data, ok, err := w.attributes()
@@ -485,36 +485,13 @@ func (w *Workspace) commitWithBlob(rel string, data []byte) (string, error) {
 	return "", fmt.Errorf("%s: %w; run `itr reconcile` to resolve it", rel, errNoTheirs)
 }
 
-// operationHeads lists the commits an operation in progress names:
-// MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, REBASE_HEAD, the commit a
-// rebase is applying, FETCH_HEAD, and GITHEAD_* given by the caller.
+// operationHeads lists the commits the operation in progress names (see
+// gitstate's OperationHeads), the ones the caller gave (GITHEAD_*), and the
+// arguments of the git that runs this driver: the commit a cherry-pick,
+// revert or merge of a hash applies is named only there.
 func (w *Workspace) operationHeads() []string {
-	var out []string
-	gd := w.Repo.GitDir()
-	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "FETCH_HEAD", "rebase-merge/stopped-sha", "rebase-apply/original-commit"} {
-		data, err := os.ReadFile(filepath.Join(gd, filepath.FromSlash(f)))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if fields := strings.Fields(line); len(fields) > 0 && len(fields[0]) >= 40 {
-				out = append(out, fields[0])
-			}
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(gd, "rebase-merge", "done")); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-		for i := len(lines) - 1; i >= 0; i-- {
-			fields := strings.Fields(lines[i])
-			if len(fields) >= 2 {
-				if h, err := w.Repo.ResolveRev(fields[1]); err == nil {
-					out = append(out, h)
-					break
-				}
-			}
-		}
-	}
-	for _, h := range w.heads {
+	out := w.Repo.OperationHeads()
+	for _, h := range append(append([]string(nil), w.heads...), gitstate.CallerArgs()...) {
 		// Heads may be names (a branch, a tag, an abbreviated hash).
 		if full, err := w.Repo.ResolveRev(h); err == nil {
 			out = append(out, full)

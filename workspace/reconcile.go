@@ -264,7 +264,7 @@ func plural(n int, one, many string) string {
 // <git dir>/itr/recovered/, and returns that path relative to the
 // repository top (or absolute when the git dir is elsewhere).
 func (w *Workspace) save(slug, name string, data []byte) (string, error) {
-	dir := filepath.Join(w.Repo.CommonDir(), "itr", "recovered", slug)
+	dir := w.Repo.ItrPath("itr", "recovered", slug)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("keep the replaced %s: %w", name, err)
 	}

@@ -27,10 +27,10 @@ type run struct {
 	Written []string `json:"written"` // the files itr itself generated (state, logs)
 }
 
-func (w *Workspace) runFile() string { return filepath.Join(w.Repo.CommonDir(), "itr-run") }
+func (w *Workspace) runFile() string { return w.Repo.ItrPath("itr-run") }
 
 // legacyLocksFile is where itr before 2026-11 kept the lock journal.
-func (w *Workspace) legacyLocksFile() string { return filepath.Join(w.Repo.CommonDir(), "itr-locks") }
+func (w *Workspace) legacyLocksFile() string { return w.Repo.ItrPath("itr-locks") }
 
 // beginRun records a commit about to start.
 func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written []string) error {

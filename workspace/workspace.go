@@ -94,7 +94,7 @@ func cleanRoot(root string) (string, error) {
 		return "", fmt.Errorf("root %q must be relative to the repository top, such as .claude/iterative", root)
 	}
 	r = path.Clean(r)
-	if r == "." || r == ".." || strings.HasPrefix(r, "../") || r == ".git" || strings.HasPrefix(r, ".git/") {
+	if r == "." || r == ".." || strings.HasPrefix(r, "../") || gitstate.InGitDir(r) {
 		return "", fmt.Errorf("root %q is outside the working tree; use a folder such as .claude/iterative", root)
 	}
 	return r, nil
@@ -210,7 +210,7 @@ func (w *Workspace) Select(slug string) (string, error) {
 // so a killed itr never leaves a stale lock. The git CLI is excluded by the
 // lock files gitstate takes on refs and the index.
 func (w *Workspace) lock() (func(), error) {
-	p := filepath.Join(w.Repo.CommonDir(), "itr.lock")
+	p := w.Repo.ItrPath("itr.lock")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", p, err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -189,54 +188,9 @@ that git keeps the conflict for itr reconcile or a person.`,
 						heads = append(heads, strings.TrimPrefix(k, "GITHEAD_"))
 					}
 				}
-				// The commit being picked is named only on the command line of
-				// the git that runs this driver (cherry-pick, revert, merge of a
-				// hash): its arguments are candidates too.
-				heads = append(heads, parentArgs()...)
 				ws.SetHeads(heads)
 				return ws.MergeDriver(workspace.MergeRequest{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[3]})
 			})
 		},
 	}
-}
-
-// parentArgs returns the arguments of the processes above this one (git
-// runs a merge driver through a shell), read from /proc where there is
-// one; elsewhere none.
-func parentArgs() []string {
-	var out []string
-	pid := os.Getppid()
-	for depth := 0; depth < 3 && pid > 1; depth++ {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			break
-		}
-		args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-		if len(args) > 1 {
-			for _, a := range args[1:] {
-				if a != "" && !strings.HasPrefix(a, "-") {
-					out = append(out, a)
-				}
-			}
-		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			break
-		}
-		// Field 4 of stat, after the parenthesised command name.
-		rest := string(stat)
-		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-			rest = rest[i+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			break
-		}
-		next, err := strconv.Atoi(f[1])
-		if err != nil {
-			break
-		}
-		pid = next
-	}
-	return out
 }

@@ -1,0 +1,88 @@
+package policy
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// gitDirLiteral reports whether a string constant names a place inside
+// git's own directory or in /proc: ".git", ".git/…", "/proc/…". Prose that
+// mentions such a path in a sentence is not a path and passes.
+func gitDirLiteral(s string) bool {
+	return s == ".git" || strings.HasPrefix(s, ".git/") || strings.HasPrefix(s, ".git\\") ||
+		strings.HasPrefix(s, "/proc/") || s == "/proc"
+}
+
+// TestOnlyGitstateKnowsGitsDirectory keeps the layout of the git directory
+// (and reading other processes through /proc) inside gitstate: no other
+// non-test Go file holds a string naming ".git/…" or "/proc/…", or asks
+// for the git directory itself (Repo.GitDir, Repo.CommonDir) to build paths
+// under it.
+func TestOnlyGitstateKnowsGitsDirectory(t *testing.T) {
+	r := root(t)
+	var offenders []string
+	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(r, path)
+		// internal/bench is a measuring tool outside the product: it builds
+		// repositories and drives the git CLI like a user.
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			strings.HasPrefix(rel, "gitstate"+string(filepath.Separator)) || strings.HasPrefix(rel, filepath.Join("internal", "bench")+string(filepath.Separator)) {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.BasicLit:
+				if x.Kind == token.STRING {
+					if s, err := strconv.Unquote(x.Value); err == nil && gitDirLiteral(s) {
+						offenders = append(offenders, fset.Position(x.Pos()).String()+": the string "+x.Value)
+					}
+				}
+			case *ast.SelectorExpr:
+				if x.Sel.Name == "GitDir" || x.Sel.Name == "CommonDir" {
+					offenders = append(offenders, fset.Position(x.Pos()).String()+": a call of "+x.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range offenders {
+		t.Errorf("%s: only gitstate knows where git's directory is and what is in it; add what you need to gitstate", o)
+	}
+}
+
+// TestGitDirLiteral pins what counts as a path into git's directory.
+func TestGitDirLiteral(t *testing.T) {
+	for s, want := range map[string]bool{
+		".git": true, ".git/config": true, ".git/itr-run": true, "/proc/1/cmdline": true,
+		"kept under .git/itr/recovered/": false, ".gitattributes": false, "/procedure": false, "": false,
+	} {
+		if got := gitDirLiteral(s); got != want {
+			t.Errorf("gitDirLiteral(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
