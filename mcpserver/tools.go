@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -75,15 +76,15 @@ type Step struct {
 	Next      string `json:"next"`
 }
 
-// Unit statuses, as state.json spells them.
+// Unit statuses as the tools compare them; package state owns the names.
 const (
-	pending    = "pending"
-	inProgress = "in_progress"
-	confirming = "confirming"
-	verifying  = "verifying"
-	done       = "done"
-	blocked    = "blocked"
-	timeout    = "timeout"
+	pending    = string(state.Pending)
+	inProgress = string(state.InProgress)
+	confirming = string(state.Confirming)
+	verifying  = string(state.Verifying)
+	done       = string(state.Done)
+	blocked    = string(state.Blocked)
+	timeout    = string(state.Timeout)
 )
 
 // noTask is what resume says where there is no itr state.

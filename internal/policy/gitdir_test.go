@@ -86,3 +86,43 @@ func TestGitDirLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusNamesLiveInState: the unit statuses that are not also common
+// words are spelled only in package state; every other package uses its
+// constants, so a new status or a renamed one is a change in one place.
+func TestStatusNamesLiveInState(t *testing.T) {
+	r := root(t)
+	names := map[string]bool{"in_progress": true, "confirming": true, "verifying": true}
+	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != r && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(r, path)
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasPrefix(rel, "state"+string(filepath.Separator)) {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if x, ok := n.(*ast.BasicLit); ok && x.Kind == token.STRING {
+				if s, err := strconv.Unquote(x.Value); err == nil && names[s] {
+					t.Errorf("%s: the status %s is spelled here; use package state's constant", fset.Position(x.Pos()), x.Value)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
