@@ -263,7 +263,10 @@ func TestToolErrors(t *testing.T) {
 	fails(t, cs, dir, "block", map[string]any{"unit": "T9", "reason": "x"}, "unit T9 is not in the task")
 	// Missing and empty required fields.
 	fails(t, cs, dir, "checkpoint", map[string]any{}, "did")
-	fails(t, cs, dir, "checkpoint", map[string]any{"did": " "}, "did is required")
+	// The same refusal as the CLI's (workspace.FieldError), worded with
+	// the parameter's name where the CLI names its flag (--did).
+	fails(t, cs, dir, "checkpoint", map[string]any{"did": " "}, "did is required: say what this iteration did")
+	fails(t, cs, dir, "block", map[string]any{"unit": "T1", "reason": " "}, "reason is required: say what the unit waits for")
 	fails(t, cs, dir, "finish", map[string]any{"evidence": ""}, "evidence is required")
 	fails(t, cs, dir, "block", map[string]any{"unit": "T1"}, "reason")
 	// Dependencies and the lifecycle.

@@ -257,9 +257,6 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 
 // checkpoint is workspace.Checkpoint.
 func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in CheckpointInput) (*mcp.CallToolResult, *Step, error) {
-	if strings.TrimSpace(in.Did) == "" {
-		return nil, nil, errors.New("did is required: say what this iteration did")
-	}
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
 			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits})
@@ -330,9 +327,6 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInput) (*mcp.CallToolResult, *Step, error) {
 	if strings.TrimSpace(in.Unit) == "" {
 		return nil, nil, errors.New("unit is required: name the unit to block")
-	}
-	if strings.TrimSpace(in.Reason) == "" {
-		return nil, nil, errors.New("reason is required: say what the unit waits for")
 	}
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Block(slug, in.Unit, in.Reason)

@@ -237,7 +237,7 @@ type CheckpointRequest struct {
 // commits both as one commit.
 func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
-		return nil, fmt.Errorf("--did is required: say what this iteration did")
+		return nil, required("did", "say what this iteration did")
 	}
 	return w.record(req.Slug, func(t *Task) (*change, error) {
 		id := req.Unit
@@ -414,7 +414,7 @@ func (w *Workspace) workCommits(t *Task, revs []string) ([]string, error) {
 // Block marks a unit blocked with a reason.
 func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
-		return nil, fmt.Errorf("--reason is required: say what the unit waits for")
+		return nil, required("reason", "say what the unit waits for")
 	}
 	return w.unitEvent(slug, id, progresslog.KindBlocked, EventBlocked, "block "+id+": "+reason,
 		[]progresslog.Field{{Name: "Reason", Value: reason}})
@@ -468,9 +468,14 @@ type GuardrailRequest struct {
 
 // Guardrail appends a lesson to guardrails.md as one commit.
 func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
-	for _, f := range []struct{ flag, v string }{{"--name", req.Name}, {"--when", req.When}, {"--problem", req.Problem}, {"--solution", req.Solution}} {
+	for _, f := range []struct{ field, v, fix string }{
+		{"name", req.Name, "name the lesson"},
+		{"when", req.When, "say when it applies"},
+		{"problem", req.Problem, "say what went wrong"},
+		{"solution", req.Solution, "say what to do instead"},
+	} {
 		if strings.TrimSpace(f.v) == "" {
-			return nil, fmt.Errorf("%s is required", f.flag)
+			return nil, required(f.field, f.fix)
 		}
 	}
 	return w.record(req.Slug, func(t *Task) (*change, error) {

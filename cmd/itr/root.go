@@ -79,7 +79,7 @@ func exitCode(err error, w io.Writer) int {
 		}
 		return ExitProblems
 	}
-	fmt.Fprintln(w, "itr: "+err.Error())
+	fmt.Fprintln(w, "itr: "+cliMessage(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(w, "Run 'itr --help' for usage.")
@@ -199,4 +199,14 @@ func exitCodesTopic() *cobra.Command {
   3  the command finished but found problems (itr verify, itr reconcile --check,
      itr setup AGENT --check)`,
 	}
+}
+
+// cliMessage words an error for the command line: a field of a request is
+// named as its flag (--did), the rest as the error says.
+func cliMessage(err error) string {
+	var fe *workspace.FieldError
+	if errors.As(err, &fe) && err == error(fe) {
+		return fe.Worded("--" + fe.Field)
+	}
+	return err.Error()
 }

@@ -1,0 +1,28 @@
+package workspace
+
+// FieldError is a request that lacks or misuses one of its fields, as
+// data: the field by its domain name ("did", "reason"), what is wrong with
+// it and how to fix it. Each front end words the field its own way: the
+// CLI as a flag (--did), MCP as a parameter (did). Nothing was changed.
+type FieldError struct {
+	Field   string // domain name of the field: did, reason, name, ...
+	Problem string // what is wrong, e.g. "is required"
+	Fix     string // what to do, e.g. "say what this iteration did"
+}
+
+// Error words the error with the field's domain name, as MCP does.
+func (e *FieldError) Error() string { return e.Worded(e.Field) }
+
+// Worded is the message with the field named as name (e.g. "--did").
+func (e *FieldError) Worded(name string) string {
+	msg := name + " " + e.Problem
+	if e.Fix != "" {
+		msg += ": " + e.Fix
+	}
+	return msg
+}
+
+// required is the FieldError of a missing field.
+func required(field, fix string) *FieldError {
+	return &FieldError{Field: field, Problem: "is required", Fix: fix}
+}
