@@ -23,56 +23,27 @@ func gitDirLiteral(s string) bool {
 // (and reading other processes through /proc) inside gitstate: no other
 // non-test Go file holds a string naming ".git/…" or "/proc/…", or asks
 // for the git directory itself (Repo.GitDir, Repo.CommonDir) to build paths
-// under it.
+// under it. internal/bench is a measuring tool outside the product: it
+// builds repositories and drives the git CLI like a user.
 func TestOnlyGitstateKnowsGitsDirectory(t *testing.T) {
-	r := root(t)
-	var offenders []string
-	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(r, path)
-		// internal/bench is a measuring tool outside the product: it builds
-		// repositories and drives the git CLI like a user.
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-			strings.HasPrefix(rel, "gitstate"+string(filepath.Separator)) || strings.HasPrefix(rel, filepath.Join("internal", "bench")+string(filepath.Separator)) {
-			return nil
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	keep := func(rel string) bool { return !under(rel, "gitstate") && !under(rel, "internal/bench") }
+	eachGoFile(t, keep, func(fset *token.FileSet, f *ast.File) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.BasicLit:
 				if x.Kind == token.STRING {
 					if s, err := strconv.Unquote(x.Value); err == nil && gitDirLiteral(s) {
-						offenders = append(offenders, fset.Position(x.Pos()).String()+": the string "+x.Value)
+						t.Errorf("%s: the string %s: only gitstate knows where git's directory is and what is in it; add what you need to gitstate", fset.Position(x.Pos()), x.Value)
 					}
 				}
 			case *ast.SelectorExpr:
 				if x.Sel.Name == "GitDir" || x.Sel.Name == "CommonDir" {
-					offenders = append(offenders, fset.Position(x.Pos()).String()+": a call of "+x.Sel.Name)
+					t.Errorf("%s: a call of %s: only gitstate knows where git's directory is; add what you need to gitstate", fset.Position(x.Pos()), x.Sel.Name)
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range offenders {
-		t.Errorf("%s: only gitstate knows where git's directory is and what is in it; add what you need to gitstate", o)
-	}
 }
 
 // TestGitDirLiteral pins what counts as a path into git's directory.
@@ -91,8 +62,25 @@ func TestGitDirLiteral(t *testing.T) {
 // words are spelled only in package state; every other package uses its
 // constants, so a new status or a renamed one is a change in one place.
 func TestStatusNamesLiveInState(t *testing.T) {
-	r := root(t)
 	names := map[string]bool{"in_progress": true, "confirming": true, "verifying": true}
+	eachGoFile(t, func(rel string) bool { return !under(rel, "state") }, func(fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if x, ok := n.(*ast.BasicLit); ok && x.Kind == token.STRING {
+				if s, err := strconv.Unquote(x.Value); err == nil && names[s] {
+					t.Errorf("%s: the status %s is spelled here; use package state's constant", fset.Position(x.Pos()), x.Value)
+				}
+			}
+			return true
+		})
+	})
+}
+
+// eachGoFile parses every non-test Go file of the module (outside hidden
+// folders and testdata) whose path relative to the module root keep
+// accepts, and calls fn with it.
+func eachGoFile(t *testing.T, keep func(rel string) bool, fn func(fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	r := root(t)
 	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -104,7 +92,7 @@ func TestStatusNamesLiveInState(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(r, path)
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasPrefix(rel, "state"+string(filepath.Separator)) {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || !keep(rel) {
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -112,17 +100,15 @@ func TestStatusNamesLiveInState(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if x, ok := n.(*ast.BasicLit); ok && x.Kind == token.STRING {
-				if s, err := strconv.Unquote(x.Value); err == nil && names[s] {
-					t.Errorf("%s: the status %s is spelled here; use package state's constant", fset.Position(x.Pos()), x.Value)
-				}
-			}
-			return true
-		})
+		fn(fset, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// under reports whether rel is inside the folder dir (slash-separated).
+func under(rel, dir string) bool {
+	return strings.HasPrefix(filepath.ToSlash(rel), dir+"/")
 }
