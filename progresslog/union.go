@@ -146,6 +146,11 @@ func keyLog(l *Log) *keyedLog {
 	return kl
 }
 
+// Key identifies an entry: two entries have the same key exactly when they
+// are written the same (see entryKey). Merges, verify and reconcile compare
+// entries by it.
+func (e Entry) Key() string { return entryKey(e) }
+
 // entryKey identifies an entry: two entries have the same key exactly when
 // they are written the same (their canonical renderings are equal). It is
 // built from the entry's content as canonical would leave it (the kind and

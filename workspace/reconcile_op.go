@@ -166,7 +166,7 @@ func keepCommitted(base, side []byte) ([]byte, []string, error) {
 	}
 	baseText := map[string]string{}
 	for _, e := range progresslog.Parse(base).Entries {
-		baseText[e.Title()] = entryText(e)
+		baseText[e.Title()] = e.Key()
 	}
 	var changed []string
 	seen := map[string]bool{}
@@ -176,7 +176,7 @@ func keepCommitted(base, side []byte) ([]byte, []string, error) {
 		t := e.Title()
 		seen[t] = true
 		if bt, ok := baseText[t]; ok {
-			if bt != entryText(e) {
+			if bt != e.Key() {
 				changed = append(changed, "rewrote "+t)
 			}
 			continue

@@ -348,35 +348,26 @@ func short(h string) string {
 // new only lacks entries (every entry it has is one of old's, unchanged);
 // otherwise nil (a rewrite, reported as such).
 func takenOut(old, new []byte) []string {
-	have := map[string]bool{}
-	for _, e := range progresslog.Parse(old).Entries {
-		have[entryText(e)] = true
+	oldEntries := progresslog.Parse(old).Entries
+	have := make(map[string]bool, len(oldEntries))
+	for _, e := range oldEntries {
+		have[e.Key()] = true
 	}
 	kept := map[string]bool{}
 	for _, e := range progresslog.Parse(new).Entries {
-		k := entryText(e)
+		k := e.Key()
 		if !have[k] {
 			return nil
 		}
 		kept[k] = true
 	}
 	var gone []string
-	for _, e := range progresslog.Parse(old).Entries {
-		if !kept[entryText(e)] {
+	for _, e := range oldEntries {
+		if !kept[e.Key()] {
 			gone = append(gone, e.Title())
 		}
 	}
 	return gone
-}
-
-// entryText identifies an entry by its rendering.
-func entryText(e progresslog.Entry) string {
-	e.Line, e.Side = 0, progresslog.Both
-	b, err := progresslog.RenderEntry(e, "\n")
-	if err != nil {
-		return e.Title()
-	}
-	return string(b)
 }
 
 // verifyMerge checks what a merge commit brought in: the merged branch's
@@ -401,19 +392,39 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		return nil, err
 	}
 	var out []Finding
+	// Only the commits that changed the log are read (by blob hash).
+	hashAt := func(rev string) (string, error) {
+		h, err := w.Repo.FileHashAt(rev, progressRel)
+		if errors.Is(err, gitstate.ErrNotFound) {
+			return "", nil
+		}
+		return h, err
+	}
 	var prev []byte
+	prevHash := ""
 	if base != "" {
-		if prev, err = w.readAt(base, progressRel); err != nil {
+		if prevHash, err = hashAt(base); err != nil {
+			return nil, err
+		}
+		if prev, err = w.blob(prevHash); err != nil {
 			return nil, err
 		}
 	}
 	for i := len(side) - 1; i >= 0; i-- {
 		c := side[i]
-		cur, err := w.readAt(c.Hash, progressRel)
+		h, err := hashAt(c.Hash)
 		if err != nil {
 			return nil, err
 		}
-		if cur == nil || prev == nil || bytes.Equal(cur, prev) {
+		if h == prevHash {
+			continue
+		}
+		cur, err := w.blob(h)
+		if err != nil {
+			return nil, err
+		}
+		prevHash = h
+		if cur == nil || prev == nil {
 			prev = cur
 			continue
 		}
@@ -436,13 +447,13 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 			return nil, err
 		}
 		for _, e := range progresslog.Parse(data).Entries {
-			known[entryText(e)] = true
+			known[e.Key()] = true
 		}
 	}
 	var invented []string
 	for _, e := range progresslog.Parse(merged).Entries {
 		// A Reconciled entry may record how a merge was resolved.
-		if e.Kind != progresslog.KindReconciled && !known[entryText(e)] {
+		if e.Kind != progresslog.KindReconciled && !known[e.Key()] {
 			invented = append(invented, e.Title())
 		}
 	}
