@@ -88,23 +88,31 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	prevIsPrefix := false // prevLog is a prefix of HEAD's log, checked by digest
 	prefixes := &prefixDigests{data: t.ProgressRaw}
 	removed := false // the task folder was removed (archived) since prevLog
-	// broken is the log as it was before the last commit that broke the
-	// append-only history, and that commit's finding: a later version that
-	// starts with it again repaired the break.
-	var broken, brokenGuard []byte
-	brokenAt, brokenGuardAt := -1, -1
-	repaired := func(at *int, c gitstate.Commit) {
-		f := rep.Findings[*at]
-		f.Problem += fmt.Sprintf("; put back by commit %s (%q)", short(c.Hash), c.Subject)
-		f.Fix = ""
-		rep.Repaired = append(rep.Repaired, f)
-		rep.Findings = append(rep.Findings[:*at], rep.Findings[*at+1:]...)
-		for _, other := range []*int{&brokenAt, &brokenGuardAt} {
-			if *other > *at {
-				*other--
+	// Each break of the append-only history stays open, with the version
+	// before it, until a later version starts with that version again: the
+	// commit that put the log back repaired it, and the finding moves to
+	// rep.Repaired.
+	type openBreak struct {
+		file   string
+		before []byte
+		f      *Finding
+	}
+	var open []openBreak
+	broke := func(file string, before []byte, f Finding) {
+		open = append(open, openBreak{file, before, &f})
+	}
+	repairs := func(file string, now []byte, c gitstate.Commit) {
+		kept := open[:0]
+		for _, b := range open {
+			if b.file == file && bytes.HasPrefix(now, b.before) {
+				b.f.Problem += fmt.Sprintf("; put back by commit %s (%q)", short(c.Hash), c.Subject)
+				b.f.Fix = ""
+				rep.Repaired = append(rep.Repaired, *b.f)
+				continue
 			}
+			kept = append(kept, b)
 		}
-		*at = -1
+		open = kept
 	}
 	mainLine := make(map[string]bool, len(commits))
 	for _, c := range commits {
@@ -157,9 +165,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 					return nil, err
 				}
 			}
-			if brokenAt >= 0 && bytes.HasPrefix(logAt, broken) {
-				repaired(&brokenAt, c)
-			}
+			repairs(progressRel, logAt, c)
 			if isPrefix && prevIsPrefix {
 				n = prevEntries + countHeadings(logAt[len(prevLog):])
 				prevLog, prevIsPrefix = logAt, true
@@ -168,16 +174,13 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			prevIsPrefix = isPrefix
 			if prevLog != nil && !restore {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
-					if brokenAt < 0 {
-						broken, brokenAt = prevLog, len(rep.Findings)
-					}
 					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff}
 					if gone := takenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
 						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", short(c.Hash), c.Subject, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; "))
 						f.Fix = "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
 					}
-					add(f)
+					broke(progressRel, prevLog, f)
 				}
 			}
 			if prevLog != nil && len(logAt) >= len(prevLog) && string(logAt[:len(prevLog)]) == string(prevLog) {
@@ -195,15 +198,10 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			if err != nil {
 				return nil, err
 			}
-			if brokenGuardAt >= 0 && bytes.HasPrefix(guardAt, brokenGuard) {
-				repaired(&brokenGuardAt, c)
-			}
+			repairs(guardRel, guardAt, c)
 			if prevGuard != nil && !restore {
 				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
-					if brokenGuardAt < 0 {
-						brokenGuard, brokenGuardAt = prevGuard, len(rep.Findings)
-					}
-					add(Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
+					broke(guardRel, prevGuard, Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", short(c.Hash), guardRel), Diff: v.Diff})
 				}
 			}
@@ -228,6 +226,9 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			}
 		}
 		prevLogHash, prevGuardHash, prevEntries = logHash, guardHash, n
+	}
+	for _, b := range open {
+		add(*b.f)
 	}
 
 	// state.json is the fold.
