@@ -281,7 +281,7 @@ func TestToolErrors(t *testing.T) {
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "holds"})
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x", "done": true}, "unit T1 is verifying")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "reviewed"})
-	fails(t, cs, dir, "finish", map[string]any{"unit": "T1", "evidence": "again"}, "unit T1 is already done")
+	fails(t, cs, dir, "finish", map[string]any{"unit": "T1", "evidence": "again"}, "unit T1 is done: do not repeat it")
 	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 is done: do not repeat it")
 
 	ok[Step](t, cs, "block", map[string]any{"unit": "T2", "reason": "waiting"})

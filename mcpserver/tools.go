@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace"
 )
@@ -96,14 +97,15 @@ const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=tr
 
 type handlers struct{ open Opener }
 
-// with opens the workspace, runs fn and closes it.
+// with opens the workspace, runs fn and closes it. A refusal of the rule
+// book is worded in the tools' terms.
 func (h *handlers) with(fn func(ws *workspace.Workspace) error) error {
 	ws, err := h.open()
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
-	return fn(ws)
+	return Worded(fn(ws))
 }
 
 // record runs one writing tool: it selects the task, runs fn (a workspace
@@ -184,7 +186,8 @@ func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	return out
 }
 
-// start checks that a unit can start and describes it; it records nothing.
+// start asks the rule book whether a unit can be worked on now and
+// describes it; it records nothing.
 func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInput) (*mcp.CallToolResult, *UnitInfo, error) {
 	var info *UnitInfo
 	err := h.with(func(ws *workspace.Workspace) error {
@@ -192,61 +195,16 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 		if err != nil {
 			return err
 		}
-		nx, err := ws.Next(slug)
+		u, err := ws.Start(slug, in.Unit)
 		if err != nil {
 			return err
-		}
-		id := in.Unit
-		if id == "" {
-			if nx.Unit == "" {
-				return fmt.Errorf("no unit is ready: %s", strings.Join(nx.Reasons, "; "))
-			}
-			id = nx.Unit
-		}
-		sum, err := ws.Status(slug)
-		if err != nil {
-			return err
-		}
-		units := map[string]workspace.UnitStatus{}
-		var ids []string
-		for _, u := range sum.Units {
-			units[u.ID] = u
-			ids = append(ids, u.ID)
-		}
-		u, ok := units[id]
-		if !ok {
-			if len(ids) == 0 {
-				return fmt.Errorf("unit %s is not in the task: it has no units yet; write the plan and run `itr plan`", id)
-			}
-			return fmt.Errorf("unit %s is not in the task (units: %s); add it to the plan and run `itr plan`", id, strings.Join(ids, ", "))
-		}
-		switch u.Status {
-		case done:
-			return fmt.Errorf("unit %s is done: do not repeat it; call start without a unit for the next one", id)
-		case blocked:
-			return fmt.Errorf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", id, u.Reason, id)
-		case timeout:
-			return fmt.Errorf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", id, u.Max)
-		case pending:
-			var wait []string
-			for _, d := range u.Depends {
-				if st := units[d].Status; st != done {
-					if st == "" {
-						st = "missing"
-					}
-					wait = append(wait, fmt.Sprintf("%s (%s)", d, st))
-				}
-			}
-			if len(wait) > 0 {
-				return fmt.Errorf("unit %s cannot start: it depends on %s; finish those first", id, strings.Join(wait, ", "))
-			}
 		}
 		p, err := ws.Prime(slug) // for the guardrails' names
 		if err != nil {
 			return err
 		}
-		info = &UnitInfo{Task: slug, Unit: id, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
-			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, id)}
+		info = &UnitInfo{Task: slug, Unit: u.ID, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
+			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, u.ID)}
 		return nil
 	})
 	if err != nil {
@@ -263,71 +221,18 @@ func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in Chec
 	})
 }
 
-// finish moves a unit one step along the closing path with the evidence as
-// the iteration's Did: in_progress → confirming (the work is declared done),
-// confirming → verifying (the N+1 confirmation holds), verifying → done
-// (verification passed). passed=false in confirming or verifying records a
-// failed check, which sends the unit back to in_progress.
+// finish is workspace.Finish: one step along the closing path with the
+// evidence as the iteration's Did; the rule book maps the unit's status and
+// passed to a signal or a verification.
 func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, *Step, error) {
-	if strings.TrimSpace(in.Evidence) == "" {
-		return nil, nil, errors.New("evidence is required: say what shows the work is done (tests run, results, review)")
-	}
-	passed := in.Passed == nil || *in.Passed
+	failed := in.Passed != nil && !*in.Passed
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-		id := in.Unit
-		if id == "" {
-			nx, err := ws.Next(slug)
-			if err != nil {
-				return nil, err
-			}
-			if nx.Unit == "" {
-				return nil, fmt.Errorf("no unit to finish: %s", strings.Join(nx.Reasons, "; "))
-			}
-			id = nx.Unit
-		}
-		sum, err := ws.Status(slug)
-		if err != nil {
-			return nil, err
-		}
-		if sum.Archive != "" {
-			return nil, fmt.Errorf("task %s is archived (%s): nothing can be recorded until a person runs `itr restore %s`", slug, sum.Archive, slug)
-		}
-		req := workspace.CheckpointRequest{Slug: slug, Unit: id, Did: in.Evidence}
-		status := ""
-		for _, u := range sum.Units {
-			if u.ID == id {
-				status = u.Status
-			}
-		}
-		switch status {
-		case pending:
-			return nil, fmt.Errorf("unit %s is pending: start it with a checkpoint first (call checkpoint with what its first iteration did)", id)
-		case done:
-			return nil, fmt.Errorf("unit %s is already done: do not repeat it", id)
-		case blocked:
-			return nil, fmt.Errorf("unit %s is blocked: a person unblocks it with `itr unblock %s`", id, id)
-		case timeout:
-			return nil, fmt.Errorf("unit %s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
-		case inProgress:
-			if !passed {
-				return nil, fmt.Errorf("unit %s is in_progress: passed=false applies only in confirming or verifying; record more work with checkpoint", id)
-			}
-			req.Signal = true
-		case confirming:
-			req.Signal = passed
-		case verifying:
-			req.Verified = passed
-		}
-		// An unknown unit (status "") is refused by Checkpoint, by name.
-		return ws.Checkpoint(req)
+		return ws.Finish(workspace.FinishRequest{Slug: slug, Unit: in.Unit, Evidence: in.Evidence, Failed: failed})
 	})
 }
 
 // block is workspace.Block.
 func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInput) (*mcp.CallToolResult, *Step, error) {
-	if strings.TrimSpace(in.Unit) == "" {
-		return nil, nil, errors.New("unit is required: name the unit to block")
-	}
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Block(slug, in.Unit, in.Reason)
 	})
@@ -383,4 +288,81 @@ func nextCall(status, id string) string {
 // structured output.
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// Worded words an error of the rule book in the tools' terms: parameters
+// by their names (did, evidence, passed), the calls to make next by tool.
+// A FieldError already names its field as the parameter; other errors
+// pass as they are.
+func Worded(err error) error {
+	var r *reconcile.Refusal
+	if err == nil || !errors.As(err, &r) {
+		return err
+	}
+	u := r.Unit
+	var msg string
+	switch r.Code {
+	case reconcile.NoUnits:
+		msg = fmt.Sprintf("unit %s is not in the task: it has no units yet; write the plan and run `itr plan`", u)
+	case reconcile.UnknownUnit:
+		msg = fmt.Sprintf("unit %s is not in the task (units: %s); add it to the plan and run `itr plan`", u, strings.Join(r.Units, ", "))
+	case reconcile.NoneReady:
+		var why []string
+		for _, st := range r.Stuck {
+			why = append(why, stuck(st))
+		}
+		if len(why) == 0 {
+			why = append(why, "every unit is done")
+		}
+		msg = "no unit is ready: " + strings.Join(why, "; ")
+	case reconcile.UnitDone:
+		msg = fmt.Sprintf("unit %s is done: do not repeat it; call start without a unit for the next one", u)
+	case reconcile.UnitBlocked:
+		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, r.Reason, u)
+	case reconcile.UnitTimedOut:
+		msg = fmt.Sprintf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", u, r.Max)
+	case reconcile.WaitsFor:
+		msg = fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first", u, deps(r.Waiting))
+	case reconcile.NotStarted:
+		msg = fmt.Sprintf("unit %s is %s: start it with a checkpoint first (call checkpoint with what its first iteration did)", u, r.Status)
+	case reconcile.FailedEarly:
+		msg = fmt.Sprintf("unit %s is %s: passed=false applies only in confirming or verifying; record more work with checkpoint", u, r.Status)
+	case reconcile.NeedsVerdict:
+		msg = fmt.Sprintf("unit %s is verifying: call finish with the evidence (passed=false when verification found problems)", u)
+	default:
+		msg = r.Worded(param)
+	}
+	return errors.New(msg)
+}
+
+// param names a field of a request as the tools' parameter.
+func param(field string) string {
+	switch field {
+	case "signal":
+		return "done=true"
+	case "verified":
+		return "finish"
+	}
+	return field
+}
+
+// stuck says in a few words why a unit cannot move.
+func stuck(r *reconcile.Refusal) string {
+	switch r.Code {
+	case reconcile.UnitBlocked:
+		return fmt.Sprintf("%s is blocked: %s", r.Unit, r.Reason)
+	case reconcile.UnitTimedOut:
+		return fmt.Sprintf("%s used all %d iterations", r.Unit, r.Max)
+	case reconcile.WaitsFor:
+		return fmt.Sprintf("%s waits for %s", r.Unit, deps(r.Waiting))
+	}
+	return r.Error()
+}
+
+func deps(ds []reconcile.Dep) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -13,7 +13,6 @@ package reconcile
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/itr-dev/itr/plan"
@@ -156,6 +155,9 @@ func Step(s *state.State, p *plan.Plan, ev Event) (*state.State, error) {
 }
 
 func apply(s *state.State, p *plan.Plan, ev Event) error {
+	if err := allowed(s, p, ev); err != nil {
+		return err
+	}
 	touch := func() {
 		if ev.Time != "" {
 			s.Updated = state.Ptr(ev.Time)
@@ -188,21 +190,10 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		s.Phase = state.Discover
 		touch()
 	case progresslog.KindIteration:
-		if err := iterate(s, p, ev); err != nil {
-			return err
-		}
+		iterate(s, ev)
 		touch()
 	case progresslog.KindBlocked:
-		u, err := unit(s, p, ev.Unit)
-		if err != nil {
-			return err
-		}
-		if u.Status == state.Blocked {
-			return fmt.Errorf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u.ID, state.Val(u.Reason), u.ID)
-		}
-		if err := state.CheckMove(u.ID, u.Status, state.Blocked); err != nil {
-			return err
-		}
+		u := unit(s, ev.Unit)
 		u.Status = state.Blocked
 		reason := ev.Reason
 		if reason == "" {
@@ -211,13 +202,7 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		u.Reason = state.Ptr(reason)
 		touch()
 	case progresslog.KindUnblocked:
-		u, err := unit(s, p, ev.Unit)
-		if err != nil {
-			return err
-		}
-		if u.Status != state.Blocked {
-			return fmt.Errorf("unit %s is %s, not blocked; there is nothing to unblock", u.ID, u.Status)
-		}
+		u := unit(s, ev.Unit)
 		u.Status = state.Pending
 		if state.Val(u.IterationsUsed) > 0 {
 			u.Status = state.InProgress
@@ -255,23 +240,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 // verification closes it (→ done) and anything else sends it back. Every
 // checkpoint counts as one iteration. A unit left in in_progress with
 // iterations_used at max_iterations times out.
-func iterate(s *state.State, p *plan.Plan, ev Event) error {
-	u, err := unit(s, p, ev.Unit)
-	if err != nil {
-		return err
-	}
-	switch u.Status {
-	case state.Done:
-		return fmt.Errorf("unit %s is done; a finished unit takes no more iterations", u.ID)
-	case state.Blocked:
-		return fmt.Errorf("unit %s is blocked (%s); run `itr unblock %s` first", u.ID, state.Val(u.Reason), u.ID)
-	case state.Timeout:
-		return fmt.Errorf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`",
-			u.ID, state.Val(u.MaxIterations))
-	}
-	if ev.Signal != "" && ev.Signal != signalOf(p, u.ID) {
-		return fmt.Errorf("signal %q is not the completion signal of %s (%s)", ev.Signal, u.ID, signalOf(p, u.ID))
-	}
+func iterate(s *state.State, ev Event) {
+	u := unit(s, ev.Unit)
 	signalled := ev.Signal != ""
 	u.IterationsUsed = state.Ptr(state.Val(u.IterationsUsed) + 1)
 	if u.ConfirmationsUsed == nil {
@@ -314,24 +284,17 @@ func iterate(s *state.State, p *plan.Plan, ev Event) error {
 	if s.Phase.Rank() < state.Execute.Rank() {
 		s.Phase = state.Execute
 	}
-	return nil
 }
 
 // unit returns the unit id, creating it when there is no plan to say which
-// units exist.
-func unit(s *state.State, p *plan.Plan, id string) (*state.Unit, error) {
+// units exist (allowed has checked that it may).
+func unit(s *state.State, id string) *state.Unit {
 	if u := s.Units[id]; u != nil {
-		return u, nil
-	}
-	if active(p) {
-		return nil, fmt.Errorf("unit %s is not in %s (units: %s)", id, planFile(p), strings.Join(p.IDs(), ", "))
-	}
-	if !state.ValidID(id) {
-		return nil, fmt.Errorf("%q is not a unit ID such as T1", id)
+		return u
 	}
 	u := &state.Unit{ID: id, Status: state.Pending}
 	s.Units[id] = u
-	return u, nil
+	return u
 }
 
 // sync brings the plan into the view: its units exist (new ones pending),

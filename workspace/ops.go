@@ -240,53 +240,83 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 		return nil, required("did", "say what this iteration did")
 	}
 	return w.record(req.Slug, func(t *Task) (*change, error) {
-		id := req.Unit
-		if id == "" {
-			var err error
-			if id, err = defaultUnit(t); err != nil {
-				return nil, err
-			}
-		}
-		u := t.State.Units[id]
-		if u == nil {
-			return nil, unknownUnit(t, id)
-		}
-		switch {
-		case u.Status == state.Pending:
-			if wait := waiting(t, id); len(wait) > 0 {
-				return nil, fmt.Errorf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", id, strings.Join(wait, ", "))
-			}
-		case u.Status == state.Verifying && req.Signal:
-			return nil, fmt.Errorf("unit %s is verifying: pass --verified when verification passed, or neither flag when it found problems (the unit goes back to in_progress)", id)
-		}
-		if req.Verified && u.Status != state.Verifying {
-			return nil, fmt.Errorf("unit %s is %s: --verified applies only in verifying, after the confirmation (--signal) passed", id, u.Status)
-		}
-		commits, err := w.workCommits(t, req.Commits)
-		if err != nil {
-			return nil, err
-		}
-		n := state.Val(u.IterationsUsed) + 1
-		e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.stamp()}
-		add := func(name, value string) {
-			e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
-		}
-		add("Did", req.Did)
-		add("Remaining", orNone(req.Remaining))
-		add("Blockers", orNone(req.Blockers))
-		if req.Signal {
-			add("Signal", signal(t, id))
-		}
-		if u.Status == state.Verifying {
-			if req.Verified {
-				add("Verification", "passed")
-			} else {
-				add("Verification", "failed")
-			}
-		}
-		add("Commit", orNone(strings.Join(commits, "\n")))
-		return &change{entry: e, event: EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
+		return w.iteration(t, reconcile.Intent{Action: reconcile.Work,
+			Unit: req.Unit, Signal: req.Signal, Verified: req.Verified}, req)
 	})
+}
+
+// FinishRequest moves a unit one step along the closing path with the
+// evidence as the iteration's Did: in_progress → confirming, confirming →
+// verifying, verifying → done. Failed records a check that did not hold:
+// the unit goes back to in_progress.
+type FinishRequest struct {
+	Slug     string
+	Unit     string // "" is the unit the rule book names
+	Evidence string
+	Failed   bool
+}
+
+// Finish records one iteration that takes a unit a step toward done, as
+// the rule book maps the unit's status and the verdict to a signal or a
+// verification.
+func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
+	if strings.TrimSpace(req.Evidence) == "" {
+		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
+	}
+	return w.record(req.Slug, func(t *Task) (*change, error) {
+		return w.iteration(t, reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed},
+			CheckpointRequest{Slug: req.Slug, Did: req.Evidence})
+	})
+}
+
+// Start checks with the rule book that a unit can be worked on now (the
+// one it names when id is "") and describes it. It records nothing.
+func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.loadTask(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id})
+	if err != nil {
+		return nil, err
+	}
+	us := w.unitStatus(t, t.State, ev.Unit)
+	return &us, nil
+}
+
+// iteration builds the entry of one iteration the rule book allows.
+func (w *Workspace) iteration(t *Task, in reconcile.Intent, req CheckpointRequest) (*change, error) {
+	ev, err := reconcile.Decide(t.State, t.Plan, in)
+	if err != nil {
+		return nil, err
+	}
+	id, n := ev.Unit, ev.Iteration
+	commits, err := w.workCommits(t, req.Commits)
+	if err != nil {
+		return nil, err
+	}
+	e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.stamp()}
+	add := func(name, value string) {
+		e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
+	}
+	add("Did", req.Did)
+	add("Remaining", orNone(req.Remaining))
+	add("Blockers", orNone(req.Blockers))
+	if ev.Signal != "" {
+		add("Signal", ev.Signal)
+	}
+	if ev.Verification != "" {
+		add("Verification", ev.Verification)
+	}
+	add("Commit", orNone(strings.Join(commits, "\n")))
+	return &change{entry: e, event: EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
 }
 
 func orNone(s string) string {
@@ -294,81 +324,6 @@ func orNone(s string) string {
 		return "None"
 	}
 	return s
-}
-
-func signal(t *Task, id string) string {
-	if t.Plan != nil {
-		if u := t.Plan.Unit(id); u != nil {
-			return u.Signal()
-		}
-	}
-	return id + "_DONE"
-}
-
-// defaultUnit is the unit a checkpoint without UNIT is about: the current
-// unit while it is unfinished, else the next ready one.
-func defaultUnit(t *Task) (string, error) {
-	if c := state.Val(t.State.Current); c != "" {
-		if u := t.State.Units[c]; u != nil && !u.Status.Finished() && u.Status != state.Blocked && u.Status != state.Timeout {
-			return c, nil
-		}
-	}
-	ready := readyUnits(t)
-	if len(ready) == 0 {
-		return "", fmt.Errorf("no unit is ready; name one: itr checkpoint UNIT --did ... (itr next says why none is ready)")
-	}
-	return ready[0], nil
-}
-
-func unknownUnit(t *Task, id string) error {
-	ids := t.State.IDs()
-	if len(ids) == 0 {
-		return fmt.Errorf("unit %s is not in the task: it has no units yet; write %s and run `itr plan`", id, planNameFor(t.State.Mode))
-	}
-	return fmt.Errorf("unit %s is not in the task (units: %s); add it to %s and run `itr plan`", id, strings.Join(ids, ", "), planNameFor(t.State.Mode))
-}
-
-// readyUnits are the pending units whose dependencies are done, in plan order.
-func readyUnits(t *Task) []string {
-	done := func(id string) bool {
-		u := t.State.Units[id]
-		return u != nil && u.Status == state.Done
-	}
-	if t.Plan == nil {
-		var ids []string
-		for _, id := range t.State.IDs() {
-			if t.State.Units[id].Status == state.Pending {
-				ids = append(ids, id)
-			}
-		}
-		return ids
-	}
-	var ids []string
-	for _, id := range t.Plan.Ready(done) {
-		if u := t.State.Units[id]; u != nil && u.Status == state.Pending {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// waiting lists the unfinished dependencies of a unit with their statuses.
-func waiting(t *Task, id string) []string {
-	if t.Plan == nil {
-		return nil
-	}
-	var out []string
-	for _, d := range t.Plan.Waiting(id, func(x string) bool {
-		u := t.State.Units[x]
-		return u != nil && u.Status == state.Done
-	}) {
-		st := "missing"
-		if u := t.State.Units[d]; u != nil {
-			st = string(u.Status)
-		}
-		out = append(out, fmt.Sprintf("%s (%s)", d, st))
-	}
-	return out
 }
 
 // workCommits names the work commits of this iteration: the revisions
@@ -413,6 +368,9 @@ func (w *Workspace) workCommits(t *Task, revs []string) ([]string, error) {
 
 // Block marks a unit blocked with a reason.
 func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, required("unit", "name the unit to block")
+	}
 	if strings.TrimSpace(reason) == "" {
 		return nil, required("reason", "say what the unit waits for")
 	}
@@ -427,18 +385,15 @@ func (w *Workspace) Unblock(slug, id string) (*Outcome, error) {
 
 func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, subject string, fields []progresslog.Field) (*Outcome, error) {
 	return w.record(slug, func(t *Task) (*change, error) {
-		if t.State.Units[id] == nil {
-			return nil, unknownUnit(t, id)
+		in := reconcile.Intent{Action: reconcile.Unblock, Unit: id}
+		if kind == progresslog.KindBlocked {
+			in.Action = reconcile.Block
+		}
+		// The rule book decides before anything is written.
+		if _, err := reconcile.Decide(t.State, t.Plan, in); err != nil {
+			return nil, err
 		}
 		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.stamp(), Fields: fields}
-		// Validate against the lifecycle before anything is written.
-		ev, err := reconcile.EventFrom(*e, nil)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := reconcile.Step(t.State, t.Plan, ev); err != nil {
-			return nil, err
-		}
 		return &change{entry: e, event: event, subject: subject}, nil
 	})
 }

@@ -151,12 +151,11 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 			sum.SinceLast = humanDuration(w.Now().Sub(at))
 		}
 	}
-	tt := *t
-	tt.State = s
-	if ready := readyUnits(&tt); len(ready) > 0 {
-		sum.Next = ready[0]
+	adv := reconcile.Advise(s, t.Plan)
+	if len(adv.Ready) > 0 {
+		sum.Next = adv.Ready[0]
 	}
-	sum.NextAction = nextAction(&tt, sum)
+	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.CompactionSummary = CompactionSummary{
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total),
@@ -195,42 +194,41 @@ func progressLine(done, total int) string {
 	return fmt.Sprintf("%d/%d units done, %d%% complete", done, total, done*100/total)
 }
 
-// nextAction is the exact next step, as a fact a session can act on.
-func nextAction(t *Task, sum *Summary) string {
-	s := t.State
-	if c := sum.Current; c != nil {
-		switch state.Status(c.Status) {
-		case state.InProgress:
-			return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", c.ID, c.Iterations+1)
-		case state.Confirming:
-			return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", c.ID)
-		case state.Verifying:
-			return fmt.Sprintf("verify %s (quality and code review); checkpoint with --verified if it passes, without if not", c.ID)
-		case state.Timeout:
-			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations in %s and run `itr plan`, or simplify it", c.ID, c.Max, planNameFor(s.Mode))
-		case state.Blocked:
-			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", c.ID, c.Reason, c.ID)
+// nextAction words the rule book's next move as a fact a session can act
+// on.
+func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary) string {
+	var u UnitStatus
+	for _, x := range sum.Units {
+		if x.ID == adv.MoveUnit {
+			u = x
 		}
 	}
-	if sum.Total == 0 {
-		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", planNameFor(s.Mode))
-	}
-	if s.Phase == state.Complete {
-		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", t.Slug)
-	}
-	if sum.Done == sum.Total {
+	current := sum.Current != nil && sum.Current.ID == adv.MoveUnit
+	switch adv.Move {
+	case reconcile.MoveContinue:
+		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
+	case reconcile.MoveConfirm:
+		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
+	case reconcile.MoveVerify:
+		return fmt.Sprintf("verify %s (quality and code review); checkpoint with --verified if it passes, without if not", u.ID)
+	case reconcile.MoveRaiseLimit:
+		if current {
+			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations in %s and run `itr plan`, or simplify it", u.ID, u.Max, reconcile.PlanName(s.Mode))
+		}
+		return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
+	case reconcile.MoveUnblock:
+		if current {
+			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, u.Reason, u.ID)
+		}
+		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, u.Reason, u.ID)
+	case reconcile.MoveWritePlan:
+		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
+	case reconcile.MoveRestore:
+		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", slug)
+	case reconcile.MoveArchive:
 		return "every unit is done: review the work, then `itr archive`"
-	}
-	if sum.Next != "" {
-		return fmt.Sprintf("start %s with `itr checkpoint %s --did ...` after its first iteration", sum.Next, sum.Next)
-	}
-	for _, u := range sum.Units {
-		if u.Status == string(state.Timeout) {
-			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
-		}
-	}
-	if len(sum.Blocked) > 0 {
-		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", sum.Blocked[0].ID, sum.Blocked[0].Reason, sum.Blocked[0].ID)
+	case reconcile.MoveStart:
+		return fmt.Sprintf("start %s with `itr checkpoint %s --did ...` after its first iteration", u.ID, u.ID)
 	}
 	return "no unit is ready: see `itr next`"
 }
@@ -294,35 +292,42 @@ func (w *Workspace) Next(slug string) (*NextInfo, error) {
 		return nil, t.StateErr
 	}
 	info := &NextInfo{Reasons: []string{}}
-	id, err := defaultUnit(t)
-	if err == nil {
-		u := t.State.Units[id]
-		info.Unit, info.Status = id, string(u.Status)
-		if t.Plan != nil && t.Plan.Unit(id) != nil {
-			info.Title = t.Plan.Unit(id).Title
+	adv := reconcile.Advise(t.State, t.Plan)
+	if adv.Unit != "" {
+		info.Unit, info.Status = adv.Unit, string(adv.Status)
+		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {
+			info.Title = t.Plan.Unit(adv.Unit).Title
 		}
 		return info, nil
 	}
-	if len(t.State.Units) == 0 {
-		info.Reasons = append(info.Reasons, fmt.Sprintf("no units: write %s and run `itr plan`", planNameFor(t.State.Mode)))
-		return info, nil
-	}
-	for _, id := range t.State.IDs() {
-		u := t.State.Units[id]
-		switch u.Status {
-		case state.Done:
-		case state.Blocked:
-			info.Reasons = append(info.Reasons, fmt.Sprintf("%s is blocked: %s", id, state.Val(u.Reason)))
-		case state.Timeout:
-			info.Reasons = append(info.Reasons, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", id, state.Val(u.MaxIterations)))
-		case state.Pending:
-			info.Reasons = append(info.Reasons, fmt.Sprintf("%s waits for %s", id, strings.Join(waiting(t, id), ", ")))
-		}
-	}
-	if len(info.Reasons) == 0 {
-		info.Reasons = append(info.Reasons, "every unit is done")
-	}
+	info.Reasons = whyNone(t.State, adv)
 	return info, nil
+}
+
+// whyNone says why no unit can be worked on, unit by unit.
+func whyNone(s *state.State, adv reconcile.Advice) []string {
+	if adv.Total == 0 {
+		return []string{fmt.Sprintf("no units: write %s and run `itr plan`", reconcile.PlanName(s.Mode))}
+	}
+	var out []string
+	for _, r := range adv.Stuck {
+		switch r.Code {
+		case reconcile.UnitBlocked:
+			out = append(out, fmt.Sprintf("%s is blocked: %s", r.Unit, r.Reason))
+		case reconcile.UnitTimedOut:
+			out = append(out, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", r.Unit, r.Max))
+		case reconcile.WaitsFor:
+			deps := make([]string, len(r.Waiting))
+			for i, d := range r.Waiting {
+				deps[i] = d.String()
+			}
+			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, strings.Join(deps, ", ")))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "every unit is done")
+	}
+	return out
 }
 
 // LogRow is one itr commit of a task.

@@ -31,7 +31,7 @@ type Options struct {
 
 // Workspace is an opened repository with its task root.
 type Workspace struct {
-	Repo   *gitstate.Repo
+	Repo   gitstate.Repository
 	Root   string // slash path relative to the repository top
 	Config Config
 	task   string

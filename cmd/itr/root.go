@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/internal/cliopts"
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -201,12 +202,17 @@ func exitCodesTopic() *cobra.Command {
 	}
 }
 
-// cliMessage words an error for the command line: a field of a request is
-// named as its flag (--did), the rest as the error says.
+// cliMessage words an error for the command line: a field of a request
+// (of a FieldError or a refusal of the rule book) is named as its flag
+// (--did, --verified), the rest as the error says.
 func cliMessage(err error) string {
 	var fe *workspace.FieldError
 	if errors.As(err, &fe) && err == error(fe) {
 		return fe.Worded("--" + fe.Field)
+	}
+	var r *reconcile.Refusal
+	if errors.As(err, &r) && err == error(r) {
+		return r.Worded(func(field string) string { return "--" + field })
 	}
 	return err.Error()
 }

@@ -1,0 +1,71 @@
+package gitstate
+
+import "time"
+
+// Reader is what itr reads from a repository: HEAD and refs, commits and
+// their history, trees and blobs at a revision, the index, and the state
+// of an operation in progress (merge, rebase, ...). *Repo implements it
+// against git's files; a fake of it lets the rooms above gitstate be
+// table-tested without a repository. gitstate/gitcontract holds the
+// behaviour both must share.
+type Reader interface {
+	// Root is the top of the working tree.
+	Root() string
+	Head() (Head, error)
+	ResolveRev(rev string) (string, error)
+	// History calls fn for rev and its first-parent ancestors, newest
+	// first, until fn returns false.
+	History(rev string, fn func(Commit) bool) error
+	ReadFile(rev, path string) ([]byte, error)
+	FileHashAt(rev, path string) (string, error)
+	ListFiles(rev, dir string) ([]string, error)
+	TreeFiles(rev, dir string) (map[string]string, error)
+	FolderHashes(rev, dir string) (map[string]string, error)
+	ReadBlob(hash string) ([]byte, error)
+	PeelCommit(hash string) (string, error)
+	Refs(prefixes ...string) (map[string]string, error)
+	RawRefs(prefix string) (map[string]string, error)
+	ReadRef(name string) (string, error)
+	ReadTag(ref string) (Tag, error)
+	Staged(dir string) ([]IndexEntry, error)
+	// Operation names the operation in progress ("merge", "rebase", ...)
+	// or is "".
+	Operation() string
+	// OperationHeads are the commits being merged in (MERGE_HEAD, ...).
+	OperationHeads() []string
+}
+
+// Writer is what itr writes: commits of given paths, the index, branches,
+// annotated tags.
+type Writer interface {
+	CommitFiles(req CommitRequest) (Commit, error)
+	Stage(changes []FileChange) error
+	SetBranch(name, commit string, who Signature, msg string) error
+	CreateTag(name, commit, message string, tagger Signature) (string, error)
+	// Committer is the identity git's configuration gives, at now.
+	Committer(now time.Time) (Signature, error)
+	// JournalLocks records every lock file CommitFiles takes in the file
+	// at path until it is called with "", so a crash can be cleaned up.
+	JournalLocks(path string)
+}
+
+// Private is where itr keeps its own files inside the git directory and
+// reads git's configuration and hooks folder.
+type Private interface {
+	ItrPath(elem ...string) string
+	WorktreeItrPath(elem ...string) string
+	HooksDir() (string, error)
+	ConfigFile() string
+	ConfigSection(name, sub string) ([][2]string, error)
+	SetConfigSection(name, sub string, keys [][2]string) (bool, error)
+}
+
+// Repository is the whole of what itr asks of git.
+type Repository interface {
+	Reader
+	Writer
+	Private
+	Close() error
+}
+
+var _ Repository = (*Repo)(nil)

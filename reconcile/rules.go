@@ -1,0 +1,494 @@
+package reconcile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
+)
+
+// The rule book. Every front end (the CLI, the MCP server, hooks) turns a
+// request into an Intent; Decide checks it against the state and the plan
+// and gives the event to record; the reducer (Step) applies events only
+// after the same checks (allowed). Advise answers the other half: what may
+// happen next. A refusal is a *Refusal, data that each front end words in
+// its own terms.
+
+// Action is what an Intent asks for.
+type Action int
+
+// The actions a front end can ask for.
+const (
+	// Work records one iteration of a unit (a checkpoint).
+	Work Action = iota
+	// Start asks whether a unit can be worked on now; it records nothing.
+	Start
+	// Finish moves a unit one step along the closing path: in_progress →
+	// confirming, confirming → verifying, verifying → done; Failed records
+	// a check that did not hold, which sends the unit back to in_progress.
+	Finish
+	// Block marks a unit blocked.
+	Block
+	// Unblock returns a blocked unit to work.
+	Unblock
+)
+
+// Intent is a front end's request about one unit, before it is an event.
+type Intent struct {
+	Action Action
+	// Unit is the unit's ID; "" is the unit Advise names (Work, Start,
+	// Finish only).
+	Unit string
+	// Signal declares the work done (in_progress) or confirmed
+	// (confirming); Work only.
+	Signal bool
+	// Verified says verification passed; Work only, in verifying.
+	Verified bool
+	// Failed says the check of a Finish did not hold.
+	Failed bool
+	// Reason is why the unit is blocked; Block only.
+	Reason string
+}
+
+// Code names the rule that refused a request.
+type Code string
+
+// The refusals of the rule book.
+const (
+	NoUnits        Code = "no-units"        // the task has no units yet
+	UnknownUnit    Code = "unknown-unit"    // the unit is not in the task
+	NotAnID        Code = "not-an-id"       // the text is not a unit ID (no plan to say)
+	NoneReady      Code = "none-ready"      // no unit named and none is ready
+	UnitDone       Code = "done"            // the unit is finished
+	UnitBlocked    Code = "blocked"         // the unit is blocked
+	UnitTimedOut   Code = "timeout"         // the unit used all its iterations
+	WaitsFor       Code = "waits"           // a dependency is unfinished
+	AlreadyBlocked Code = "already-blocked" // blocking a blocked unit
+	NotBlocked     Code = "not-blocked"     // unblocking a unit that is not blocked
+	NotStarted     Code = "not-started"     // finishing a unit that has not begun
+	NeedsVerdict   Code = "needs-verdict"   // a signal in verifying, where the verdict decides
+	VerifiedEarly  Code = "verified-early"  // verified outside verifying
+	FailedEarly    Code = "failed-early"    // a failed check in in_progress
+	WrongSignal    Code = "wrong-signal"    // not the unit's completion signal
+	BadMove        Code = "bad-move"        // any other move the lifecycle forbids
+)
+
+// Dep is an unfinished dependency and its status ("" when the unit is
+// missing from the task).
+type Dep struct {
+	ID     string
+	Status state.Status
+}
+
+// String reads "T1 (pending)".
+func (d Dep) String() string {
+	st := string(d.Status)
+	if st == "" {
+		st = "missing"
+	}
+	return d.ID + " (" + st + ")"
+}
+
+// Refusal is a request the rule book does not allow, as data: which rule,
+// which unit in which status, and what the fix needs (the block's reason,
+// the limit, the units there are, the unfinished dependencies). Nothing
+// was changed. Error words it with the domain's names for the fields of a
+// request (signal, verified); Worded lets a front end name them its way.
+type Refusal struct {
+	Code     Code
+	Unit     string
+	Status   state.Status
+	To       state.Status // for BadMove: the status asked for
+	Reason   string       // the block's reason
+	Max      int          // the iteration limit
+	Units    []string     // the task's units, for UnknownUnit
+	PlanFile string       // tasks.md or plan.md
+	Waiting  []Dep        // for WaitsFor
+	Signal   string       // for WrongSignal: the signal given
+	Want     string       // for WrongSignal: the unit's signal
+	// Stuck, for NoneReady, says why each unfinished unit cannot move: a
+	// refusal of each (blocked, timed out, waiting), in natural ID order.
+	Stuck []*Refusal
+	// Active is set by the reducer when a plan is in force: an unknown
+	// unit is then named against the plan's file.
+	Active bool
+}
+
+// Error words the refusal with the domain's field names.
+func (r *Refusal) Error() string { return r.Worded(func(f string) string { return f }) }
+
+// Worded is the message with each field of the request named by field
+// ("signal", "verified"), e.g. as a flag.
+func (r *Refusal) Worded(field func(string) string) string {
+	u := r.Unit
+	switch r.Code {
+	case NoUnits:
+		return fmt.Sprintf("unit %s is not in the task: it has no units yet; write %s and run `itr plan`", u, r.PlanFile)
+	case UnknownUnit:
+		if r.Active {
+			return fmt.Sprintf("unit %s is not in %s (units: %s)", u, r.PlanFile, strings.Join(r.Units, ", "))
+		}
+		return fmt.Sprintf("unit %s is not in the task (units: %s); add it to %s and run `itr plan`", u, strings.Join(r.Units, ", "), r.PlanFile)
+	case NotAnID:
+		return fmt.Sprintf("%q is not a unit ID such as T1", u)
+	case NoneReady:
+		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
+	case UnitDone:
+		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations", u)
+	case UnitBlocked:
+		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, r.Reason, u)
+	case UnitTimedOut:
+		return fmt.Sprintf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`", u, r.Max)
+	case WaitsFor:
+		return fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", u, joinDeps(r.Waiting))
+	case AlreadyBlocked:
+		return fmt.Sprintf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u, r.Reason, u)
+	case NotBlocked:
+		return fmt.Sprintf("unit %s is %s, not blocked; there is nothing to unblock", u, r.Status)
+	case NotStarted:
+		return fmt.Sprintf("unit %s is %s: record its first iteration before finishing it", u, r.Status)
+	case NeedsVerdict:
+		return fmt.Sprintf("unit %s is verifying: pass %s when verification passed, or neither flag when it found problems (the unit goes back to in_progress)", u, field("verified"))
+	case VerifiedEarly:
+		return fmt.Sprintf("unit %s is %s: %s applies only in verifying, after the confirmation (%s) passed", u, r.Status, field("verified"), field("signal"))
+	case FailedEarly:
+		return fmt.Sprintf("unit %s is %s: a failed check applies only in confirming or verifying; record more work instead", u, r.Status)
+	case WrongSignal:
+		return fmt.Sprintf("signal %q is not the completion signal of %s (%s)", r.Signal, u, r.Want)
+	case BadMove:
+		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
+	}
+	return fmt.Sprintf("unit %s: %s", u, r.Code)
+}
+
+func joinDeps(ds []Dep) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Decide checks an intent against the state and the plan (nil when there
+// is none) and returns the event it records, the unit resolved. For Start
+// the event's Kind is KindOther: nothing is recorded. A refusal is a
+// *Refusal. The event has no time, line or work commits: the caller adds
+// them.
+func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
+	s = s.Clone()
+	sync(s, p)
+	id := in.Unit
+	if id == "" && (in.Action == Work || in.Action == Start || in.Action == Finish) {
+		adv := Advise(s, p)
+		if adv.Unit == "" {
+			return Event{}, &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: adv.Stuck}
+		}
+		id = adv.Unit
+	}
+	u := s.Units[id]
+	if u == nil {
+		return Event{}, unknown(s, p, id, false)
+	}
+	ev := Event{Unit: id}
+	switch in.Action {
+	case Block:
+		ev.Kind, ev.Reason = progresslog.KindBlocked, in.Reason
+		return ev, allowed(s, p, ev)
+	case Unblock:
+		ev.Kind = progresslog.KindUnblocked
+		return ev, allowed(s, p, ev)
+	}
+	// Work, Start and Finish: the unit must be open to work.
+	if err := workable(s, p, u); err != nil {
+		return Event{}, err
+	}
+	switch in.Action {
+	case Start:
+		ev.Kind = progresslog.KindOther
+		return ev, nil
+	case Finish:
+		switch u.Status {
+		case state.Pending:
+			return Event{}, &Refusal{Code: NotStarted, Unit: id, Status: u.Status}
+		case state.InProgress:
+			if in.Failed {
+				return Event{}, &Refusal{Code: FailedEarly, Unit: id, Status: u.Status}
+			}
+			in.Signal = true
+		case state.Confirming:
+			in.Signal = !in.Failed
+		case state.Verifying:
+			in.Verified = !in.Failed
+		}
+	case Work:
+		if u.Status == state.Verifying && in.Signal {
+			return Event{}, &Refusal{Code: NeedsVerdict, Unit: id, Status: u.Status}
+		}
+		if in.Verified && u.Status != state.Verifying {
+			return Event{}, &Refusal{Code: VerifiedEarly, Unit: id, Status: u.Status}
+		}
+	}
+	ev.Kind = progresslog.KindIteration
+	ev.Iteration = state.Val(u.IterationsUsed) + 1
+	if in.Signal && u.Status != state.Verifying {
+		ev.Signal = signalOf(p, id)
+	}
+	if u.Status == state.Verifying {
+		ev.Verification = "failed"
+		if in.Verified {
+			ev.Verification = "passed"
+		}
+	}
+	return ev, allowed(s, p, ev)
+}
+
+// workable refuses work on a unit that is finished, blocked, timed out, or
+// pending with unfinished dependencies.
+func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
+	switch u.Status {
+	case state.Done:
+		return &Refusal{Code: UnitDone, Unit: u.ID, Status: u.Status}
+	case state.Blocked:
+		return &Refusal{Code: UnitBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+	case state.Timeout:
+		return &Refusal{Code: UnitTimedOut, Unit: u.ID, Status: u.Status, Max: state.Val(u.MaxIterations)}
+	case state.Pending:
+		if wait := waitingOn(s, p, u.ID); len(wait) > 0 {
+			return &Refusal{Code: WaitsFor, Unit: u.ID, Status: u.Status, Waiting: wait}
+		}
+	}
+	return nil
+}
+
+// allowed is the check of one event against the view, shared by Decide
+// and by the reducer: a log entry that breaks it is not applied. Unlike
+// Decide it does not look at dependencies, so a log that worked on a unit
+// early still folds.
+func allowed(s *state.State, p *plan.Plan, ev Event) error {
+	switch ev.Kind {
+	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked:
+	default:
+		return nil
+	}
+	u := s.Units[ev.Unit]
+	if u == nil {
+		if active(p) || !state.ValidID(ev.Unit) {
+			return unknown(s, p, ev.Unit, true)
+		}
+		return nil // without a plan, the first event of a unit brings it in
+	}
+	switch ev.Kind {
+	case progresslog.KindIteration:
+		switch u.Status {
+		case state.Done, state.Blocked, state.Timeout:
+			return workable(s, nil, u)
+		}
+		if ev.Signal != "" && ev.Signal != signalOf(p, u.ID) {
+			return &Refusal{Code: WrongSignal, Unit: u.ID, Status: u.Status, Signal: ev.Signal, Want: signalOf(p, u.ID)}
+		}
+	case progresslog.KindBlocked:
+		if u.Status == state.Blocked {
+			return &Refusal{Code: AlreadyBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+		}
+		if !state.CanMove(u.Status, state.Blocked) {
+			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: state.Blocked}
+		}
+	case progresslog.KindUnblocked:
+		if u.Status != state.Blocked {
+			return &Refusal{Code: NotBlocked, Unit: u.ID, Status: u.Status}
+		}
+	}
+	return nil
+}
+
+// unknown is the refusal of a unit the task does not have; fold words it
+// against the plan's file, as a log entry is checked against the plan.
+func unknown(s *state.State, p *plan.Plan, id string, fold bool) *Refusal {
+	if fold {
+		if active(p) {
+			return &Refusal{Code: UnknownUnit, Unit: id, Units: p.IDs(), PlanFile: planFile(p), Active: true}
+		}
+		return &Refusal{Code: NotAnID, Unit: id}
+	}
+	ids := s.IDs()
+	if len(ids) == 0 {
+		return &Refusal{Code: NoUnits, Unit: id, PlanFile: PlanName(s.Mode)}
+	}
+	return &Refusal{Code: UnknownUnit, Unit: id, Units: ids, PlanFile: PlanName(s.Mode)}
+}
+
+// PlanName is the plan file of a mode: plan.md in knowledge mode, else
+// tasks.md.
+func PlanName(m state.Mode) string {
+	if m == state.Knowledge {
+		return "plan.md"
+	}
+	return "tasks.md"
+}
+
+// waitingOn lists the unfinished dependencies of a unit with their
+// statuses.
+func waitingOn(s *state.State, p *plan.Plan, id string) []Dep {
+	if p == nil {
+		return nil
+	}
+	var out []Dep
+	for _, d := range p.Waiting(id, func(x string) bool {
+		u := s.Units[x]
+		return u != nil && u.Status == state.Done
+	}) {
+		dep := Dep{ID: d}
+		if u := s.Units[d]; u != nil {
+			dep.Status = u.Status
+		}
+		out = append(out, dep)
+	}
+	return out
+}
+
+// Move is the kind of step Advise suggests.
+type Move string
+
+// The moves Advise can suggest.
+const (
+	MoveContinue   Move = "continue"    // more work on the unit (in_progress)
+	MoveConfirm    Move = "confirm"     // the N+1 confirmation (confirming)
+	MoveVerify     Move = "verify"      // quality and review (verifying)
+	MoveRaiseLimit Move = "raise-limit" // the unit used all its iterations
+	MoveUnblock    Move = "unblock"     // resolve the block
+	MoveStart      Move = "start"       // begin a ready unit
+	MoveWritePlan  Move = "write-plan"  // the task has no units
+	MoveRestore    Move = "restore"     // the task is archived
+	MoveArchive    Move = "archive"     // every unit is done
+	MoveWait       Move = "wait"        // nothing can move (see Waiting)
+)
+
+// Advice is what may happen next in a task: the one answer behind itr
+// next, status, prime and MCP's start and finish.
+type Advice struct {
+	// Unit is the unit to work on now: the current unit while it is open to
+	// work, else the first ready one; "" when none can be worked on.
+	Unit string
+	// Status is Unit's status.
+	Status state.Status
+	// Allowed are the statuses Unit may move to.
+	Allowed []state.Status
+	// Ready are the pending units whose dependencies are done, in plan
+	// order.
+	Ready []string
+	// Move is the step to take, and MoveUnit the unit it is about (the
+	// current unit even when blocked or timed out, or the first blocked
+	// or timed-out unit when nothing else can move).
+	Move     Move
+	MoveUnit string
+	// Done and Total count the units.
+	Done, Total int
+	// Blocked and TimedOut list those units; Waiting the unfinished
+	// dependencies of each pending unit that cannot start.
+	Blocked, TimedOut []string
+	Waiting           map[string][]Dep
+	// Stuck says why each unit that is neither done nor ready cannot
+	// move, as the refusal work on it would get, in natural ID order.
+	Stuck []*Refusal
+}
+
+// Advise returns what may happen next. It reads the view and the plan only
+// and is linear in the number of units.
+func Advise(s *state.State, p *plan.Plan) Advice {
+	a := Advice{Waiting: map[string][]Dep{}}
+	a.Ready = ready(s, p)
+	ids := s.IDs()
+	for _, id := range ids {
+		u := s.Units[id]
+		a.Total++
+		switch u.Status {
+		case state.Done:
+			a.Done++
+		case state.Blocked:
+			a.Blocked = append(a.Blocked, id)
+		case state.Timeout:
+			a.TimedOut = append(a.TimedOut, id)
+		case state.Pending:
+			if w := waitingOn(s, p, id); len(w) > 0 {
+				a.Waiting[id] = w
+			}
+		}
+		if err := workable(s, p, u); err != nil && u.Status != state.Done {
+			a.Stuck = append(a.Stuck, err.(*Refusal))
+		}
+	}
+	cur := state.Val(s.Current)
+	if u := s.Units[cur]; u != nil && u.Status != state.Done && u.Status != state.Blocked && u.Status != state.Timeout {
+		a.Unit = cur
+	} else if len(a.Ready) > 0 {
+		a.Unit = a.Ready[0]
+	}
+	if a.Unit != "" {
+		a.Status = s.Units[a.Unit].Status
+		a.Allowed = state.AllowedNext(a.Status)
+	}
+	// The move: the current unit's own state first, then the task's.
+	if u := s.Units[cur]; u != nil {
+		a.MoveUnit = cur
+		switch u.Status {
+		case state.InProgress:
+			a.Move = MoveContinue
+		case state.Confirming:
+			a.Move = MoveConfirm
+		case state.Verifying:
+			a.Move = MoveVerify
+		case state.Timeout:
+			a.Move = MoveRaiseLimit
+		case state.Blocked:
+			a.Move = MoveUnblock
+		default:
+			a.MoveUnit = ""
+		}
+		if a.Move != "" {
+			return a
+		}
+	}
+	switch {
+	case a.Total == 0:
+		a.Move = MoveWritePlan
+	case s.Phase == state.Complete:
+		a.Move = MoveRestore
+	case a.Done == a.Total:
+		a.Move = MoveArchive
+	case len(a.Ready) > 0:
+		a.Move, a.MoveUnit = MoveStart, a.Ready[0]
+	case len(a.TimedOut) > 0:
+		a.Move, a.MoveUnit = MoveRaiseLimit, a.TimedOut[0]
+	case len(a.Blocked) > 0:
+		a.Move, a.MoveUnit = MoveUnblock, a.Blocked[0]
+	default:
+		a.Move = MoveWait
+	}
+	return a
+}
+
+// ready lists the pending units whose dependencies are done, in plan
+// order (natural ID order without a plan).
+func ready(s *state.State, p *plan.Plan) []string {
+	var ids []string
+	if p == nil {
+		for _, id := range s.IDs() {
+			if s.Units[id].Status == state.Pending {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	done := func(id string) bool {
+		u := s.Units[id]
+		return u != nil && u.Status == state.Done
+	}
+	for _, id := range p.Ready(done) {
+		if u := s.Units[id]; u != nil && u.Status == state.Pending {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
