@@ -20,7 +20,7 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 	line := []string{w.Now().Format("2006-01-02T15:04:05Z"), event}
 	if slug, err := w.Select(""); err == nil {
 		line = append(line, "task="+slug)
-		if t, err := w.loadTask(slug); err == nil && t.State != nil {
+		if t, err := w.Load(slug); err == nil && t.State != nil {
 			if c := state.Val(t.State.Current); c != "" && t.State.Units[c] != nil {
 				u := t.State.Units[c]
 				line = append(line, fmt.Sprintf("unit=%s status=%s iterations=%d", c, u.Status, state.Val(u.IterationsUsed)))
@@ -57,7 +57,7 @@ func (w *Workspace) UnrecordedWork() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil || t.State == nil {
 		return "", err
 	}
@@ -66,7 +66,7 @@ func (w *Workspace) UnrecordedWork() (string, error) {
 	if u == nil || (u.Status != state.InProgress && u.Status != state.Confirming && u.Status != state.Verifying) {
 		return "", nil
 	}
-	commits, err := w.workCommits(t, nil)
+	commits, err := w.WorkCommits(t, nil)
 	if err != nil || len(commits) == 0 {
 		return "", err
 	}

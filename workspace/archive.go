@@ -6,34 +6,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
-
-// The refs of archived tasks. A task archived on 2026-01-14 lives on as
-// the branch refs/heads/itr/archive/<slug> (the newest archive of the slug)
-// and the annotated tag refs/tags/itr/archive/<slug>/2026-01-14 (one per
-// archive; a second archive of the slug on the same day gets -2, then -3).
-// Both point at the commit that recorded the Archived entry, so the
-// archived task is read, logged and restored from them.
-const (
-	ArchiveBranchPrefix = "refs/heads/itr/archive/"
-	ArchiveTagPrefix    = "refs/tags/itr/archive/"
-	// ArchiveFolder is the folder under the root that holds the plain
-	// copies `itr archive --keep` leaves.
-	ArchiveFolder = "archive"
-)
-
-// TrailerArchive names the archive tag on the commits of archive and
-// restore.
-const TrailerArchive = "Itr-Archive"
 
 // ArchiveRequest archives a task.
 type ArchiveRequest struct {
@@ -105,7 +86,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -115,12 +96,12 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 			return nil, err
 		}
 		_, err = retryMoved(func() (*Outcome, error) {
-			return w.recordOnce(slug, func(t *Task) (*change, error) { return w.archiveChange(t, req) })
+			return w.recordOnce(slug, func(t *store.Task) (*change, error) { return w.archiveChange(t, req) })
 		})
 		if err != nil {
 			return nil, err
 		}
-		if t, err = w.loadTask(slug); err != nil {
+		if t, err = w.Load(slug); err != nil {
 			return nil, err
 		}
 	} else if t.StateErr != nil {
@@ -136,12 +117,12 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	rep.Checkpoint = at
 	rep.Done, rep.Total, rep.Unfinished = progressOf(t.State)
 	rep.Iterations = iterationsOf(t.State)
-	if e := lastEntry(t.log()); e != nil {
+	if e := lastEntry(t.Log()); e != nil {
 		rep.Forced, _ = e.Field("Forced")
 	}
 	rep.Summary = w.archiveSummary(t, at)
 
-	rep.Branch = ArchiveBranchPrefix + slug
+	rep.Branch = store.ArchiveBranchPrefix + slug
 	if rep.Tag, rep.TagObject, err = w.existingArchiveTag(slug, folder); err != nil {
 		return nil, err
 	}
@@ -150,7 +131,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	}
 	if rep.Tag == "" {
 		for n := 1; ; n++ {
-			name := ArchiveTagPrefix + slug + "/" + w.Now().Format("2006-01-02")
+			name := store.ArchiveTagPrefix + slug + "/" + w.Now().Format("2006-01-02")
 			if n > 1 {
 				name += "-" + strconv.Itoa(n)
 			}
@@ -182,12 +163,12 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 
 // archiveChange builds the Archived entry, refusing unfinished units
 // unless forced.
-func (w *Workspace) archiveChange(t *Task, req ArchiveRequest) (*change, error) {
+func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*change, error) {
 	done, total, unfinished := progressOf(t.State)
 	if (len(unfinished) > 0 || total == 0) && !req.Force {
 		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished}
 	}
-	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: w.stamp(), Fields: []progresslog.Field{
+	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: w.Stamp(), Fields: []progresslog.Field{
 		{Name: "Units", Value: fmt.Sprintf("%d/%d done", done, total)},
 		{Name: "Iterations", Value: strconv.Itoa(iterationsOf(t.State))},
 	}}
@@ -201,13 +182,13 @@ func (w *Workspace) archiveChange(t *Task, req ArchiveRequest) (*change, error) 
 	if req.Force {
 		subject += " (forced: " + req.Reason + ")"
 	}
-	return &change{entry: e, event: EventArchived, subject: subject}, nil
+	return &change{entry: e, event: store.EventArchived, subject: subject}, nil
 }
 
 // archivedLast reports whether the task's newest entry is Archived and its
 // phase complete: an archive that stopped after its checkpoint.
-func archivedLast(t *Task) bool {
-	e := lastEntry(t.log())
+func archivedLast(t *store.Task) bool {
+	e := lastEntry(t.Log())
 	return e != nil && e.Kind == progresslog.KindArchived && t.State != nil && t.State.Phase == state.Complete
 }
 
@@ -243,7 +224,7 @@ func iterationsOf(s *state.State) int {
 // special files: they are not committed, so removing the folder would lose
 // them.
 func (w *Workspace) onlyRegularFiles(dir string) error {
-	return filepath.WalkDir(w.abs(dir), func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(w.Abs(dir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -269,7 +250,7 @@ func (w *Workspace) signature() (gitstate.Signature, error) {
 
 // archiveSummary is the archive tag's message: what a reader of `git tag
 // -n` or `git show` needs to know about the task.
-func (w *Workspace) archiveSummary(t *Task, at string) string {
+func (w *Workspace) archiveSummary(t *store.Task, at string) string {
 	s := t.State
 	done, total, unfinished := progressOf(s)
 	var b strings.Builder
@@ -281,7 +262,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
 	var created, first, last, archived string
-	for _, e := range t.log().Entries {
+	for _, e := range t.Log().Entries {
 		switch e.Kind {
 		case progresslog.KindCreated:
 			created = e.Stamp
@@ -298,7 +279,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 	fmt.Fprintf(&b, "First checkpoint: %s\n", orNone(first))
 	fmt.Fprintf(&b, "Last checkpoint: %s\n", orNone(last))
 	fmt.Fprintf(&b, "Archived: %s\n", orNone(archived))
-	if e := lastEntry(t.log()); e != nil {
+	if e := lastEntry(t.Log()); e != nil {
 		if reason, ok := e.Field("Forced"); ok {
 			fmt.Fprintf(&b, "Forced: %s\n", oneLine(reason, 200))
 			if len(unfinished) > 0 {
@@ -312,7 +293,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 		fmt.Fprintf(&b, "  - %s\n", oneLine(e.Name, 100))
 	}
 	fmt.Fprintf(&b, "\n%s", gitstate.FormatTrailers([]gitstate.Trailer{
-		{Key: TrailerTask, Value: t.Slug}, {Key: "Itr-Commit", Value: at}, {Key: "Itr-Folder", Value: t.Dir}}))
+		{Key: store.TrailerTask, Value: t.Slug}, {Key: "Itr-Commit", Value: at}, {Key: "Itr-Folder", Value: t.Dir}}))
 	return b.String()
 }
 
@@ -320,7 +301,7 @@ func (w *Workspace) archiveSummary(t *Task, at string) string {
 // task folder (an archive that stopped before removing the folder), so a
 // resumed archive does not tag twice.
 func (w *Workspace) existingArchiveTag(slug, folder string) (string, string, error) {
-	tags, err := w.Repo.RawRefs(ArchiveTagPrefix + slug + "/")
+	tags, err := w.Repo.RawRefs(store.ArchiveTagPrefix + slug + "/")
 	if err != nil {
 		return "", "", err
 	}
@@ -338,7 +319,7 @@ func (w *Workspace) existingArchiveTag(slug, folder string) (string, string, err
 
 // readBack checks that both refs resolve to the archived commit, the tag
 // holds the summary, and every file of the task reads through the tag.
-func (w *Workspace) readBack(t *Task, at string, rep *ArchiveReport) error {
+func (w *Workspace) readBack(t *store.Task, at string, rep *ArchiveReport) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("archive of %s: "+format+"; the task is still in the working tree: run `itr verify`, then `itr archive` again", append([]any{t.Slug}, args...)...)
 	}
@@ -366,20 +347,20 @@ func (w *Workspace) readBack(t *Task, at string, rep *ArchiveReport) error {
 			return fail("%s: %v", rep.Tag, err)
 		}
 	}
-	data, err := w.Repo.ReadFile(rep.Tag, w.rel(t.Slug, StateFile))
+	data, err := w.Repo.ReadFile(rep.Tag, w.Rel(t.Slug, store.StateFile))
 	if err != nil {
 		return fail("%v", err)
 	}
 	s, err := state.Decode(data)
 	if err != nil || s.Phase != state.Complete {
-		return fail("%s in %s is not in phase complete (%v)", StateFile, rep.Tag, err)
+		return fail("%s in %s is not in phase complete (%v)", store.StateFile, rep.Tag, err)
 	}
 	return nil
 }
 
 // keepName picks <root>/archive/<slug>-YYYYMMDD, with -2, -3 when taken.
 func (w *Workspace) keepName(slug, head string) (string, error) {
-	base := w.Root + "/" + ArchiveFolder + "/" + slug + "-" + w.Now().Format("20060102")
+	base := w.Root + "/" + store.ArchiveFolder + "/" + slug + "-" + w.Now().Format("20060102")
 	for n := 1; n < 1000; n++ {
 		name := base
 		if n > 1 {
@@ -389,17 +370,17 @@ func (w *Workspace) keepName(slug, head string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, err := os.Lstat(w.abs(name)); len(files) == 0 && errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(w.Abs(name)); len(files) == 0 && errors.Is(err, fs.ErrNotExist) {
 			return name, nil
 		}
 	}
-	return "", fmt.Errorf("%s-* are all taken; clean up %s/%s", base, w.Root, ArchiveFolder)
+	return "", fmt.Errorf("%s-* are all taken; clean up %s/%s", base, w.Root, store.ArchiveFolder)
 }
 
 // removeFolder commits the removal of the task folder (and, with Keep, the
 // plain copy) on the working branch. A git commit made meanwhile is built
 // upon as long as it left the task folder as archived.
-func (w *Workspace) removeFolder(t *Task, at, folder string, rep *ArchiveReport) (string, error) {
+func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveReport) (string, error) {
 	changes := []gitstate.FileChange{{Path: t.Dir, Delete: true}}
 	if rep.Kept != "" {
 		files, err := w.Repo.ListFiles(at, t.Dir)
@@ -420,14 +401,14 @@ func (w *Workspace) removeFolder(t *Task, at, folder string, rep *ArchiveReport)
 		msg += "A plain copy is kept in " + rep.Kept + "/.\n"
 	}
 	msg += "\n" + gitstate.FormatTrailers([]gitstate.Trailer{
-		{Key: TrailerTask, Value: t.Slug}, {Key: TrailerEvent, Value: EventArchived}, {Key: TrailerArchive, Value: rep.Tag}})
+		{Key: store.TrailerTask, Value: t.Slug}, {Key: store.TrailerEvent, Value: store.EventArchived}, {Key: store.TrailerArchive, Value: rep.Tag}})
 	return retryMoved(func() (string, error) {
 		head, err := w.Repo.Head()
 		if err != nil {
 			return "", err
 		}
 		if h, err := w.Repo.FileHashAt(head.Hash, t.Dir); err != nil || h != folder {
-			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, short(head.Hash))
+			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, store.Short(head.Hash))
 		}
 		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: w.Now(),
 			Expect: head.Hash, Worktree: true, Author: w.identity()})
@@ -439,163 +420,6 @@ func (w *Workspace) removeFolder(t *Task, at, folder string, rep *ArchiveReport)
 		}
 		return c.Hash, nil
 	})
-}
-
-// Archived is one archived task, as `itr list` shows it.
-type Archived struct {
-	Slug   string   `json:"slug"`
-	Ref    string   `json:"ref"`    // the ref it is read from: the newest tag, else the branch
-	Commit string   `json:"commit"` // the archived commit
-	Date   string   `json:"date,omitempty"`
-	Tags   []string `json:"tags"` // every archive tag of the slug, oldest first
-	Branch string   `json:"branch,omitempty"`
-}
-
-// Archives lists the archived tasks found in the refs (branches and tags
-// under itr/archive/), by slug. Refs that do not resolve are left out; itr
-// verify reports them.
-func (w *Workspace) Archives() ([]Archived, error) {
-	branches, err := w.peeledRefs(ArchiveBranchPrefix)
-	if err != nil {
-		return nil, err
-	}
-	tags, err := w.peeledRefs(ArchiveTagPrefix)
-	if err != nil {
-		return nil, err
-	}
-	by := map[string]*Archived{}
-	get := func(slug string) *Archived {
-		if by[slug] == nil {
-			by[slug] = &Archived{Slug: slug, Tags: []string{}}
-		}
-		return by[slug]
-	}
-	for name, commit := range branches {
-		slug := strings.TrimPrefix(name, ArchiveBranchPrefix)
-		if ValidSlug(slug) != nil {
-			continue
-		}
-		a := get(slug)
-		a.Branch, a.Ref, a.Commit = name, name, commit
-	}
-	for name := range tags {
-		slug, _, ok := splitArchiveTag(name)
-		if !ok {
-			continue
-		}
-		a := get(slug)
-		a.Tags = append(a.Tags, name)
-	}
-	out := make([]Archived, 0, len(by))
-	for _, a := range by {
-		sort.Slice(a.Tags, func(i, j int) bool { return tagOrder(a.Tags[i]) < tagOrder(a.Tags[j]) })
-		if n := len(a.Tags); n > 0 {
-			a.Ref, a.Commit = a.Tags[n-1], tags[a.Tags[n-1]]
-			_, a.Date, _ = splitArchiveTag(a.Ref)
-		}
-		out = append(out, *a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
-	return out, nil
-}
-
-// splitArchiveTag splits refs/tags/itr/archive/<slug>/<date>[-n].
-func splitArchiveTag(name string) (slug, date string, ok bool) {
-	rest, ok := strings.CutPrefix(name, ArchiveTagPrefix)
-	if !ok {
-		return "", "", false
-	}
-	slug, date, ok = strings.Cut(rest, "/")
-	if !ok || ValidSlug(slug) != nil || strings.Contains(date, "/") {
-		return "", "", false
-	}
-	d, _, _ := strings.Cut(date, "-")
-	if len(date) >= 10 {
-		d = date[:10]
-	}
-	if _, err := time.Parse("2006-01-02", d); err != nil {
-		return "", "", false
-	}
-	return slug, date, true
-}
-
-// tagOrder sorts archive tags by date, then by their -n suffix.
-func tagOrder(name string) string {
-	_, date, _ := splitArchiveTag(name)
-	n := 1
-	if len(date) > 11 && date[10] == '-' {
-		n, _ = strconv.Atoi(date[11:])
-	}
-	return fmt.Sprintf("%s-%06d", date[:min(10, len(date))], n)
-}
-
-// findArchive returns the archive of slug to read: the one named by from
-// (a full ref, a tag name such as itr/archive/<slug>/2026-01-14, or just
-// the date part), else the newest. It returns an error wrapping ErrNoTask
-// when there is none.
-func (w *Workspace) findArchive(slug, from string) (ref, commit string, err error) {
-	if from != "" {
-		cands := []string{from}
-		if !strings.HasPrefix(from, "refs/") {
-			cands = []string{"refs/tags/" + from, ArchiveTagPrefix + slug + "/" + from, "refs/heads/" + from}
-		}
-		for _, c := range cands {
-			val, err := w.Repo.ReadRef(c)
-			if err != nil {
-				return "", "", err
-			}
-			if val == "" {
-				continue
-			}
-			commit, err := w.Repo.PeelCommit(val)
-			if err != nil {
-				return "", "", fmt.Errorf("archive %s: %w; run `itr verify`", c, err)
-			}
-			return c, commit, nil
-		}
-		return "", "", fmt.Errorf("%w: no archive %q of %s; `itr list` shows the archives", ErrNoTask, from, slug)
-	}
-	all, err := w.Archives()
-	if err != nil {
-		return "", "", err
-	}
-	for _, a := range all {
-		if a.Slug == slug {
-			return a.Ref, a.Commit, nil
-		}
-	}
-	return "", "", fmt.Errorf("%w: task %q is neither active under %s nor archived; in a fresh clone fetch the archives first: "+
-		"git fetch origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'", ErrNoTask, slug, w.Root)
-}
-
-// loadArchived reads an archived task as committed in its archive, plan
-// included.
-func (w *Workspace) loadArchived(slug, from string) (*Task, string, error) {
-	ref, commit, err := w.findArchive(slug, from)
-	if err != nil {
-		return nil, "", err
-	}
-	t := &Task{Slug: slug, Dir: w.TaskDir(slug), Head: gitstate.Head{Hash: commit, Detached: true}}
-	if err := w.readTaskAt(t, commit); err != nil {
-		return nil, "", fmt.Errorf("archive %s holds no task at %s (was it archived under another root?): %w", ref, t.Dir, err)
-	}
-	w.loadPlanAt(t, commit)
-	return t, ref, nil
-}
-
-// loadPlanAt reads tasks.md, else plan.md, as committed at rev.
-func (w *Workspace) loadPlanAt(t *Task, rev string) {
-	w.loadPlanWith(t, func(rel string) ([]byte, error) { return w.Repo.ReadFile(rev, rel) })
-}
-
-// activeAt reports whether the task folder is committed at HEAD.
-func (w *Workspace) activeAt(slug string) (bool, error) {
-	head, err := w.Repo.Head()
-	if err != nil || head.Unborn {
-		return false, err
-	}
-	files, err := w.Repo.ListFiles(head.Hash, w.TaskDir(slug))
-	return len(files) > 0, err
 }
 
 // RestoreRequest brings an archived task back.
@@ -618,7 +442,7 @@ type RestoreReport struct {
 // go on. It refuses when an active task has the slug.
 func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
 	slug := req.Slug
-	if err := ValidSlug(slug); err != nil {
+	if err := store.ValidSlug(slug); err != nil {
 		return nil, err
 	}
 	unlock, err := w.lock()
@@ -638,17 +462,17 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
-	if active, err := w.activeAt(slug); err != nil {
+	if active, err := w.ActiveAt(slug); err != nil {
 		return nil, err
 	} else if active {
 		return nil, fmt.Errorf("an active task has the slug %q (%s); archive it first (`itr archive --task %s`), or restore on another branch", slug, dir, slug)
 	}
-	if _, err := os.Lstat(w.abs(dir)); err == nil {
+	if _, err := os.Lstat(w.Abs(dir)); err == nil {
 		return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	t, ref, err := w.loadArchived(slug, from)
+	t, ref, err := w.LoadArchived(slug, from)
 	if err != nil {
 		return nil, err
 	}
@@ -658,7 +482,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	if t.PlanErr != nil {
 		return nil, fmt.Errorf("archive %s: %w", ref, t.PlanErr)
 	}
-	entry := progresslog.Entry{Kind: progresslog.KindRestored, Stamp: w.stamp(),
+	entry := progresslog.Entry{Kind: progresslog.KindRestored, Stamp: w.Stamp(),
 		Fields: []progresslog.Field{{Name: "From", Value: ref}}}
 	progress, err := progresslog.Append(t.ProgressRaw, entry)
 	if err != nil {
@@ -680,9 +504,9 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	for _, f := range files {
 		var data []byte
 		switch f {
-		case w.rel(slug, ProgressFile):
+		case w.Rel(slug, store.ProgressFile):
 			data = progress
-		case w.rel(slug, StateFile):
+		case w.Rel(slug, store.StateFile):
 			data = after.Encode()
 		default:
 			if data, err = w.Repo.ReadFile(t.Head.Hash, f); err != nil {
@@ -696,14 +520,14 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	} else if changed {
 		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 	}
-	c := &change{entry: &entry, event: EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
-		body: "Brought back from " + ref + " (" + short(t.Head.Hash) + ")."}
+	c := &change{entry: &entry, event: store.EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
+		body: "Brought back from " + ref + " (" + store.Short(t.Head.Hash) + ")."}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
 	}
 	if err := w.registerDriver(); err != nil {
-		return nil, fmt.Errorf("the task is restored (%s), but registering itr's merge driver failed: %w; run `itr setup`", short(commit.Hash), err)
+		return nil, fmt.Errorf("the task is restored (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
 	}
 	rep := &RestoreReport{Slug: slug, From: ref, Commit: commit.Hash, Phase: string(after.Phase)}
 	for _, ch := range changes {
@@ -715,17 +539,17 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 // guardrailsFrom returns the lessons of another task, active (as committed
 // at HEAD) or archived, for itr init --guardrails-from.
 func (w *Workspace) guardrailsFrom(slug string) ([]progresslog.Guardrail, string, error) {
-	if err := ValidSlug(slug); err != nil {
+	if err := store.ValidSlug(slug); err != nil {
 		return nil, "", fmt.Errorf("--guardrails-from: %w", err)
 	}
 	var raw []byte
 	source := w.TaskDir(slug)
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	switch {
 	case err == nil:
 		raw = t.GuardrailsRaw
-	case errors.Is(err, ErrNoTask):
-		at, ref, aerr := w.loadArchived(slug, "")
+	case errors.Is(err, store.ErrNoTask):
+		at, ref, aerr := w.LoadArchived(slug, "")
 		if aerr != nil {
 			return nil, "", fmt.Errorf("--guardrails-from %s: %w", slug, aerr)
 		}
@@ -735,7 +559,7 @@ func (w *Workspace) guardrailsFrom(slug string) ([]progresslog.Guardrail, string
 	}
 	g := progresslog.ParseGuardrails(raw)
 	if g.Conflicted {
-		return nil, "", fmt.Errorf("--guardrails-from %s: %s/%s holds git conflict markers; resolve them first", slug, source, GuardrailsFile)
+		return nil, "", fmt.Errorf("--guardrails-from %s: %s/%s holds git conflict markers; resolve them first", slug, source, store.GuardrailsFile)
 	}
 	return g.Entries, source, nil
 }
@@ -744,19 +568,19 @@ func (w *Workspace) guardrailsFrom(slug string) ([]progresslog.Guardrail, string
 // (through an annotated tag, for the tags) that holds its task's folder.
 func (w *Workspace) archiveFindings() ([]Finding, error) {
 	var out []Finding
-	refs, err := w.archiveRefs()
+	refs, err := w.ArchiveRefs()
 	if err != nil {
 		return nil, err
 	}
-	for _, prefix := range []string{ArchiveBranchPrefix, ArchiveTagPrefix} {
+	for _, prefix := range []string{store.ArchiveBranchPrefix, store.ArchiveTagPrefix} {
 		for _, name := range gitstate.RefNames(refs) {
 			if !strings.HasPrefix(name, prefix) {
 				continue
 			}
 			fix := fmt.Sprintf("fetch it again from a clone that has it (git fetch origin '+%s:%s'), or delete it with `git update-ref -d %s`", name, name, name)
 			var slug string
-			if prefix == ArchiveTagPrefix {
-				s, _, ok := splitArchiveTag(name)
+			if prefix == store.ArchiveTagPrefix {
+				s, _, ok := store.SplitArchiveTag(name)
 				if !ok {
 					out = append(out, Finding{File: name, Commit: refs[name], Problem: "not an itr archive tag name (itr/archive/<slug>/<YYYY-MM-DD>[-n])", Fix: "rename or delete it: `git tag -d " + strings.TrimPrefix(name, "refs/tags/") + "`"})
 					continue
@@ -768,7 +592,7 @@ func (w *Workspace) archiveFindings() ([]Finding, error) {
 				}
 			} else {
 				slug = strings.TrimPrefix(name, prefix)
-				if ValidSlug(slug) != nil {
+				if store.ValidSlug(slug) != nil {
 					out = append(out, Finding{File: name, Commit: refs[name], Problem: "not an itr archive branch name (itr/archive/<slug>)", Fix: "rename or delete it with `git branch -m` / `git branch -D`"})
 					continue
 				}
@@ -778,44 +602,13 @@ func (w *Workspace) archiveFindings() ([]Finding, error) {
 				out = append(out, Finding{File: name, Commit: refs[name], Problem: "does not resolve to a commit: " + err.Error(), Fix: fix})
 				continue
 			}
-			for _, f := range []string{StateFile, ProgressFile} {
-				if _, err := w.Repo.ReadFile(commit, w.rel(slug, f)); err != nil {
-					out = append(out, Finding{File: name, Commit: commit, Problem: fmt.Sprintf("the archived commit does not hold %s: %v", w.rel(slug, f), err),
+			for _, f := range []string{store.StateFile, store.ProgressFile} {
+				if _, err := w.Repo.ReadFile(commit, w.Rel(slug, f)); err != nil {
+					out = append(out, Finding{File: name, Commit: commit, Problem: fmt.Sprintf("the archived commit does not hold %s: %v", w.Rel(slug, f), err),
 						Fix: "if the task was archived under another root, run itr with --root; else " + fix})
 					break
 				}
 			}
-		}
-	}
-	return out, nil
-}
-
-// archiveRefs returns every ref under the archive prefixes, unpeeled.
-func (w *Workspace) archiveRefs() (map[string]string, error) {
-	out := map[string]string{}
-	for _, prefix := range []string{ArchiveBranchPrefix, ArchiveTagPrefix} {
-		refs, err := w.Repo.RawRefs(prefix)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range refs {
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-// peeledRefs lists the refs under prefix with the commits they lead to;
-// refs that do not resolve are left out (itr verify reports them).
-func (w *Workspace) peeledRefs(prefix string) (map[string]string, error) {
-	raw, err := w.Repo.RawRefs(prefix)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for name, v := range raw {
-		if commit, err := w.Repo.PeelCommit(v); err == nil {
-			out[name] = commit
 		}
 	}
 	return out, nil

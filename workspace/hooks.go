@@ -12,6 +12,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // hookMarker identifies the pre-commit hook itr installs.
@@ -133,7 +134,7 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 	var out []Finding
 	for _, e := range entries {
 		base := path.Base(e.Path)
-		if e.Stage != 0 || (base != ProgressFile && base != GuardrailsFile) || head.Unborn {
+		if e.Stage != 0 || (base != store.ProgressFile && base != store.GuardrailsFile) || head.Unborn {
 			continue
 		}
 		old, err := w.Repo.ReadFile(head.Hash, e.Path)
@@ -148,12 +149,12 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 			return nil, err
 		}
 		var v *progresslog.Violation
-		if base == ProgressFile {
+		if base == store.ProgressFile {
 			v = progresslog.IsAppendOnly(old, staged)
 		} else {
 			v = progresslog.IsGuardrailsAppendOnly(old, staged)
 		}
-		if gone := takenOut(old, staged); base == ProgressFile && v != nil && len(gone) > 0 {
+		if gone := takenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {
 			out = append(out, Finding{File: e.Path,
 				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; ")),
 				Fix:     fmt.Sprintf("`git reset -q -- %s` puts HEAD's version of the task's files into the index (your working tree is untouched); then commit again", path.Dir(e.Path))})

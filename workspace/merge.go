@@ -19,6 +19,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // The merge driver's registration.
@@ -51,10 +52,10 @@ func (w *Workspace) Setup() ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		if err := os.MkdirAll(filepath.Dir(w.abs(attrs)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(w.Abs(attrs)), 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(w.abs(attrs), data); err != nil {
+		if err := writeFileAtomic(w.Abs(attrs), data); err != nil {
 			return nil, err
 		}
 		changed = append(changed, attrs+" (commit it so every clone merges alike)")
@@ -80,7 +81,7 @@ var attributeLines = []string{
 // attributes returns the root's .gitattributes with itr's lines added,
 // keeping whatever else it holds, and whether that changes it.
 func (w *Workspace) attributes() ([]byte, bool, error) {
-	data, err := w.readWorktree(w.Root + "/.gitattributes")
+	data, err := w.ReadWorktree(w.Root + "/.gitattributes")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, err
 	}
@@ -153,7 +154,7 @@ func (w *Workspace) MergeDriver(req MergeRequest) error {
 func (w *Workspace) mergeDriver(req MergeRequest) error {
 	kind := path.Base(req.Path)
 	switch kind {
-	case ProgressFile, GuardrailsFile, StateFile:
+	case store.ProgressFile, store.GuardrailsFile, store.StateFile:
 	default:
 		return errors.New("not a file itr merges (progress.md, guardrails.md, state.json)")
 	}
@@ -182,13 +183,13 @@ func (w *Workspace) mergeDriver(req MergeRequest) error {
 	var merged []byte
 	var err error
 	switch kind {
-	case ProgressFile:
+	case store.ProgressFile:
 		merged, err = progresslog.StrictUnion(base.data, ours.data, theirs.data)
 		err = byVersion(err)
-	case GuardrailsFile:
+	case store.GuardrailsFile:
 		merged, err = progresslog.StrictUnionGuardrails(base.data, ours.data, theirs.data)
 		err = byVersion(err)
-	case StateFile:
+	case store.StateFile:
 		for _, in := range inputs {
 			if err := progresslog.CheckText(in.data); err != nil {
 				return fmt.Errorf("%s: %w", in, err)
@@ -335,7 +336,7 @@ const ancestorWalk = 10000
 // that progress.md's own merge refuses.
 func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) {
 	dir := path.Dir(rel)
-	logRel := dir + "/" + ProgressFile
+	logRel := dir + "/" + store.ProgressFile
 	head, err := w.Repo.Head()
 	if err != nil {
 		return nil, err
@@ -355,12 +356,12 @@ func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) 
 		if at == "" {
 			continue
 		}
-		data, err := w.readAt(at, logRel)
+		data, err := w.ReadAt(at, logRel)
 		if err != nil {
 			return nil, err
 		}
 		if data == nil && version != "base" {
-			return nil, fmt.Errorf("%s has state.json but no %s in commit %s", version, ProgressFile, short(at))
+			return nil, fmt.Errorf("%s has state.json but no %s in commit %s", version, store.ProgressFile, store.Short(at))
 		}
 		logs[version] = struct {
 			at   string
@@ -375,7 +376,7 @@ func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) 
 			if me.Version == "base" {
 				which = "the log both sides descend from"
 			}
-			return nil, fmt.Errorf("%s (%s in commit %s): %w", which, logRel, short(logs[me.Version].at), me.Err)
+			return nil, fmt.Errorf("%s (%s in commit %s): %w", which, logRel, store.Short(logs[me.Version].at), me.Err)
 		}
 		return nil, err
 	}
@@ -437,8 +438,8 @@ func (w *Workspace) foldEntries(slug string, ours, theirs []byte, entries []prog
 		}
 	}
 	var p *plan.Plan
-	for _, name := range []string{TasksFile, PlanFile} {
-		data, err := w.readWorktree(dir + "/" + name)
+	for _, name := range []string{store.TasksFile, store.PlanFile} {
+		data, err := w.ReadWorktree(dir + "/" + name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

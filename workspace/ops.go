@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // InitRequest starts a task.
@@ -35,9 +36,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	}
 	slug := req.Slug
 	if slug == "" {
-		slug = Slugify(name)
+		slug = store.Slugify(name)
 	}
-	if err := ValidSlug(slug); err != nil {
+	if err := store.ValidSlug(slug); err != nil {
 		return nil, err
 	}
 	mode := req.Mode
@@ -64,7 +65,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
-	if _, err := os.Lstat(w.abs(dir)); err == nil {
+	if _, err := os.Lstat(w.Abs(dir)); err == nil {
 		return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -74,7 +75,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
 		}
 	}
-	if ref, _, err := w.findArchive(slug, ""); err == nil {
+	if ref, _, err := w.FindArchive(slug, ""); err == nil {
 		return nil, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
 	}
 	var lessons []progresslog.Guardrail
@@ -84,7 +85,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	created := w.stamp()
+	created := w.Stamp()
 	files, err := templates.Task(templates.Data{Name: name, Slug: slug, Created: created, Mode: string(m), Domain: req.Domain})
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	for _, f := range files {
 		data := f.Data
 		switch f.Name {
-		case ProgressFile:
+		case store.ProgressFile:
 			if data, err = progresslog.Append(data, entry); err != nil {
 				return nil, err
 			}
@@ -111,7 +112,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 				return nil, fmt.Errorf("new task: %v", problems[0])
 			}
 			after = s
-		case GuardrailsFile:
+		case store.GuardrailsFile:
 			for _, g := range lessons {
 				g.Line, g.Side = 0, 0
 				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
@@ -122,7 +123,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
 	}
 	for i := range changes {
-		if strings.HasSuffix(changes[i].Path, "/"+StateFile) {
+		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
 			changes[i].Data = after.Encode()
 		}
 	}
@@ -136,13 +137,13 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			gitstate.FileChange{Path: dir + "/sources/.gitkeep", Data: []byte{}},
 			gitstate.FileChange{Path: dir + "/outputs/.gitkeep", Data: []byte{}})
 	}
-	c := &change{entry: &entry, event: EventCreated, subject: "start task " + name}
+	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
 	}
 	if err := w.registerDriver(); err != nil {
-		return nil, fmt.Errorf("the task is committed (%s), but registering itr's merge driver failed: %w; run `itr setup`", short(commit.Hash), err)
+		return nil, fmt.Errorf("the task is committed (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
 	}
 	out := &Outcome{Slug: slug, Commit: commit.Hash, After: after, Entry: &entry}
 	for _, ch := range changes {
@@ -164,18 +165,18 @@ type PlanReport struct {
 // phase moves to plan. A plan that changes nothing records nothing.
 func (w *Workspace) Plan(slug string) (*PlanReport, error) {
 	rep := &PlanReport{}
-	out, err := w.record(slug, func(t *Task) (*change, error) {
+	out, err := w.record(slug, func(t *store.Task) (*change, error) {
 		if t.Plan == nil {
 			if t.PlanName == "" {
-				return nil, fmt.Errorf("no plan: write %s in %s first", planNameFor(t.State.Mode), t.Dir)
+				return nil, fmt.Errorf("no plan: write %s in %s first", store.PlanNameFor(t.State.Mode), t.Dir)
 			}
-			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.rel(t.Slug, t.PlanName))
+			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.Rel(t.Slug, t.PlanName))
 		}
 		rep.Added, rep.Removed, rep.Changed = planChanges(t.State, t.Plan)
 		if len(rep.Added)+len(rep.Removed)+len(rep.Changed) == 0 && t.State.Phase.Rank() >= state.Plan.Rank() {
 			return nil, errUnchanged
 		}
-		e := &progresslog.Entry{Kind: progresslog.KindPlanned, Stamp: w.stamp()}
+		e := &progresslog.Entry{Kind: progresslog.KindPlanned, Stamp: w.Stamp()}
 		for _, f := range []struct {
 			name string
 			list []string
@@ -187,7 +188,7 @@ func (w *Workspace) Plan(slug string) (*PlanReport, error) {
 		if len(e.Fields) == 0 {
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Units", Value: strings.Join(t.Plan.IDs(), ", ")})
 		}
-		return &change{entry: e, event: EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
+		return &change{entry: e, event: store.EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
 	})
 	if errors.Is(err, errUnchanged) {
 		return rep, nil
@@ -239,7 +240,7 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, required("did", "say what this iteration did")
 	}
-	return w.record(req.Slug, func(t *Task) (*change, error) {
+	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		return w.iteration(t, reconcile.Intent{Action: reconcile.Work,
 			Unit: req.Unit, Signal: req.Signal, Verified: req.Verified}, req)
 	})
@@ -263,7 +264,7 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Evidence) == "" {
 		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
 	}
-	return w.record(req.Slug, func(t *Task) (*change, error) {
+	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		return w.iteration(t, reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed},
 			CheckpointRequest{Slug: req.Slug, Did: req.Evidence})
 	})
@@ -276,7 +277,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -292,17 +293,17 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 }
 
 // iteration builds the entry of one iteration the rule book allows.
-func (w *Workspace) iteration(t *Task, in reconcile.Intent, req CheckpointRequest) (*change, error) {
+func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest) (*change, error) {
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
 		return nil, err
 	}
 	id, n := ev.Unit, ev.Iteration
-	commits, err := w.workCommits(t, req.Commits)
+	commits, err := w.WorkCommits(t, req.Commits)
 	if err != nil {
 		return nil, err
 	}
-	e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.stamp()}
+	e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.Stamp()}
 	add := func(name, value string) {
 		e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
 	}
@@ -316,7 +317,7 @@ func (w *Workspace) iteration(t *Task, in reconcile.Intent, req CheckpointReques
 		add("Verification", ev.Verification)
 	}
 	add("Commit", orNone(strings.Join(commits, "\n")))
-	return &change{entry: e, event: EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
+	return &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
 }
 
 func orNone(s string) string {
@@ -324,46 +325,6 @@ func orNone(s string) string {
 		return "None"
 	}
 	return s
-}
-
-// workCommits names the work commits of this iteration: the revisions
-// given, or else the commits on the first-parent line since the task's
-// previous itr commit that are not itr's own.
-func (w *Workspace) workCommits(t *Task, revs []string) ([]string, error) {
-	var out []string
-	if len(revs) > 0 {
-		for _, rev := range revs {
-			hash, err := w.Repo.ResolveRev(rev)
-			if err != nil {
-				return nil, fmt.Errorf("--commit %s: %w", rev, err)
-			}
-			var subject string
-			err = w.Repo.History(hash, func(c gitstate.Commit) bool { subject = c.Subject; return false })
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, hash[:7]+": "+subject)
-		}
-		return out, nil
-	}
-	var found []string
-	err := w.Repo.History("HEAD", func(c gitstate.Commit) bool {
-		if _, ok := c.Trailer(TrailerTask); ok {
-			if v, _ := c.Trailer(TrailerTask); v == t.Slug {
-				return false
-			}
-			return true
-		}
-		found = append(found, c.Hash[:7]+": "+c.Subject)
-		return len(found) < 50
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := len(found) - 1; i >= 0; i-- {
-		out = append(out, found[i])
-	}
-	return out, nil
 }
 
 // Block marks a unit blocked with a reason.
@@ -374,17 +335,17 @@ func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, required("reason", "say what the unit waits for")
 	}
-	return w.unitEvent(slug, id, progresslog.KindBlocked, EventBlocked, "block "+id+": "+reason,
+	return w.unitEvent(slug, id, progresslog.KindBlocked, store.EventBlocked, "block "+id+": "+reason,
 		[]progresslog.Field{{Name: "Reason", Value: reason}})
 }
 
 // Unblock returns a blocked unit to pending (not started) or in_progress.
 func (w *Workspace) Unblock(slug, id string) (*Outcome, error) {
-	return w.unitEvent(slug, id, progresslog.KindUnblocked, EventUnblocked, "unblock "+id, nil)
+	return w.unitEvent(slug, id, progresslog.KindUnblocked, store.EventUnblocked, "unblock "+id, nil)
 }
 
 func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, subject string, fields []progresslog.Field) (*Outcome, error) {
-	return w.record(slug, func(t *Task) (*change, error) {
+	return w.record(slug, func(t *store.Task) (*change, error) {
 		in := reconcile.Intent{Action: reconcile.Unblock, Unit: id}
 		if kind == progresslog.KindBlocked {
 			in.Action = reconcile.Block
@@ -393,7 +354,7 @@ func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, sub
 		if _, err := reconcile.Decide(t.State, t.Plan, in); err != nil {
 			return nil, err
 		}
-		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.stamp(), Fields: fields}
+		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.Stamp(), Fields: fields}
 		return &change{entry: e, event: event, subject: subject}, nil
 	})
 }
@@ -407,12 +368,12 @@ func (w *Workspace) SetPhase(slug, phase string) (*Outcome, error) {
 	if p == state.Complete {
 		return nil, fmt.Errorf("phase complete is set by `itr archive`, which also checks that every unit is done")
 	}
-	return w.record(slug, func(t *Task) (*change, error) {
+	return w.record(slug, func(t *store.Task) (*change, error) {
 		if t.State.Phase == p {
 			return nil, fmt.Errorf("the task is already in phase %s", p)
 		}
-		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.stamp()}
-		return &change{entry: e, event: EventPhase, subject: "phase " + string(p)}, nil
+		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.Stamp()}
+		return &change{entry: e, event: store.EventPhase, subject: "phase " + string(p)}, nil
 	})
 }
 
@@ -433,7 +394,7 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 			return nil, required(f.field, f.fix)
 		}
 	}
-	return w.record(req.Slug, func(t *Task) (*change, error) {
+	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		learned := req.Learned
 		if learned == "" {
 			if c := state.Val(t.State.Current); c != "" {
@@ -441,6 +402,6 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 			}
 		}
 		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
-		return &change{guardrail: g, event: EventGuardrail, subject: "guardrail: " + req.Name}, nil
+		return &change{guardrail: g, event: store.EventGuardrail, subject: "guardrail: " + req.Name}, nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // Prime limits: the summary of one task is cut to fit, most important
@@ -53,14 +54,14 @@ type PrimeContext struct {
 // nothing is resumed from them unless asked for by slug, which gives the
 // archived summary and how to restore it.
 func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
-	if slug == "" && w.task == "" {
+	if slug == "" && w.Task == "" {
 		slugs, err := w.Slugs()
 		if err != nil {
 			return nil, err
 		}
 		switch len(slugs) {
 		case 0:
-			return nil, ErrNoTask
+			return nil, store.ErrNoTask
 		case 1:
 			slug = slugs[0]
 		default:
@@ -89,12 +90,12 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 	}
 	if head, err := w.Repo.Head(); err == nil {
 		p.Branch = strings.TrimPrefix(head.Branch, "refs/heads/")
-		p.Head = short(head.Hash)
+		p.Head = store.Short(head.Hash)
 	}
-	if t, err := w.loadTask(sum.Slug); err == nil {
+	if t, err := w.Load(sum.Slug); err == nil {
 		p.Goal = briefGoal(w, t)
-		p.FolderDirty = w.checkClean(t) != nil
-		p.Verification = lastVerification(t.log())
+		p.FolderDirty = w.CheckClean(t) != nil
+		p.Verification = lastVerification(t.Log())
 		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
@@ -123,8 +124,8 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 
 // briefGoal is the "Outcome Needed" of brief.md, unless it is still the
 // template's placeholder.
-func briefGoal(w *Workspace, t *Task) string {
-	data, err := w.readWorktree(w.rel(t.Slug, "brief.md"))
+func briefGoal(w *Workspace, t *store.Task) string {
+	data, err := w.ReadWorktree(w.Rel(t.Slug, "brief.md"))
 	if err != nil {
 		return ""
 	}
@@ -320,5 +321,5 @@ func orDash(s string) string {
 // IsNoState reports whether err means there is no itr state here (no
 // repository, or no task), where prime stays silent.
 func IsNoState(err error) bool {
-	return errors.Is(err, ErrNoTask) || errors.Is(err, gitstate.ErrNotRepo)
+	return errors.Is(err, store.ErrNoTask) || errors.Is(err, gitstate.ErrNotRepo)
 }

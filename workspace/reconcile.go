@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // ReconcileOptions choose what itr reconcile does.
@@ -89,7 +90,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if op := w.Repo.Operation(); op != "" {
 		return w.reconcileOperation(slug, op, opts)
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		return nil, t.PlanErr
 	}
 	rep := &ReconcileReport{Slug: slug, Discrepancies: []reconcile.Discrepancy{}, Problems: []string{}, Saved: []string{}}
-	progressRel, stateRel, guardRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile), w.rel(slug, GuardrailsFile)
+	progressRel, stateRel, guardRel := w.Rel(slug, store.ProgressFile), w.Rel(slug, store.StateFile), w.Rel(slug, store.GuardrailsFile)
 
 	// Entries a plain git commit took out were committed: trust git and
 	// put them back, before anything else is compared.
@@ -112,13 +113,13 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		case guardRel:
 			t.GuardrailsRaw = u.Restored
 		case progressRel:
-			t.ProgressRaw, t.parsedLog = u.Restored, nil
+			t.SetProgress(u.Restored)
 		}
 	}
 
 	// The log: the committed one, or the disk one when it only appends.
 	logBytes := t.ProgressRaw
-	disk, err := w.readWorktree(progressRel)
+	disk, err := w.ReadWorktree(progressRel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		rep.Restored = t.ProgressRaw != nil
@@ -135,7 +136,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		} else {
 			rep.Restored = true
 			if !opts.Check && !opts.DryRun {
-				saved, err := w.save(slug, ProgressFile, disk)
+				saved, err := w.save(slug, store.ProgressFile, disk)
 				if err != nil {
 					return nil, err
 				}
@@ -151,7 +152,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 
 	// The recorded view: state.json on disk, else the committed one.
 	var recorded *state.State
-	recordedRaw, err := w.readWorktree(stateRel)
+	recordedRaw, err := w.ReadWorktree(stateRel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		rep.Problems = append(rep.Problems, stateRel+" is missing; rebuilt from the log")
@@ -163,7 +164,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v; rebuilt from the log", stateRel, err))
 			recorded = t.State
 			if !opts.Check && !opts.DryRun && !bytes.Equal(recordedRaw, t.StateRaw) {
-				saved, serr := w.save(slug, StateFile, recordedRaw)
+				saved, serr := w.save(slug, store.StateFile, recordedRaw)
 				if serr != nil {
 					return nil, serr
 				}
@@ -208,7 +209,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if len(rep.Saved) > 0 {
 		fields = append(fields, progresslog.Field{Name: "Saved", Value: strings.Join(rep.Saved, "\n")})
 	}
-	e := progresslog.Entry{Kind: progresslog.KindReconciled, Stamp: w.stamp(), Fields: fields}
+	e := progresslog.Entry{Kind: progresslog.KindReconciled, Stamp: w.Stamp(), Fields: fields}
 	newLog, err := progresslog.Append(logBytes, e)
 	if err != nil {
 		return nil, err
@@ -229,12 +230,12 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		subject += ", log restored"
 	}
 	if len(rep.Undone) > 0 {
-		subject = "reconcile: entries taken out by " + short(rep.Undone[0].Commit) + " put back"
+		subject = "reconcile: entries taken out by " + store.Short(rep.Undone[0].Commit) + " put back"
 		if n := len(rep.Discrepancies); n > 0 {
 			subject += fmt.Sprintf(", %d discrepanc%s", n, plural(n, "y", "ies"))
 		}
 	}
-	c := &change{entry: &e, event: EventReconciled, subject: subject}
+	c := &change{entry: &e, event: store.EventReconciled, subject: subject}
 	if len(found) > 0 {
 		c.body = strings.Join(found, "\n")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // reconcileOperation resolves a task's files in the middle of a merge,
@@ -48,7 +49,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		}
 		return v, nil
 	}
-	progressRel, stateRel, guardRel := dir+"/"+ProgressFile, dir+"/"+StateFile, dir+"/"+GuardrailsFile
+	progressRel, stateRel, guardRel := dir+"/"+store.ProgressFile, dir+"/"+store.StateFile, dir+"/"+store.GuardrailsFile
 	var changes []gitstate.FileChange
 
 	// The log.
@@ -73,7 +74,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 			name := [2]string{"ours", "theirs"}[i]
 			msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(firstN(changed, 3), "; "))
 			if !opts.Check && !opts.DryRun {
-				saved, err := w.save(slug, name+"-"+ProgressFile, *side)
+				saved, err := w.save(slug, name+"-"+store.ProgressFile, *side)
 				if err != nil {
 					return nil, err
 				}
@@ -89,7 +90,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		}
 		rep.Adopted = added
 		changes = append(changes, gitstate.FileChange{Path: progressRel, Data: logBytes})
-	} else if logBytes, err = w.readWorktree(progressRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if logBytes, err = w.ReadWorktree(progressRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if conflicted(guardRel) {
@@ -114,14 +115,14 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 			return nil, err
 		}
 		ours, theirs = v[2], v[3]
-	} else if ours, err = w.readWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if ours, err = w.ReadWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	merged, err := w.foldMerged(slug, ours, theirs, logBytes, dir)
 	if err != nil {
 		return nil, err
 	}
-	disk, _ := w.readWorktree(stateRel)
+	disk, _ := w.ReadWorktree(stateRel)
 	if conflicted(stateRel) || !bytes.Equal(disk, merged) {
 		changes = append(changes, gitstate.FileChange{Path: stateRel, Data: merged})
 		if recorded, err := state.Decode(disk); err == nil {

@@ -13,33 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
-)
-
-// Trailers of itr's commits. Itr-Task and Itr-Event are on every commit
-// itr makes; Itr-Unit and Itr-Iteration on the ones about a unit.
-const (
-	TrailerTask      = "Itr-Task"
-	TrailerEvent     = "Itr-Event"
-	TrailerUnit      = "Itr-Unit"
-	TrailerIteration = "Itr-Iteration"
-	TrailerStatus    = "Itr-Status"
-	// TrailerLog is "<length> <sha256>" of progress.md as the commit left
-	// it; itr verify uses it to check the history in one pass.
-	TrailerLog = "Itr-Log"
-)
-
-// Event names in the Itr-Event trailer.
-const (
-	EventCreated    = "created"
-	EventIteration  = "iteration"
-	EventBlocked    = "blocked"
-	EventUnblocked  = "unblocked"
-	EventPhase      = "phase"
-	EventPlanned    = "planned"
-	EventGuardrail  = "guardrail"
-	EventReconciled = "reconciled"
-	EventArchived   = "archived"
-	EventRestored   = "restored"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // change is what one record adds: an entry of progress.md or a guardrail,
@@ -72,7 +46,7 @@ type Outcome struct {
 // leaves everything as it was. When HEAD moves between the read and the
 // commit (a git commit ran meanwhile) the whole record is redone on the new
 // HEAD, so no update is lost.
-func (w *Workspace) record(slug string, build func(t *Task) (*change, error)) (*Outcome, error) {
+func (w *Workspace) record(slug string, build func(t *store.Task) (*change, error)) (*Outcome, error) {
 	unlock, err := w.lock()
 	if err != nil {
 		return nil, err
@@ -97,11 +71,11 @@ func retryMoved[T any](op func() (T, error)) (T, error) {
 	}
 }
 
-func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)) (*Outcome, error) {
+func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, error)) (*Outcome, error) {
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +95,11 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
 			return nil, fmt.Errorf("put back the entries %s: %w", undos[0], err)
 		}
-		if t, err = w.loadTask(slug); err != nil {
+		if t, err = w.Load(slug); err != nil {
 			return nil, err
 		}
 	}
-	if err := w.checkClean(t); err != nil {
+	if err := w.CheckClean(t); err != nil {
 		return nil, err
 	}
 	c, err := build(t)
@@ -138,7 +112,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 	if c.entry != nil {
 		progress, err := progresslog.Append(t.ProgressRaw, *c.entry)
 		if err != nil {
-			return nil, fmt.Errorf("append to %s: %w", w.rel(slug, ProgressFile), err)
+			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.ProgressFile), err)
 		}
 		ev, err := reconcile.EventFrom(*c.entry, nil)
 		if err != nil {
@@ -149,7 +123,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 			return nil, err
 		}
 		out.After, out.Entry = next, c.entry
-		changes = append(changes, gitstate.FileChange{Path: w.rel(slug, ProgressFile), Data: progress})
+		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.ProgressFile), Data: progress})
 	} else {
 		// No event for the reducer, but the plan may still have changed.
 		next, err := reconcile.Step(t.State, t.Plan, reconcile.Event{Kind: progresslog.KindOther})
@@ -158,18 +132,18 @@ func (w *Workspace) recordOnce(slug string, build func(t *Task) (*change, error)
 		}
 		out.After = next
 	}
-	changes = append(changes, gitstate.FileChange{Path: w.rel(slug, StateFile), Data: out.After.Encode()})
+	changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.StateFile), Data: out.After.Encode()})
 	if c.guardrail != nil {
 		g, err := progresslog.AppendGuardrail(t.GuardrailsRaw, *c.guardrail)
 		if err != nil {
-			return nil, fmt.Errorf("append to %s: %w", w.rel(slug, GuardrailsFile), err)
+			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.GuardrailsFile), err)
 		}
-		changes = append(changes, gitstate.FileChange{Path: w.rel(slug, GuardrailsFile), Data: g})
+		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.GuardrailsFile), Data: g})
 	}
 	for _, ch := range changes {
 		written[ch.Path] = true
 	}
-	more, err := w.folderChanges(t, written)
+	more, err := w.FolderChanges(t, written)
 	if err != nil {
 		return nil, err
 	}
@@ -199,19 +173,19 @@ func (w *Workspace) noOperation() error {
 
 // commit writes one commit of the given changes with itr's trailers.
 func (w *Workspace) commit(expect, slug string, c *change, after *state.State, changes []gitstate.FileChange) (gitstate.Commit, error) {
-	tr := []gitstate.Trailer{{Key: TrailerTask, Value: slug}, {Key: TrailerEvent, Value: c.event}}
+	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: slug}, {Key: store.TrailerEvent, Value: c.event}}
 	if e := c.entry; e != nil && e.Unit != "" {
-		tr = append(tr, gitstate.Trailer{Key: TrailerUnit, Value: e.Unit})
+		tr = append(tr, gitstate.Trailer{Key: store.TrailerUnit, Value: e.Unit})
 		if e.Kind == progresslog.KindIteration {
-			tr = append(tr, gitstate.Trailer{Key: TrailerIteration, Value: strconv.Itoa(e.Iteration)})
+			tr = append(tr, gitstate.Trailer{Key: store.TrailerIteration, Value: strconv.Itoa(e.Iteration)})
 		}
 		if u := after.Units[e.Unit]; u != nil {
-			tr = append(tr, gitstate.Trailer{Key: TrailerStatus, Value: string(u.Status)})
+			tr = append(tr, gitstate.Trailer{Key: store.TrailerStatus, Value: string(u.Status)})
 		}
 	}
 	for _, ch := range changes {
-		if ch.Path == w.rel(slug, ProgressFile) && !ch.Delete {
-			tr = append(tr, gitstate.Trailer{Key: TrailerLog, Value: logDigest(ch.Data)})
+		if ch.Path == w.Rel(slug, store.ProgressFile) && !ch.Delete {
+			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: logDigest(ch.Data)})
 		}
 	}
 	msg := "itr(" + slug + "): " + oneLine(c.subject, 72) + "\n"
@@ -222,7 +196,7 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 	var written []string
 	for _, ch := range changes {
 		switch path.Base(ch.Path) {
-		case StateFile, ProgressFile, GuardrailsFile, ".gitattributes":
+		case store.StateFile, store.ProgressFile, store.GuardrailsFile, ".gitattributes":
 			written = append(written, ch.Path)
 		}
 	}
@@ -277,6 +251,3 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
-
-// stamp is the entry timestamp of now.
-func (w *Workspace) stamp() string { return w.Now().Format(time.RFC3339) }

@@ -103,12 +103,12 @@ func (w *Workspace) recoverRun() error {
 	} else if head.Hash == r.Head {
 		// The commit did not land: put back the files itr generated.
 		for _, p := range r.Written {
-			data, err := w.readAt(head.Hash, p)
+			data, err := w.ReadAt(head.Hash, p)
 			if err != nil {
 				return err
 			}
 			if data == nil {
-				if _, err := os.Lstat(w.abs(p)); err == nil {
+				if _, err := os.Lstat(w.Abs(p)); err == nil {
 					changes = append(changes, gitstate.FileChange{Path: p, Delete: true})
 				}
 				continue
@@ -123,11 +123,11 @@ func (w *Workspace) recoverRun() error {
 	}
 	// Temporary files of the killed run.
 	for _, p := range r.Paths {
-		matches, _ := filepath.Glob(w.abs(p) + ".itr-*.tmp")
+		matches, _ := filepath.Glob(w.Abs(p) + ".itr-*.tmp")
 		for _, m := range matches {
 			_ = os.Remove(m)
 		}
-		dir := w.abs(path.Dir(p))
+		dir := w.Abs(path.Dir(p))
 		matches, _ = filepath.Glob(filepath.Join(dir, "."+path.Base(p)+".itr-*"))
 		for _, m := range matches {
 			_ = os.Remove(m)

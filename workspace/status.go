@@ -12,6 +12,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // UnitStatus is one unit in a summary.
@@ -80,11 +81,11 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	archive := ""
-	if errors.Is(err, ErrNoTask) {
+	if errors.Is(err, store.ErrNoTask) {
 		// Not active: read it from its archive, when there is one.
-		if at, ref, aerr := w.loadArchived(slug, ""); aerr == nil {
+		if at, ref, aerr := w.LoadArchived(slug, ""); aerr == nil {
 			t, archive, err = at, ref, nil
 		}
 	}
@@ -92,7 +93,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
-	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.log().Entries})
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log().Entries})
 	s := t.State
 	if s == nil {
 		s = derived
@@ -107,8 +108,8 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	if t.PlanErr != nil {
 		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
 	}
-	if disk, err := w.readWorktree(w.rel(slug, StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
-		sum.Warnings = append(sum.Warnings, w.rel(slug, StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
+	if disk, err := w.ReadWorktree(w.Rel(slug, store.StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
+		sum.Warnings = append(sum.Warnings, w.Rel(slug, store.StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sum.Warnings = append(sum.Warnings, err.Error())
 	}
@@ -139,7 +140,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		us := w.unitStatus(t, s, c)
 		sum.Current = &us
 	}
-	if e := lastIteration(t.log()); e != nil {
+	if e := lastIteration(t.Log()); e != nil {
 		sum.Last = &LastEntry{Unit: e.Unit, Iteration: e.Iteration, Time: e.Stamp}
 		sum.Last.Did, _ = e.Field("Did")
 		sum.Last.Remaining, _ = e.Field("Remaining")
@@ -166,7 +167,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	return sum, nil
 }
 
-func (w *Workspace) unitStatus(t *Task, s *state.State, id string) UnitStatus {
+func (w *Workspace) unitStatus(t *store.Task, s *state.State, id string) UnitStatus {
 	u := s.Units[id]
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason)}
 	if t.Plan != nil {
@@ -284,7 +285,7 @@ func (w *Workspace) Next(slug string) (*NextInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -359,27 +360,27 @@ func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
 	}
 	// An archived task's history is read from its archive ref.
 	from := "HEAD"
-	if active, err := w.activeAt(slug); err != nil {
+	if active, err := w.ActiveAt(slug); err != nil {
 		return nil, err
 	} else if !active {
-		if _, commit, err := w.findArchive(slug, ""); err == nil {
+		if _, commit, err := w.FindArchive(slug, ""); err == nil {
 			from = commit
 		}
 	}
 	err = w.Repo.History(from, func(c gitstate.Commit) bool {
-		if v, _ := c.Trailer(TrailerTask); v != slug {
+		if v, _ := c.Trailer(store.TrailerTask); v != slug {
 			return true
 		}
 		r := LogRow{Commit: c.Hash, Time: c.Committer.When.UTC().Format(time.RFC3339), Subject: c.Subject}
-		r.Event, _ = c.Trailer(TrailerEvent)
-		r.Unit, _ = c.Trailer(TrailerUnit)
-		r.Iteration, _ = c.Trailer(TrailerIteration)
-		r.Status, _ = c.Trailer(TrailerStatus)
+		r.Event, _ = c.Trailer(store.TrailerEvent)
+		r.Unit, _ = c.Trailer(store.TrailerUnit)
+		r.Iteration, _ = c.Trailer(store.TrailerIteration)
+		r.Status, _ = c.Trailer(store.TrailerStatus)
 		rows = append(rows, r)
 		if limit > 0 && len(rows) >= limit {
 			return false
 		}
-		return r.Event != EventCreated
+		return r.Event != store.EventCreated
 	})
 	return rows, err
 }
@@ -409,7 +410,7 @@ func (w *Workspace) List() ([]ListRow, error) {
 	rows := []ListRow{}
 	for _, slug := range slugs {
 		r := ListRow{Slug: slug, State: "active"}
-		t, err := w.loadTask(slug)
+		t, err := w.Load(slug)
 		switch {
 		case err != nil:
 			r.State = err.Error()
@@ -433,8 +434,8 @@ func (w *Workspace) List() ([]ListRow, error) {
 	}
 	for _, a := range archives {
 		r := ListRow{Slug: a.Slug, State: "archived", Archive: a.Ref, Archives: a.Tags}
-		t := &Task{Slug: a.Slug, Dir: w.TaskDir(a.Slug)}
-		switch err := w.readTaskAt(t, a.Commit); {
+		t := &store.Task{Slug: a.Slug, Dir: w.TaskDir(a.Slug)}
+		switch err := w.ReadTaskAt(t, a.Commit); {
 		case err != nil:
 			r.State = fmt.Sprintf("archived in %s, unreadable: %v", a.Ref, err)
 		case t.State == nil:

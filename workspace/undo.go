@@ -8,6 +8,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // Undo is a commit made without itr that took out of progress.md (or
@@ -29,10 +30,10 @@ type Undo struct {
 func (u *Undo) String() string {
 	if len(u.Missing) == 0 {
 		return fmt.Sprintf("commit %s (%q) put an older %s in place of the one itr had committed in %s (the working tree still holds itr's)",
-			short(u.By.Hash), u.By.Subject, u.File, short(u.Last.Hash))
+			store.Short(u.By.Hash), u.By.Subject, u.File, store.Short(u.Last.Hash))
 	}
 	return fmt.Sprintf("commit %s (%q) took %d entr%s out of %s that itr had committed in %s (%s)",
-		short(u.By.Hash), u.By.Subject, len(u.Missing), plural(len(u.Missing), "y", "ies"), u.File, short(u.Last.Hash), strings.Join(firstN(u.Missing, 3), "; "))
+		store.Short(u.By.Hash), u.By.Subject, len(u.Missing), plural(len(u.Missing), "y", "ies"), u.File, store.Short(u.Last.Hash), strings.Join(firstN(u.Missing, 3), "; "))
 }
 
 func firstN(s []string, n int) []string {
@@ -47,14 +48,14 @@ func firstN(s []string, n int) []string {
 // from HEAD to that commit: when HEAD is itr's own commit (the usual case)
 // it reads nothing more. A `git revert` of itr's commits is a deliberate
 // undo and is followed, as is a reset (which leaves no commit behind).
-func (w *Workspace) findUndos(t *Task) ([]*Undo, error) {
+func (w *Workspace) findUndos(t *store.Task) ([]*Undo, error) {
 	if t.Head.Hash == "" {
 		return nil, nil
 	}
 	var between []gitstate.Commit // newest first, HEAD included
 	var last *gitstate.Commit
 	err := w.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
-		if v, _ := c.Trailer(TrailerTask); v == t.Slug && len(c.Parents) < 2 {
+		if v, _ := c.Trailer(store.TrailerTask); v == t.Slug && len(c.Parents) < 2 {
 			last = &c
 			return false
 		}
@@ -65,7 +66,7 @@ func (w *Workspace) findUndos(t *Task) ([]*Undo, error) {
 		return nil, err
 	}
 	var out []*Undo
-	for _, name := range []string{ProgressFile, GuardrailsFile} {
+	for _, name := range []string{store.ProgressFile, store.GuardrailsFile} {
 		u, err := w.undoOf(t, name, *last, between)
 		if err != nil {
 			return nil, err
@@ -90,16 +91,16 @@ func (w *Workspace) findUndos(t *Task) ([]*Undo, error) {
 
 // staleStateOf reports a commit after last that put another state.json in
 // HEAD while the working tree still holds the one last committed.
-func (w *Workspace) staleStateOf(t *Task, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
-	rel := w.rel(t.Slug, StateFile)
+func (w *Workspace) staleStateOf(t *store.Task, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := w.Rel(t.Slug, store.StateFile)
 	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
 	if errors.Is(err, gitstate.ErrNotFound) {
 		return nil, nil
 	}
-	if err != nil || lastHash == t.headFiles[StateFile] {
+	if err != nil || lastHash == t.HeadFiles[store.StateFile] {
 		return nil, err
 	}
-	disk, err := w.readWorktree(rel)
+	disk, err := w.ReadWorktree(rel)
 	if err != nil || gitstate.BlobHash(disk) != lastHash {
 		return nil, nil
 	}
@@ -120,10 +121,10 @@ func (w *Workspace) staleStateOf(t *Task, last gitstate.Commit, between []gitsta
 
 // undoOf checks one log file. between lists the commits after last,
 // newest first.
-func (w *Workspace) undoOf(t *Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
-	rel := w.rel(t.Slug, name)
+func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := w.Rel(t.Slug, name)
 	headRaw := t.ProgressRaw
-	if name == GuardrailsFile {
+	if name == store.GuardrailsFile {
 		headRaw = t.GuardrailsRaw
 	}
 	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
@@ -133,10 +134,10 @@ func (w *Workspace) undoOf(t *Task, name string, last gitstate.Commit, between [
 	if err != nil {
 		return nil, err
 	}
-	if lastHash == t.headFiles[name] {
+	if lastHash == t.HeadFiles[name] {
 		return nil, nil
 	}
-	good, err := w.blob(lastHash)
+	good, err := w.Blob(lastHash)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func (w *Workspace) undoOf(t *Task, name string, last gitstate.Commit, between [
 			continue
 		}
 		prevHash = h
-		data, err := w.blob(h)
+		data, err := w.Blob(h)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +175,7 @@ func (w *Workspace) undoOf(t *Task, name string, last gitstate.Commit, between [
 		return nil, nil
 	}
 	u := &Undo{File: rel, By: *by, Last: last}
-	if name == ProgressFile {
+	if name == store.ProgressFile {
 		have := map[string]bool{}
 		for _, e := range progresslog.Parse(headRaw).Entries {
 			have[e.Title()] = true

@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // Finding is one problem itr verify found.
@@ -40,15 +41,15 @@ type VerifyReport struct {
 // the fold of the log; the plan is valid; every entry of the log came with
 // a commit of its own.
 func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
-	if slug == "" && w.task == "" {
+	if slug == "" && w.Task == "" {
 		// No task active, only archives: check the archive refs.
 		if slugs, err := w.Slugs(); err == nil && len(slugs) == 0 {
-			if refs, err := w.archiveRefs(); err == nil && len(refs) > 0 {
+			if refs, err := w.ArchiveRefs(); err == nil && len(refs) > 0 {
 				found, err := w.archiveFindings()
 				if err != nil {
 					return nil, err
 				}
-				return &VerifyReport{Slug: ArchivePattern, Findings: append([]Finding{}, found...)}, nil
+				return &VerifyReport{Slug: store.ArchivePattern, Findings: append([]Finding{}, found...)}, nil
 			}
 		}
 	}
@@ -56,13 +57,13 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.loadTask(slug)
+	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	rep := &VerifyReport{Slug: slug, Findings: []Finding{}}
 	add := func(f Finding) { rep.Findings = append(rep.Findings, f) }
-	progressRel, stateRel, guardRel := w.rel(slug, ProgressFile), w.rel(slug, StateFile), w.rel(slug, GuardrailsFile)
+	progressRel, stateRel, guardRel := w.Rel(slug, store.ProgressFile), w.Rel(slug, store.StateFile), w.Rel(slug, store.GuardrailsFile)
 
 	// The task's history on the first-parent line, oldest first: every
 	// commit since the task's Created commit, so commits made with plain
@@ -70,9 +71,9 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	var commits []gitstate.Commit
 	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
 		commits = append(commits, c)
-		v, _ := c.Trailer(TrailerTask)
-		ev, _ := c.Trailer(TrailerEvent)
-		return !(v == slug && ev == EventCreated)
+		v, _ := c.Trailer(store.TrailerTask)
+		ev, _ := c.Trailer(store.TrailerEvent)
+		return !(v == slug && ev == store.EventCreated)
 	})
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		kept := open[:0]
 		for _, b := range open {
 			if b.file == file && bytes.HasPrefix(now, b.before) {
-				b.f.Problem += fmt.Sprintf("; put back by commit %s (%q)", short(c.Hash), c.Subject)
+				b.f.Problem += fmt.Sprintf("; put back by commit %s (%q)", store.Short(c.Hash), c.Subject)
 				b.f.Fix = ""
 				rep.Repaired = append(rep.Repaired, *b.f)
 				continue
@@ -126,7 +127,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			}
 			rep.Findings = append(rep.Findings, found...)
 		}
-		v, _ := c.Trailer(TrailerTask)
+		v, _ := c.Trailer(store.TrailerTask)
 		mine := v == slug && len(c.Parents) < 2
 		if mine {
 			rep.Commits++
@@ -135,16 +136,16 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		logHash, guardHash := hashes[ProgressFile], hashes[GuardrailsFile]
+		logHash, guardHash := hashes[store.ProgressFile], hashes[store.GuardrailsFile]
 		if logHash == "" && prevLog != nil {
 			// The task was archived (its folder removed) here.
 			removed = true
 			continue
 		}
-		ev, _ := c.Trailer(TrailerEvent)
+		ev, _ := c.Trailer(store.TrailerEvent)
 		// A restore brings back an archived log (perhaps an older one
 		// than this line last had) plus one Restored entry: a new base.
-		restore := mine && ev == EventRestored && (removed || prevLog == nil)
+		restore := mine && ev == store.EventRestored && (removed || prevLog == nil)
 		removed = false
 		n := prevEntries
 		if logHash != prevLogHash {
@@ -161,7 +162,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 				}
 			}
 			if !isPrefix {
-				if logAt, err = w.blob(logHash); err != nil {
+				if logAt, err = w.Blob(logHash); err != nil {
 					return nil, err
 				}
 			}
@@ -174,10 +175,10 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			prevIsPrefix = isPrefix
 			if prevLog != nil && !restore {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
-					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", short(c.Hash), c.Subject, v.Error()),
-						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", short(c.Hash), short(c.Hash), progressRel), Diff: v.Diff}
+					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", store.Short(c.Hash), c.Subject, v.Error()),
+						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", store.Short(c.Hash), store.Short(c.Hash), progressRel), Diff: v.Diff}
 					if gone := takenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
-						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", short(c.Hash), c.Subject, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; "))
+						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", store.Short(c.Hash), c.Subject, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; "))
 						f.Fix = "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
 					}
 					broke(progressRel, prevLog, f)
@@ -194,26 +195,26 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		}
 	guard:
 		if guardHash != prevGuardHash {
-			guardAt, err := w.blob(guardHash)
+			guardAt, err := w.Blob(guardHash)
 			if err != nil {
 				return nil, err
 			}
 			repairs(guardRel, guardAt, c)
 			if prevGuard != nil && !restore {
 				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
-					broke(guardRel, prevGuard, Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", short(c.Hash), c.Subject, v.Error()),
-						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", short(c.Hash), guardRel), Diff: v.Diff})
+					broke(guardRel, prevGuard, Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", store.Short(c.Hash), c.Subject, v.Error()),
+						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", store.Short(c.Hash), guardRel), Diff: v.Diff})
 				}
 			}
 			prevGuard = guardAt
 		}
 		if mine {
-			ev, _ := c.Trailer(TrailerEvent)
+			ev, _ := c.Trailer(store.TrailerEvent)
 			want := prevEntries + 1
-			if ev == EventGuardrail {
+			if ev == store.EventGuardrail {
 				want = prevEntries
 			}
-			if ev == EventReconciled && n > want {
+			if ev == store.EventReconciled && n > want {
 				want = n // a reconcile commits the entries it adopted with its own
 			}
 			if restore {
@@ -221,7 +222,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			}
 			if n != want {
 				add(Finding{File: progressRel, Commit: c.Hash,
-					Problem: fmt.Sprintf("the %s commit %s took the log from %d to %d entries; each itr commit adds exactly one entry", ev, short(c.Hash), prevEntries, n),
+					Problem: fmt.Sprintf("the %s commit %s took the log from %d to %d entries; each itr commit adds exactly one entry", ev, store.Short(c.Hash), prevEntries, n),
 					Fix:     "entries written without itr have no commit of their own: run `itr reconcile` to adopt them"})
 			}
 		}
@@ -233,12 +234,12 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 
 	// state.json is the fold.
 	if t.PlanErr != nil {
-		add(Finding{File: w.rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
+		add(Finding{File: w.Rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
 	}
 	if t.StateErr != nil {
 		add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: t.StateErr.Error(), Fix: "run `itr reconcile`"})
 	} else {
-		derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.log().Entries})
+		derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log().Entries})
 		for _, d := range reconcile.Diff(t.State, derived, t.Plan) {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "differs from the log: " + d.String(), Fix: "run `itr reconcile`"})
 		}
@@ -253,10 +254,10 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 			add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: p.Msg, Fix: fmt.Sprintf("see line %d; entries are never edited: append a correcting entry", p.Line)})
 		}
 	}
-	for _, p := range t.log().Problems {
+	for _, p := range t.Log().Problems {
 		add(Finding{File: fmt.Sprintf("%s:%d", progressRel, p.Line), Problem: p.Msg, Fix: "entries are never edited: append a correcting entry"})
 	}
-	if t.log().Conflicted {
+	if t.Log().Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
 	}
 	found, err := w.archiveFindings()
@@ -266,10 +267,6 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	rep.Findings = append(rep.Findings, found...)
 	return rep, nil
 }
-
-// ArchivePattern names what itr verify checked when no task is active but
-// archives exist.
-const ArchivePattern = "itr/archive/*"
 
 // prefixDigests hashes a log once, front to back, answering the SHA-256 of
 // any prefix; asking for a shorter prefix than the last starts over.
@@ -291,7 +288,7 @@ func (p *prefixDigests) digest(n int) string {
 // logTrailer reads the Itr-Log trailer: "<length> <sha256 hex>" of
 // progress.md as the commit left it.
 func logTrailer(c gitstate.Commit) (int, string, bool) {
-	v, ok := c.Trailer(TrailerLog)
+	v, ok := c.Trailer(store.TrailerLog)
 	if !ok {
 		return 0, "", false
 	}
@@ -319,30 +316,6 @@ func countHeadings(tail []byte) int {
 		}
 	}
 	return n
-}
-
-// blob reads a blob by hash; "" (no file) is nil.
-func (w *Workspace) blob(hash string) ([]byte, error) {
-	if hash == "" {
-		return nil, nil
-	}
-	return w.Repo.ReadBlob(hash)
-}
-
-// readAt reads a file at a commit; a missing file is nil.
-func (w *Workspace) readAt(rev, rel string) ([]byte, error) {
-	data, err := w.Repo.ReadFile(rev, rel)
-	if errors.Is(err, gitstate.ErrNotFound) {
-		return nil, nil
-	}
-	return data, err
-}
-
-func short(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
 }
 
 // takenOut returns the titles of the entries of old that new lacks, when
@@ -378,7 +351,7 @@ func takenOut(old, new []byte) []string {
 // log must be in one of the parents' logs (a merge resolution invents no
 // entry).
 func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[string]bool) ([]Finding, error) {
-	progressRel := w.rel(slug, ProgressFile)
+	progressRel := w.Rel(slug, store.ProgressFile)
 	var side []gitstate.Commit // newest first
 	base := ""
 	err := w.Repo.History(m.Parents[1], func(c gitstate.Commit) bool {
@@ -407,7 +380,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		if prevHash, err = hashAt(base); err != nil {
 			return nil, err
 		}
-		if prev, err = w.blob(prevHash); err != nil {
+		if prev, err = w.Blob(prevHash); err != nil {
 			return nil, err
 		}
 	}
@@ -420,7 +393,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		if h == prevHash {
 			continue
 		}
-		cur, err := w.blob(h)
+		cur, err := w.Blob(h)
 		if err != nil {
 			return nil, err
 		}
@@ -431,19 +404,19 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		}
 		if v := progresslog.IsAppendOnly(prev, cur); v != nil {
 			out = append(out, Finding{File: progressRel, Commit: c.Hash,
-				Problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch: %s", short(c.Hash), c.Subject, short(m.Hash), v.Error()),
-				Fix:     fmt.Sprintf("entries are never rewritten: restore the log with `git checkout %s -- %s`, append a correcting entry, and commit", short(m.Parents[0]), progressRel), Diff: v.Diff})
+				Problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch: %s", store.Short(c.Hash), c.Subject, store.Short(m.Hash), v.Error()),
+				Fix:     fmt.Sprintf("entries are never rewritten: restore the log with `git checkout %s -- %s`, append a correcting entry, and commit", store.Short(m.Parents[0]), progressRel), Diff: v.Diff})
 		}
 		prev = cur
 	}
 	// Every entry of the merge is in a parent's log.
-	merged, err := w.readAt(m.Hash, progressRel)
+	merged, err := w.ReadAt(m.Hash, progressRel)
 	if err != nil || merged == nil {
 		return out, err
 	}
 	known := map[string]bool{}
 	for _, p := range m.Parents {
-		data, err := w.readAt(p, progressRel)
+		data, err := w.ReadAt(p, progressRel)
 		if err != nil {
 			return nil, err
 		}
@@ -460,7 +433,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 	}
 	if len(invented) > 0 {
 		out = append(out, Finding{File: progressRel, Commit: m.Hash,
-			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", short(m.Hash), m.Subject, len(invented), plural(len(invented), "y", "ies"), strings.Join(firstN(invented, 3), "; ")),
+			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", store.Short(m.Hash), m.Subject, len(invented), plural(len(invented), "y", "ies"), strings.Join(firstN(invented, 3), "; ")),
 			Fix:     "entries come from checkpoints, not from merge resolutions: run `itr reconcile` after taking the log of one side (`git checkout <side> -- " + progressRel + "`)"})
 	}
 	return out, nil

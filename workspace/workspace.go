@@ -8,18 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
-	"path/filepath"
-	"sort"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/workspace/store"
 )
-
-// DefaultRoot is where tasks live unless configured otherwise.
-const DefaultRoot = ".claude/iterative"
 
 // Options open a workspace. Zero values take the defaults.
 type Options struct {
@@ -29,18 +23,12 @@ type Options struct {
 	Now  func() time.Time // the clock; nil is time.Now
 }
 
-// Workspace is an opened repository with its task root.
+// Workspace is an opened repository with its task root: the store every
+// room reads through, and the use cases that write.
 type Workspace struct {
-	Repo   gitstate.Repository
-	Root   string // slash path relative to the repository top
-	Config Config
-	task   string
-	now    func() time.Time
-	heads  []string // candidate other sides of a merge (GITHEAD_*)
+	*store.Store
+	heads []string // candidate other sides of a merge (GITHEAD_*)
 }
-
-// ErrNoTask is returned when no task can be chosen.
-var ErrNoTask = errors.New("no task")
 
 // Open opens the repository around opts.Dir and reads .itr.yaml. Settings:
 // flags beat the environment, which beats the file; the caller has already
@@ -57,7 +45,7 @@ func Open(opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := LoadConfig(repo.Root())
+	cfg, err := store.LoadConfig(repo.Root())
 	if err != nil {
 		repo.Close()
 		return nil, err
@@ -67,143 +55,18 @@ func Open(opts Options) (*Workspace, error) {
 		root = cfg.Root
 	}
 	if root == "" {
-		root = DefaultRoot
+		root = store.DefaultRoot
 	}
-	root, err = cleanRoot(root)
+	st, err := store.New(repo, root, cfg, opts.Task, opts.Now)
 	if err != nil {
 		repo.Close()
 		return nil, err
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	return &Workspace{Repo: repo, Root: root, Config: cfg, task: opts.Task, now: now}, nil
+	return &Workspace{Store: st}, nil
 }
 
 // Close releases the repository.
 func (w *Workspace) Close() error { return w.Repo.Close() }
-
-// Now is the workspace clock in UTC, to the second.
-func (w *Workspace) Now() time.Time { return w.now().UTC().Truncate(time.Second) }
-
-// cleanRoot checks that the root is a relative path inside the repository.
-func cleanRoot(root string) (string, error) {
-	r := filepath.ToSlash(root)
-	if path.IsAbs(r) || filepath.IsAbs(root) {
-		return "", fmt.Errorf("root %q must be relative to the repository top, such as .claude/iterative", root)
-	}
-	r = path.Clean(r)
-	if r == "." || r == ".." || strings.HasPrefix(r, "../") || gitstate.InGitDir(r) {
-		return "", fmt.Errorf("root %q is outside the working tree; use a folder such as .claude/iterative", root)
-	}
-	return r, nil
-}
-
-// TaskDir is the slash path of a task folder relative to the repository top.
-func (w *Workspace) TaskDir(slug string) string { return w.Root + "/" + slug }
-
-// abs turns a repository-relative slash path into a filesystem path.
-func (w *Workspace) abs(rel string) string {
-	return filepath.Join(w.Repo.Root(), filepath.FromSlash(rel))
-}
-
-// ValidSlug checks that slug is one safe path segment: lower-case letters,
-// digits, dots, dashes and underscores, starting with a letter or digit.
-func ValidSlug(slug string) error {
-	if slug == "" {
-		return fmt.Errorf("the slug is empty; give a name with letters or digits, or --slug")
-	}
-	if len(slug) > 64 {
-		return fmt.Errorf("slug %q is longer than 64 characters; pass a shorter --slug", slug)
-	}
-	if slug == "archive" {
-		return fmt.Errorf("slug %q is reserved for archived copies; pick another --slug", slug)
-	}
-	for i, r := range slug {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_' || r == '.'))
-		if !ok {
-			return fmt.Errorf("slug %q is not a safe folder name: use lower-case letters, digits, '-', '_' or '.', starting with a letter or digit", slug)
-		}
-	}
-	if strings.Contains(slug, "..") {
-		return fmt.Errorf("slug %q contains \"..\"; pick another --slug", slug)
-	}
-	return nil
-}
-
-// Slugify makes a slug from a task name: "User authentication" → "user-authentication".
-func Slugify(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case b.Len() > 0 && !dash:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.TrimRight(b.String(), "-")
-	if len(s) > 48 {
-		s = strings.TrimRight(s[:48], "-")
-	}
-	return s
-}
-
-// Slugs lists the active tasks: folders under the root that hold a
-// state.json or a progress.md, in the working tree.
-func (w *Workspace) Slugs() ([]string, error) {
-	entries, err := os.ReadDir(w.abs(w.Root))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the task root %s: %w", w.Root, err)
-	}
-	var slugs []string
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "archive" || ValidSlug(e.Name()) != nil {
-			continue
-		}
-		for _, f := range []string{"state.json", "progress.md"} {
-			if _, err := os.Lstat(filepath.Join(w.abs(w.Root), e.Name(), f)); err == nil {
-				slugs = append(slugs, e.Name())
-				break
-			}
-		}
-	}
-	sort.Strings(slugs)
-	return slugs, nil
-}
-
-// Select returns the slug of the task a command works on: the one given
-// (flag or ITR_TASK), else the only active task.
-func (w *Workspace) Select(slug string) (string, error) {
-	if slug == "" {
-		slug = w.task
-	}
-	if slug != "" {
-		if err := ValidSlug(slug); err != nil {
-			return "", err
-		}
-		return slug, nil
-	}
-	slugs, err := w.Slugs()
-	if err != nil {
-		return "", err
-	}
-	switch len(slugs) {
-	case 0:
-		return "", fmt.Errorf("%w under %s: start one with `itr init NAME`", ErrNoTask, w.Root)
-	case 1:
-		return slugs[0], nil
-	}
-	return "", fmt.Errorf("%w chosen: %d tasks are active (%s); pick one with --task SLUG or ITR_TASK",
-		ErrNoTask, len(slugs), strings.Join(slugs, ", "))
-}
 
 // lock serialises itr processes on one repository with an flock on
 // <common git dir>/itr.lock; the kernel releases it when a process dies,

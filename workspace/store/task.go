@@ -1,4 +1,4 @@
-package workspace
+package store
 
 import (
 	"bytes"
@@ -41,49 +41,49 @@ type Task struct {
 	StateErr  error
 	parsedLog *progresslog.Log
 
-	headFiles map[string]string // name → blob of the files directly in the folder at Head
+	HeadFiles map[string]string // name → blob of the files directly in the folder at Head
 
 	Plan     *plan.Plan // nil when there is no plan file or it is still the template
 	PlanName string     // tasks.md or plan.md
 	PlanErr  error      // a plan file that does not parse
 }
 
-func (w *Workspace) rel(slug, name string) string { return w.TaskDir(slug) + "/" + name }
+func (s *Store) Rel(slug, name string) string { return s.TaskDir(slug) + "/" + name }
 
-// loadTask reads the task at HEAD. It fails when the task folder is not
+// Load reads the task at HEAD. It fails when the task folder is not
 // committed at all.
-func (w *Workspace) loadTask(slug string) (*Task, error) {
-	head, err := w.Repo.Head()
+func (s *Store) Load(slug string) (*Task, error) {
+	head, err := s.Repo.Head()
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{Slug: slug, Dir: w.TaskDir(slug), Head: head}
+	t := &Task{Slug: slug, Dir: s.TaskDir(slug), Head: head}
 	if head.Unborn {
 		return nil, fmt.Errorf("task %q: the repository has no commits yet; start it with `itr init`", slug)
 	}
-	if err := w.readTaskAt(t, head.Hash); err != nil {
+	if err := s.ReadTaskAt(t, head.Hash); err != nil {
 		return nil, err
 	}
-	w.loadPlan(t)
+	s.LoadPlan(t)
 	return t, nil
 }
 
-// readTaskAt reads the task's state, log and guardrails as committed at
+// ReadTaskAt reads the task's state, log and guardrails as committed at
 // rev into t (all but the plan).
-func (w *Workspace) readTaskAt(t *Task, rev string) error {
+func (s *Store) ReadTaskAt(t *Task, rev string) error {
 	slug := t.Slug
 	// One walk of the trees gives every file of the folder.
-	hashes, err := w.Repo.FolderHashes(rev, t.Dir)
+	hashes, err := s.Repo.FolderHashes(rev, t.Dir)
 	if err != nil {
 		return err
 	}
-	t.headFiles = hashes
+	t.HeadFiles = hashes
 	read := func(name string) ([]byte, error) {
 		h, ok := hashes[name]
 		if !ok {
 			return nil, nil
 		}
-		return w.Repo.ReadBlob(h)
+		return s.Repo.ReadBlob(h)
 	}
 	if t.StateRaw, err = read(StateFile); err != nil {
 		return err
@@ -95,12 +95,12 @@ func (w *Workspace) readTaskAt(t *Task, rev string) error {
 		return err
 	}
 	if t.StateRaw == nil && t.ProgressRaw == nil {
-		return w.noSuchTask(slug)
+		return s.NoSuchTask(slug)
 	}
 	if t.StateRaw == nil {
-		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", w.rel(slug, StateFile))
+		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", s.Rel(slug, StateFile))
 	} else if t.State, err = state.Decode(t.StateRaw); err != nil {
-		t.StateErr = fmt.Errorf("%s: %w", w.rel(slug, StateFile), err)
+		t.StateErr = fmt.Errorf("%s: %w", s.Rel(slug, StateFile), err)
 		t.State = nil
 	}
 	return nil
@@ -108,22 +108,26 @@ func (w *Workspace) readTaskAt(t *Task, rev string) error {
 
 // log is progress.md as committed, parsed on first use (a checkpoint only
 // appends to it and does not need it parsed).
-func (t *Task) log() *progresslog.Log {
+func (t *Task) Log() *progresslog.Log {
 	if t.parsedLog == nil {
 		t.parsedLog = progresslog.Parse(t.ProgressRaw)
 	}
 	return t.parsedLog
 }
 
-func (w *Workspace) noSuchTask(slug string) error {
-	slugs, _ := w.Slugs()
-	msg := fmt.Sprintf("task %q not found under %s", slug, w.Root)
+// SetProgress replaces the committed progress.md the task holds (as when
+// entries taken out by a commit without itr are put back).
+func (t *Task) SetProgress(data []byte) { t.ProgressRaw, t.parsedLog = data, nil }
+
+func (s *Store) NoSuchTask(slug string) error {
+	slugs, _ := s.Slugs()
+	msg := fmt.Sprintf("task %q not found under %s", slug, s.Root)
 	if len(slugs) > 0 {
 		msg += fmt.Sprintf(" (active: %v)", slugs)
 	}
-	if _, err := os.Stat(w.abs(w.TaskDir(slug))); err == nil {
+	if _, err := os.Stat(s.Abs(s.TaskDir(slug))); err == nil {
 		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
-	} else if ref, _, err := w.findArchive(slug, ""); err == nil {
+	} else if ref, _, err := s.FindArchive(slug, ""); err == nil {
 		msg += fmt.Sprintf("; it is archived as %s: bring it back with `itr restore %s`", ref, slug)
 	}
 	return &noTaskError{msg: msg}
@@ -135,14 +139,14 @@ type noTaskError struct{ msg string }
 func (e *noTaskError) Error() string        { return e.msg }
 func (e *noTaskError) Is(target error) bool { return target == ErrNoTask }
 
-// loadPlan reads tasks.md, else plan.md, from the working tree.
-func (w *Workspace) loadPlan(t *Task) { w.loadPlanWith(t, w.readWorktree) }
+// LoadPlan reads tasks.md, else plan.md, from the working tree.
+func (s *Store) LoadPlan(t *Task) { s.LoadPlanWith(t, s.ReadWorktree) }
 
-// loadPlanWith reads tasks.md, else plan.md, through read (the working
+// LoadPlanWith reads tasks.md, else plan.md, through read (the working
 // tree or a commit).
-func (w *Workspace) loadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
+func (s *Store) LoadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
 	for _, name := range []string{TasksFile, PlanFile} {
-		data, err := read(w.rel(t.Slug, name))
+		data, err := read(s.Rel(t.Slug, name))
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, gitstate.ErrNotFound) {
 			continue
 		}
@@ -151,7 +155,7 @@ func (w *Workspace) loadPlanWith(t *Task, read func(rel string) ([]byte, error))
 			t.PlanErr = err
 			return
 		}
-		p, err := plan.Parse(w.rel(t.Slug, name), data)
+		p, err := plan.Parse(s.Rel(t.Slug, name), data)
 		if err != nil {
 			t.PlanErr = err
 			return
@@ -163,10 +167,10 @@ func (w *Workspace) loadPlanWith(t *Task, read func(rel string) ([]byte, error))
 	}
 }
 
-// readWorktree reads a file of the working tree, refusing symbolic links so
+// ReadWorktree reads a file of the working tree, refusing symbolic links so
 // itr never reads or writes outside the repository through one.
-func (w *Workspace) readWorktree(rel string) ([]byte, error) {
-	p := w.abs(rel)
+func (s *Store) ReadWorktree(rel string) ([]byte, error) {
+	p := s.Abs(rel)
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
@@ -181,16 +185,16 @@ func (w *Workspace) readWorktree(rel string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-// checkClean refuses to record when a log file or state.json differs on
+// CheckClean refuses to record when a log file or state.json differs on
 // disk from the last commit: the record would either lose that change or
 // commit it unchecked.
-func (w *Workspace) checkClean(t *Task) error {
+func (s *Store) CheckClean(t *Task) error {
 	for _, f := range []struct {
 		name string
 		head []byte
 	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}} {
-		rel := w.rel(t.Slug, f.name)
-		disk, err := w.readWorktree(rel)
+		rel := s.Rel(t.Slug, f.name)
+		disk, err := s.ReadWorktree(rel)
 		if errors.Is(err, fs.ErrNotExist) && f.head == nil {
 			continue
 		}
@@ -207,18 +211,18 @@ func (w *Workspace) checkClean(t *Task) error {
 	return nil
 }
 
-// folderChanges lists the files of the task folder whose content on disk
+// FolderChanges lists the files of the task folder whose content on disk
 // differs from HEAD, other than the ones the record writes itself, so a
 // record also commits the agent's edits of brief.md, context.md, the plan,
 // sources/ and outputs/. Symbolic links are skipped.
-func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.FileChange, error) {
+func (s *Store) FolderChanges(t *Task, written map[string]bool) ([]gitstate.FileChange, error) {
 	var changes []gitstate.FileChange
 	onDisk := map[string]bool{}
-	base := w.abs(t.Dir)
+	base := s.Abs(t.Dir)
 	committed := map[string]string{}
 	if t.Head.Hash != "" {
 		var err error
-		if committed, err = w.Repo.TreeFiles(t.Head.Hash, t.Dir); err != nil {
+		if committed, err = s.Repo.TreeFiles(t.Head.Hash, t.Dir); err != nil {
 			return nil, err
 		}
 	}
@@ -232,13 +236,13 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
-		if isItrTemp(d.Name()) {
+		if IsItrTemp(d.Name()) {
 			// A temporary file of an itr run that was killed: the caller
 			// holds itr's lock, so no live itr is writing it.
 			_ = os.Remove(p)
 			return nil
 		}
-		r, _ := filepath.Rel(w.Repo.Root(), p)
+		r, _ := filepath.Rel(s.Repo.Root(), p)
 		rel := filepath.ToSlash(r)
 		onDisk[rel] = true
 		if written[rel] {
@@ -260,7 +264,7 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 	if t.Head.Hash != "" {
 		for rel := range committed {
 			if !onDisk[rel] && !written[rel] {
-				if fi, err := os.Lstat(w.abs(rel)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				if fi, err := os.Lstat(s.Abs(rel)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 					continue
 				}
 				changes = append(changes, gitstate.FileChange{Path: rel, Delete: true})
@@ -271,14 +275,14 @@ func (w *Workspace) folderChanges(t *Task, written map[string]bool) ([]gitstate.
 	return changes, nil
 }
 
-// isItrTemp recognises the temporary files itr writes before renaming
+// IsItrTemp recognises the temporary files itr writes before renaming
 // them into place: "<name>.itr-<pid>-<n>.tmp" and ".<name>.itr-<random>".
-func isItrTemp(name string) bool {
+func IsItrTemp(name string) bool {
 	return strings.Contains(name, ".itr-") && (strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "."))
 }
 
-// planNameFor picks the plan file of a mode.
-func planNameFor(m state.Mode) string {
+// PlanNameFor picks the plan file of a mode.
+func PlanNameFor(m state.Mode) string {
 	if m == state.Knowledge {
 		return PlanFile
 	}

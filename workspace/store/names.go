@@ -1,0 +1,51 @@
+package store
+
+import "time"
+
+// Trailers of itr's commits. Itr-Task and Itr-Event are on every commit
+// itr makes; Itr-Unit and Itr-Iteration on the ones about a unit.
+const (
+	TrailerTask      = "Itr-Task"
+	TrailerEvent     = "Itr-Event"
+	TrailerUnit      = "Itr-Unit"
+	TrailerIteration = "Itr-Iteration"
+	TrailerStatus    = "Itr-Status"
+	// TrailerLog is "<length> <sha256>" of progress.md as the commit left
+	// it; itr verify uses it to check the history in one pass.
+	TrailerLog = "Itr-Log"
+)
+
+// Event names in the Itr-Event trailer.
+const (
+	EventCreated    = "created"
+	EventIteration  = "iteration"
+	EventBlocked    = "blocked"
+	EventUnblocked  = "unblocked"
+	EventPhase      = "phase"
+	EventPlanned    = "planned"
+	EventGuardrail  = "guardrail"
+	EventReconciled = "reconciled"
+	EventArchived   = "archived"
+	EventRestored   = "restored"
+)
+
+// Stamp is the entry timestamp of now.
+func (s *Store) Stamp() string { return s.Now().Format(time.RFC3339) }
+
+// The refs of archived tasks. A task archived on 2026-01-14 lives on as
+// the branch refs/heads/itr/archive/<slug> (the newest archive of the slug)
+// and the annotated tag refs/tags/itr/archive/<slug>/2026-01-14 (one per
+// archive; a second archive of the slug on the same day gets -2, then -3).
+// Both point at the commit that recorded the Archived entry, so the
+// archived task is read, logged and restored from them.
+const (
+	ArchiveBranchPrefix = "refs/heads/itr/archive/"
+	ArchiveTagPrefix    = "refs/tags/itr/archive/"
+	// ArchiveFolder is the folder under the root that holds the plain
+	// copies `itr archive --keep` leaves.
+	ArchiveFolder = "archive"
+)
+
+// TrailerArchive names the archive tag on the commits of archive and
+// restore.
+const TrailerArchive = "Itr-Archive"
