@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/verify"
 )
 
 // hookMarker identifies the pre-commit hook itr installs.
@@ -154,9 +155,9 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 		} else {
 			v = progresslog.IsGuardrailsAppendOnly(old, staged)
 		}
-		if gone := takenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {
+		if gone := verify.TakenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {
 			out = append(out, Finding{File: e.Path,
-				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; ")),
+				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), store.Plural(len(gone), "y", "ies"), strings.Join(store.FirstN(gone, 3), "; ")),
 				Fix:     fmt.Sprintf("`git reset -q -- %s` puts HEAD's version of the task's files into the index (your working tree is untouched); then commit again", path.Dir(e.Path))})
 			continue
 		}

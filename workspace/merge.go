@@ -319,11 +319,6 @@ func quoteName(p string) string {
 	return p
 }
 
-// unionGuardrails keeps ours and appends the lessons only theirs has.
-func unionGuardrails(ours, theirs []byte) ([]byte, error) {
-	return progresslog.UnionGuardrails(ours, theirs)
-}
-
 // ancestorWalk is how many first parents the state.json driver follows on
 // each side to find the commit both descend from.
 const ancestorWalk = 10000

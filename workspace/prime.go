@@ -261,7 +261,7 @@ func (p *PrimeContext) render() string {
 	for i, s := range sections {
 		if out.Len()+len(s)+1 > primeTarget {
 			rest := len(sections) - i
-			tail := fmt.Sprintf("\n(%d more section%s cut to keep this short; `itr status` shows everything.)\n", rest, plural(rest, "", "s"))
+			tail := fmt.Sprintf("\n(%d more section%s cut to keep this short; `itr status` shows everything.)\n", rest, store.Plural(rest, "", "s"))
 			if cut := primeTarget - out.Len() - len(tail) - 1; cut > 200 {
 				out.WriteString("\n" + truncateLines(s, cut))
 			}

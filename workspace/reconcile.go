@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/verify"
 )
 
 // ReconcileOptions choose what itr reconcile does.
@@ -54,19 +55,6 @@ func (r *ReconcileReport) Clean() bool {
 	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0
 }
 
-// UndoReport is one Undo as reported to a person or an agent.
-type UndoReport struct {
-	File    string   `json:"file"`
-	Commit  string   `json:"commit"`
-	Subject string   `json:"subject"`
-	Missing []string `json:"missing"`
-	Text    string   `json:"text"`
-}
-
-func undoReport(u *Undo) UndoReport {
-	return UndoReport{File: u.File, Commit: u.By.Hash, Subject: u.By.Subject, Missing: u.Missing, Text: u.String()}
-}
-
 // Reconcile rebuilds state.json from the log by the rule "trust git over
 // state": the committed progress.md (plus entries appended to it and not
 // yet committed, when they are a clean append) folded with the plan by the
@@ -102,13 +90,13 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 
 	// Entries a plain git commit took out were committed: trust git and
 	// put them back, before anything else is compared.
-	undos, err := w.findUndos(t)
+	undos, err := verify.FindUndos(w.Store, t)
 	if err != nil {
 		return nil, err
 	}
 	committedGuard := t.GuardrailsRaw
 	for _, u := range undos {
-		rep.Undone = append(rep.Undone, undoReport(u))
+		rep.Undone = append(rep.Undone, verify.ReportOf(u))
 		switch u.File {
 		case guardRel:
 			t.GuardrailsRaw = u.Restored
@@ -197,7 +185,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		found = append(found, d.String())
 	}
 	if rep.Adopted > 0 {
-		found = append(found, fmt.Sprintf("adopted %d uncommitted entr%s of progress.md", rep.Adopted, plural(rep.Adopted, "y", "ies")))
+		found = append(found, fmt.Sprintf("adopted %d uncommitted entr%s of progress.md", rep.Adopted, store.Plural(rep.Adopted, "y", "ies")))
 	}
 	for _, u := range rep.Undone {
 		found = append(found, u.Text+"; put back from history")
@@ -222,9 +210,9 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if err != nil {
 		return nil, err
 	}
-	subject := fmt.Sprintf("reconcile: %d discrepanc%s", len(rep.Discrepancies), plural(len(rep.Discrepancies), "y", "ies"))
+	subject := fmt.Sprintf("reconcile: %d discrepanc%s", len(rep.Discrepancies), store.Plural(len(rep.Discrepancies), "y", "ies"))
 	if rep.Adopted > 0 {
-		subject += fmt.Sprintf(", %d entr%s adopted", rep.Adopted, plural(rep.Adopted, "y", "ies"))
+		subject += fmt.Sprintf(", %d entr%s adopted", rep.Adopted, store.Plural(rep.Adopted, "y", "ies"))
 	}
 	if rep.Restored {
 		subject += ", log restored"
@@ -232,7 +220,7 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if len(rep.Undone) > 0 {
 		subject = "reconcile: entries taken out by " + store.Short(rep.Undone[0].Commit) + " put back"
 		if n := len(rep.Discrepancies); n > 0 {
-			subject += fmt.Sprintf(", %d discrepanc%s", n, plural(n, "y", "ies"))
+			subject += fmt.Sprintf(", %d discrepanc%s", n, store.Plural(n, "y", "ies"))
 		}
 	}
 	c := &change{entry: &e, event: store.EventReconciled, subject: subject}
@@ -252,13 +240,6 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	}
 	rep.Commit = commit.Hash
 	return rep, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // save keeps content that reconcile replaces under

@@ -72,7 +72,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 				continue
 			}
 			name := [2]string{"ours", "theirs"}[i]
-			msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(firstN(changed, 3), "; "))
+			msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(store.FirstN(changed, 3), "; "))
 			if !opts.Check && !opts.DryRun {
 				saved, err := w.save(slug, name+"-"+store.ProgressFile, *side)
 				if err != nil {
@@ -99,7 +99,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 			return nil, err
 		}
 		ours, theirs := v[2], v[3]
-		g, err := unionGuardrails(ours, theirs)
+		g, err := progresslog.UnionGuardrails(ours, theirs)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/verify"
 )
 
 // change is what one record adds: an entry of progress.md or a guardrail,
@@ -89,7 +90,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	// committed an index from before a checkpoint) is repaired first, as
 	// its own reconcile commit: the record then builds on the whole log.
 	var repaired *ReconcileReport
-	if undos, err := w.findUndos(t); err != nil {
+	if undos, err := verify.FindUndos(w.Store, t); err != nil {
 		return nil, err
 	} else if len(undos) > 0 {
 		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
@@ -185,7 +186,7 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 	}
 	for _, ch := range changes {
 		if ch.Path == w.Rel(slug, store.ProgressFile) && !ch.Delete {
-			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: logDigest(ch.Data)})
+			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: store.LogDigest(ch.Data)})
 		}
 	}
 	msg := "itr(" + slug + "): " + oneLine(c.subject, 72) + "\n"

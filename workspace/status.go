@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/verify"
 )
 
 // UnitStatus is one unit in a summary.
@@ -114,12 +115,12 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		sum.Warnings = append(sum.Warnings, err.Error())
 	}
 	if archive == "" {
-		undos, err := w.findUndos(t)
+		undos, err := verify.FindUndos(w.Store, t)
 		if err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		}
 		for _, u := range undos {
-			sum.Undone = append(sum.Undone, undoReport(u))
+			sum.Undone = append(sum.Undone, verify.ReportOf(u))
 			sum.Warnings = append(sum.Warnings, u.String()+"; they are in git's history: `itr reconcile` puts them back (so does the next checkpoint)")
 		}
 	}

@@ -1,4 +1,11 @@
-package workspace
+// Package verify proves a task's history without changing anything: each
+// committed version of progress.md and guardrails.md extends the one
+// before (along first parents and through merged branches), state.json is
+// the fold of the log, every entry came with a commit of its own, and the
+// archive refs resolve. It also finds undos: commits made without itr that
+// took committed entries out (FindUndos), which reconcile and the next
+// write put back.
+package verify
 
 import (
 	"bytes"
@@ -25,8 +32,8 @@ type Finding struct {
 	Diff    string `json:"diff,omitempty"`
 }
 
-// VerifyReport is the result of itr verify.
-type VerifyReport struct {
+// Report is the result of itr verify.
+type Report struct {
 	Slug     string    `json:"task"`
 	Commits  int       `json:"commits_checked"`
 	Findings []Finding `json:"findings"`
@@ -36,40 +43,40 @@ type VerifyReport struct {
 	Repaired []Finding `json:"repaired,omitempty"`
 }
 
-// Verify checks a task without changing anything: each committed version
+// Task checks a task without changing anything: each committed version
 // of progress.md and guardrails.md extends the one before it; state.json is
 // the fold of the log; the plan is valid; every entry of the log came with
 // a commit of its own.
-func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
-	if slug == "" && w.Task == "" {
+func Task(st *store.Store, slug string) (*Report, error) {
+	if slug == "" && st.Task == "" {
 		// No task active, only archives: check the archive refs.
-		if slugs, err := w.Slugs(); err == nil && len(slugs) == 0 {
-			if refs, err := w.ArchiveRefs(); err == nil && len(refs) > 0 {
-				found, err := w.archiveFindings()
+		if slugs, err := st.Slugs(); err == nil && len(slugs) == 0 {
+			if refs, err := st.ArchiveRefs(); err == nil && len(refs) > 0 {
+				found, err := ArchiveFindings(st)
 				if err != nil {
 					return nil, err
 				}
-				return &VerifyReport{Slug: store.ArchivePattern, Findings: append([]Finding{}, found...)}, nil
+				return &Report{Slug: store.ArchivePattern, Findings: append([]Finding{}, found...)}, nil
 			}
 		}
 	}
-	slug, err := w.Select(slug)
+	slug, err := st.Select(slug)
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.Load(slug)
+	t, err := st.Load(slug)
 	if err != nil {
 		return nil, err
 	}
-	rep := &VerifyReport{Slug: slug, Findings: []Finding{}}
+	rep := &Report{Slug: slug, Findings: []Finding{}}
 	add := func(f Finding) { rep.Findings = append(rep.Findings, f) }
-	progressRel, stateRel, guardRel := w.Rel(slug, store.ProgressFile), w.Rel(slug, store.StateFile), w.Rel(slug, store.GuardrailsFile)
+	progressRel, stateRel, guardRel := st.Rel(slug, store.ProgressFile), st.Rel(slug, store.StateFile), st.Rel(slug, store.GuardrailsFile)
 
 	// The task's history on the first-parent line, oldest first: every
 	// commit since the task's Created commit, so commits made with plain
 	// git (a revert, a hand edit) are checked too.
 	var commits []gitstate.Commit
-	err = w.Repo.History("HEAD", func(c gitstate.Commit) bool {
+	err = st.Repo.History("HEAD", func(c gitstate.Commit) bool {
 		commits = append(commits, c)
 		v, _ := c.Trailer(store.TrailerTask)
 		ev, _ := c.Trailer(store.TrailerEvent)
@@ -121,7 +128,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	}
 	for _, c := range commits {
 		if len(c.Parents) >= 2 {
-			found, err := w.verifyMerge(slug, c, mainLine)
+			found, err := verifyMerge(st, slug, c, mainLine)
 			if err != nil {
 				return nil, err
 			}
@@ -132,7 +139,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		if mine {
 			rep.Commits++
 		}
-		hashes, err := w.Repo.FolderHashes(c.Hash, w.TaskDir(slug))
+		hashes, err := st.Repo.FolderHashes(c.Hash, st.TaskDir(slug))
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +169,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 				}
 			}
 			if !isPrefix {
-				if logAt, err = w.Blob(logHash); err != nil {
+				if logAt, err = st.Blob(logHash); err != nil {
 					return nil, err
 				}
 			}
@@ -177,8 +184,8 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
 					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", store.Short(c.Hash), c.Subject, v.Error()),
 						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", store.Short(c.Hash), store.Short(c.Hash), progressRel), Diff: v.Diff}
-					if gone := takenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
-						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", store.Short(c.Hash), c.Subject, len(gone), plural(len(gone), "y", "ies"), strings.Join(firstN(gone, 3), "; "))
+					if gone := TakenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
+						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", store.Short(c.Hash), c.Subject, len(gone), store.Plural(len(gone), "y", "ies"), strings.Join(store.FirstN(gone, 3), "; "))
 						f.Fix = "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
 					}
 					broke(progressRel, prevLog, f)
@@ -195,7 +202,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 		}
 	guard:
 		if guardHash != prevGuardHash {
-			guardAt, err := w.Blob(guardHash)
+			guardAt, err := st.Blob(guardHash)
 			if err != nil {
 				return nil, err
 			}
@@ -234,7 +241,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 
 	// state.json is the fold.
 	if t.PlanErr != nil {
-		add(Finding{File: w.Rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
+		add(Finding{File: st.Rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
 	}
 	if t.StateErr != nil {
 		add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: t.StateErr.Error(), Fix: "run `itr reconcile`"})
@@ -260,7 +267,7 @@ func (w *Workspace) Verify(slug string) (*VerifyReport, error) {
 	if t.Log().Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
 	}
-	found, err := w.archiveFindings()
+	found, err := ArchiveFindings(st)
 	if err != nil {
 		return nil, err
 	}
@@ -300,12 +307,6 @@ func logTrailer(c gitstate.Commit) (int, string, bool) {
 	return l, d, true
 }
 
-// logDigest is the Itr-Log trailer value of a log.
-func logDigest(log []byte) string {
-	sum := sha256.Sum256(log)
-	return strconv.Itoa(len(log)) + " " + hex.EncodeToString(sum[:])
-}
-
 // countHeadings counts the entry headings ("## " at a line start) in an
 // appended tail of the log, as Parse would count entries.
 func countHeadings(tail []byte) int {
@@ -318,10 +319,10 @@ func countHeadings(tail []byte) int {
 	return n
 }
 
-// takenOut returns the titles of the entries of old that new lacks, when
+// TakenOut returns the titles of the entries of old that new lacks, when
 // new only lacks entries (every entry it has is one of old's, unchanged);
 // otherwise nil (a rewrite, reported as such).
-func takenOut(old, new []byte) []string {
+func TakenOut(old, new []byte) []string {
 	oldEntries := progresslog.Parse(old).Entries
 	have := make(map[string]bool, len(oldEntries))
 	for _, e := range oldEntries {
@@ -350,11 +351,11 @@ func takenOut(old, new []byte) []string {
 // merge's first-parent line never saw it), and every entry of the merged
 // log must be in one of the parents' logs (a merge resolution invents no
 // entry).
-func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[string]bool) ([]Finding, error) {
-	progressRel := w.Rel(slug, store.ProgressFile)
+func verifyMerge(st *store.Store, slug string, m gitstate.Commit, mainLine map[string]bool) ([]Finding, error) {
+	progressRel := st.Rel(slug, store.ProgressFile)
 	var side []gitstate.Commit // newest first
 	base := ""
-	err := w.Repo.History(m.Parents[1], func(c gitstate.Commit) bool {
+	err := st.Repo.History(m.Parents[1], func(c gitstate.Commit) bool {
 		if mainLine[c.Hash] {
 			base = c.Hash
 			return false
@@ -368,7 +369,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 	var out []Finding
 	// Only the commits that changed the log are read (by blob hash).
 	hashAt := func(rev string) (string, error) {
-		h, err := w.Repo.FileHashAt(rev, progressRel)
+		h, err := st.Repo.FileHashAt(rev, progressRel)
 		if errors.Is(err, gitstate.ErrNotFound) {
 			return "", nil
 		}
@@ -380,7 +381,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		if prevHash, err = hashAt(base); err != nil {
 			return nil, err
 		}
-		if prev, err = w.Blob(prevHash); err != nil {
+		if prev, err = st.Blob(prevHash); err != nil {
 			return nil, err
 		}
 	}
@@ -393,7 +394,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		if h == prevHash {
 			continue
 		}
-		cur, err := w.Blob(h)
+		cur, err := st.Blob(h)
 		if err != nil {
 			return nil, err
 		}
@@ -410,13 +411,13 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 		prev = cur
 	}
 	// Every entry of the merge is in a parent's log.
-	merged, err := w.ReadAt(m.Hash, progressRel)
+	merged, err := st.ReadAt(m.Hash, progressRel)
 	if err != nil || merged == nil {
 		return out, err
 	}
 	known := map[string]bool{}
 	for _, p := range m.Parents {
-		data, err := w.ReadAt(p, progressRel)
+		data, err := st.ReadAt(p, progressRel)
 		if err != nil {
 			return nil, err
 		}
@@ -433,7 +434,7 @@ func (w *Workspace) verifyMerge(slug string, m gitstate.Commit, mainLine map[str
 	}
 	if len(invented) > 0 {
 		out = append(out, Finding{File: progressRel, Commit: m.Hash,
-			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", store.Short(m.Hash), m.Subject, len(invented), plural(len(invented), "y", "ies"), strings.Join(firstN(invented, 3), "; ")),
+			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", store.Short(m.Hash), m.Subject, len(invented), store.Plural(len(invented), "y", "ies"), strings.Join(store.FirstN(invented, 3), "; ")),
 			Fix:     "entries come from checkpoints, not from merge resolutions: run `itr reconcile` after taking the log of one side (`git checkout <side> -- " + progressRel + "`)"})
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package workspace
+package verify
 
 import (
 	"bytes"
@@ -33,28 +33,21 @@ func (u *Undo) String() string {
 			store.Short(u.By.Hash), u.By.Subject, u.File, store.Short(u.Last.Hash))
 	}
 	return fmt.Sprintf("commit %s (%q) took %d entr%s out of %s that itr had committed in %s (%s)",
-		store.Short(u.By.Hash), u.By.Subject, len(u.Missing), plural(len(u.Missing), "y", "ies"), u.File, store.Short(u.Last.Hash), strings.Join(firstN(u.Missing, 3), "; "))
+		store.Short(u.By.Hash), u.By.Subject, len(u.Missing), store.Plural(len(u.Missing), "y", "ies"), u.File, store.Short(u.Last.Hash), strings.Join(store.FirstN(u.Missing, 3), "; "))
 }
 
-func firstN(s []string, n int) []string {
-	if len(s) <= n {
-		return s
-	}
-	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
-}
-
-// findUndos checks, for the task's logs, that HEAD's version still holds
+// FindUndos checks, for the task's logs, that HEAD's version still holds
 // everything itr's last commit of the task wrote. It walks first parents
 // from HEAD to that commit: when HEAD is itr's own commit (the usual case)
 // it reads nothing more. A `git revert` of itr's commits is a deliberate
 // undo and is followed, as is a reset (which leaves no commit behind).
-func (w *Workspace) findUndos(t *store.Task) ([]*Undo, error) {
+func FindUndos(st *store.Store, t *store.Task) ([]*Undo, error) {
 	if t.Head.Hash == "" {
 		return nil, nil
 	}
 	var between []gitstate.Commit // newest first, HEAD included
 	var last *gitstate.Commit
-	err := w.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
+	err := st.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
 		if v, _ := c.Trailer(store.TrailerTask); v == t.Slug && len(c.Parents) < 2 {
 			last = &c
 			return false
@@ -67,7 +60,7 @@ func (w *Workspace) findUndos(t *store.Task) ([]*Undo, error) {
 	}
 	var out []*Undo
 	for _, name := range []string{store.ProgressFile, store.GuardrailsFile} {
-		u, err := w.undoOf(t, name, *last, between)
+		u, err := undoOf(st, t, name, *last, between)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +73,7 @@ func (w *Workspace) findUndos(t *store.Task) ([]*Undo, error) {
 		// checkpoint whose log entry git saw as changed but whose
 		// state.json it did not. The working tree still holding what itr
 		// committed tells it from an edit by hand.
-		u, err := w.staleStateOf(t, *last, between)
+		u, err := staleStateOf(st, t, *last, between)
 		if err != nil || u == nil {
 			return out, err
 		}
@@ -91,21 +84,21 @@ func (w *Workspace) findUndos(t *store.Task) ([]*Undo, error) {
 
 // staleStateOf reports a commit after last that put another state.json in
 // HEAD while the working tree still holds the one last committed.
-func (w *Workspace) staleStateOf(t *store.Task, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
-	rel := w.Rel(t.Slug, store.StateFile)
-	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
+func staleStateOf(st *store.Store, t *store.Task, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := st.Rel(t.Slug, store.StateFile)
+	lastHash, err := st.Repo.FileHashAt(last.Hash, rel)
 	if errors.Is(err, gitstate.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil || lastHash == t.HeadFiles[store.StateFile] {
 		return nil, err
 	}
-	disk, err := w.ReadWorktree(rel)
+	disk, err := st.ReadWorktree(rel)
 	if err != nil || gitstate.BlobHash(disk) != lastHash {
 		return nil, nil
 	}
 	for i := len(between) - 1; i >= 0; i-- {
-		h, err := w.Repo.FileHashAt(between[i].Hash, rel)
+		h, err := st.Repo.FileHashAt(between[i].Hash, rel)
 		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
 			return nil, err
 		}
@@ -121,13 +114,13 @@ func (w *Workspace) staleStateOf(t *store.Task, last gitstate.Commit, between []
 
 // undoOf checks one log file. between lists the commits after last,
 // newest first.
-func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
-	rel := w.Rel(t.Slug, name)
+func undoOf(st *store.Store, t *store.Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
+	rel := st.Rel(t.Slug, name)
 	headRaw := t.ProgressRaw
 	if name == store.GuardrailsFile {
 		headRaw = t.GuardrailsRaw
 	}
-	lastHash, err := w.Repo.FileHashAt(last.Hash, rel)
+	lastHash, err := st.Repo.FileHashAt(last.Hash, rel)
 	if errors.Is(err, gitstate.ErrNotFound) {
 		return nil, nil
 	}
@@ -137,7 +130,7 @@ func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, bet
 	if lastHash == t.HeadFiles[name] {
 		return nil, nil
 	}
-	good, err := w.Blob(lastHash)
+	good, err := st.Blob(lastHash)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +145,7 @@ func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, bet
 	prevHash := lastHash
 	for i := len(between) - 1; i >= 0 && by == nil; i-- {
 		c := between[i]
-		h, err := w.Repo.FileHashAt(c.Hash, rel)
+		h, err := st.Repo.FileHashAt(c.Hash, rel)
 		if errors.Is(err, gitstate.ErrNotFound) {
 			return nil, nil // removed: not an undo of entries
 		}
@@ -163,7 +156,7 @@ func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, bet
 			continue
 		}
 		prevHash = h
-		data, err := w.Blob(h)
+		data, err := st.Blob(h)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +191,7 @@ func (w *Workspace) undoOf(t *store.Task, name string, last gitstate.Commit, bet
 				u.Missing = append(u.Missing, "lesson "+g.Name)
 			}
 		}
-		if u.Restored, err = unionGuardrails(good, headRaw); err != nil {
+		if u.Restored, err = progresslog.UnionGuardrails(good, headRaw); err != nil {
 			return nil, fmt.Errorf("restore %s: %w", rel, err)
 		}
 	}

@@ -1,0 +1,30 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+)
+
+// Plural is one when n is 1, else many: entr+Plural(n, "y", "ies").
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// FirstN is s cut to its first n items, with "and N more" after them.
+func FirstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+// LogDigest is the Itr-Log trailer value of a log.
+func LogDigest(log []byte) string {
+	sum := sha256.Sum256(log)
+	return strconv.Itoa(len(log)) + " " + hex.EncodeToString(sum[:])
+}
