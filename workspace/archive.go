@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/view"
 )
 
 // ArchiveRequest archives a task.
@@ -115,7 +116,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 		return nil, err
 	}
 	rep.Checkpoint = at
-	rep.Done, rep.Total, rep.Unfinished = progressOf(t.State)
+	rep.Done, rep.Total, rep.Unfinished = view.ProgressOf(t.State)
 	rep.Iterations = iterationsOf(t.State)
 	if e := lastEntry(t.Log()); e != nil {
 		rep.Forced, _ = e.Field("Forced")
@@ -164,7 +165,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 // archiveChange builds the Archived entry, refusing unfinished units
 // unless forced.
 func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*change, error) {
-	done, total, unfinished := progressOf(t.State)
+	done, total, unfinished := view.ProgressOf(t.State)
 	if (len(unfinished) > 0 || total == 0) && !req.Force {
 		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished}
 	}
@@ -197,19 +198,6 @@ func lastEntry(l *progresslog.Log) *progresslog.Entry {
 		return nil
 	}
 	return &l.Entries[len(l.Entries)-1]
-}
-
-func progressOf(s *state.State) (done, total int, unfinished []string) {
-	unfinished = []string{}
-	for _, id := range s.IDs() {
-		total++
-		if u := s.Units[id]; u.Status == state.Done {
-			done++
-		} else {
-			unfinished = append(unfinished, fmt.Sprintf("%s (%s)", id, u.Status))
-		}
-	}
-	return done, total, unfinished
 }
 
 func iterationsOf(s *state.State) int {
@@ -252,7 +240,7 @@ func (w *Workspace) signature() (gitstate.Signature, error) {
 // -n` or `git show` needs to know about the task.
 func (w *Workspace) archiveSummary(t *store.Task, at string) string {
 	s := t.State
-	done, total, unfinished := progressOf(s)
+	done, total, unfinished := view.ProgressOf(s)
 	var b strings.Builder
 	fmt.Fprintf(&b, "itr archive: %s (%s)\n\n", s.Task, t.Slug)
 	fmt.Fprintf(&b, "Units: %d/%d done\n", done, total)
@@ -281,7 +269,7 @@ func (w *Workspace) archiveSummary(t *store.Task, at string) string {
 	fmt.Fprintf(&b, "Archived: %s\n", orNone(archived))
 	if e := lastEntry(t.Log()); e != nil {
 		if reason, ok := e.Field("Forced"); ok {
-			fmt.Fprintf(&b, "Forced: %s\n", oneLine(reason, 200))
+			fmt.Fprintf(&b, "Forced: %s\n", store.OneLine(reason, 200))
 			if len(unfinished) > 0 {
 				fmt.Fprintf(&b, "Unfinished: %s\n", strings.Join(unfinished, ", "))
 			}
@@ -290,7 +278,7 @@ func (w *Workspace) archiveSummary(t *store.Task, at string) string {
 	g := progresslog.ParseGuardrails(t.GuardrailsRaw)
 	fmt.Fprintf(&b, "Guardrails: %d\n", len(g.Entries))
 	for _, e := range g.Entries {
-		fmt.Fprintf(&b, "  - %s\n", oneLine(e.Name, 100))
+		fmt.Fprintf(&b, "  - %s\n", store.OneLine(e.Name, 100))
 	}
 	fmt.Fprintf(&b, "\n%s", gitstate.FormatTrailers([]gitstate.Trailer{
 		{Key: store.TrailerTask, Value: t.Slug}, {Key: "Itr-Commit", Value: at}, {Key: "Itr-Folder", Value: t.Dir}}))

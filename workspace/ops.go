@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/view"
 )
 
 // InitRequest starts a task.
@@ -288,7 +289,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	us := w.unitStatus(t, t.State, ev.Unit)
+	us := view.UnitOf(w.Store, t, t.State, ev.Unit)
 	return &us, nil
 }
 

@@ -189,7 +189,7 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: store.LogDigest(ch.Data)})
 		}
 	}
-	msg := "itr(" + slug + "): " + oneLine(c.subject, 72) + "\n"
+	msg := "itr(" + slug + "): " + store.OneLine(c.subject, 72) + "\n"
 	if c.body != "" {
 		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"
 	}
@@ -239,16 +239,4 @@ func (w *Workspace) identity() *gitstate.Signature {
 		return nil
 	}
 	return &gitstate.Signature{Name: w.Config.Identity.Name, Email: w.Config.Identity.Email}
-}
-
-// oneLine shortens text to its first line of at most n characters.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = strings.TrimSpace(s[:i]) + " …"
-	}
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -1,6 +1,9 @@
 package workspace
 
-import "github.com/itr-dev/itr/workspace/verify"
+import (
+	"github.com/itr-dev/itr/workspace/verify"
+	"github.com/itr-dev/itr/workspace/view"
+)
 
 // The types of the rooms that front ends see through Workspace.
 type (
@@ -14,3 +17,42 @@ type (
 
 // Verify checks a task without changing anything; see verify.Task.
 func (w *Workspace) Verify(slug string) (*VerifyReport, error) { return verify.Task(w.Store, slug) }
+
+// The read models of the view room.
+type (
+	// Summary answers itr status.
+	Summary = view.Summary
+	// UnitStatus is one unit as status and prime show it.
+	UnitStatus = view.UnitStatus
+	// NextInfo answers itr next.
+	NextInfo = view.NextInfo
+	// LogRow is one itr commit of a task.
+	LogRow = view.LogRow
+	// ListRow is one task of itr list.
+	ListRow = view.ListRow
+	// PrimeContext is what a new or compacted session reads first.
+	PrimeContext = view.PrimeContext
+)
+
+// FutureSuffix ends a time since the last checkpoint that is in the future.
+const FutureSuffix = view.FutureSuffix
+
+// IsNoState reports whether err means there is no itr state here at all.
+func IsNoState(err error) bool { return view.IsNoState(err) }
+
+// Status summarises a task; see view.Status.
+func (w *Workspace) Status(slug string) (*Summary, error) { return view.Status(w.Store, slug) }
+
+// Next is the unit to work on now; see view.Next.
+func (w *Workspace) Next(slug string) (*NextInfo, error) { return view.Next(w.Store, slug) }
+
+// Log lists a task's itr commits, newest first; see view.Log.
+func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
+	return view.Log(w.Store, slug, limit)
+}
+
+// List lists the active and archived tasks; see view.List.
+func (w *Workspace) List() ([]ListRow, error) { return view.List(w.Store) }
+
+// Prime is the context a session resumes from; see view.Prime.
+func (w *Workspace) Prime(slug string) (*PrimeContext, error) { return view.Prime(w.Store, slug) }

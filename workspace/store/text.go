@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Plural is one when n is 1, else many: entr+Plural(n, "y", "ies").
@@ -27,4 +28,16 @@ func FirstN(s []string, n int) []string {
 func LogDigest(log []byte) string {
 	sum := sha256.Sum256(log)
 	return strconv.Itoa(len(log)) + " " + hex.EncodeToString(sum[:])
+}
+
+// OneLine shortens text to its first line of at most n characters.
+func OneLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
 }

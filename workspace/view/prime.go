@@ -1,4 +1,4 @@
-package workspace
+package view
 
 import (
 	"bufio"
@@ -53,9 +53,9 @@ type PrimeContext struct {
 // task is active, so a hook stays silent: archived tasks are finished and
 // nothing is resumed from them unless asked for by slug, which gives the
 // archived summary and how to restore it.
-func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
-	if slug == "" && w.Task == "" {
-		slugs, err := w.Slugs()
+func Prime(st *store.Store, slug string) (*PrimeContext, error) {
+	if slug == "" && st.Task == "" {
+		slugs, err := st.Slugs()
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +65,7 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 		case 1:
 			slug = slugs[0]
 		default:
-			rows, err := w.List()
+			rows, err := List(st)
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +74,7 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 			return p, nil
 		}
 	}
-	sum, err := w.Status(slug)
+	sum, err := Status(st, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +88,13 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 			p.Remaining = append(p.Remaining, u)
 		}
 	}
-	if head, err := w.Repo.Head(); err == nil {
+	if head, err := st.Repo.Head(); err == nil {
 		p.Branch = strings.TrimPrefix(head.Branch, "refs/heads/")
 		p.Head = store.Short(head.Hash)
 	}
-	if t, err := w.Load(sum.Slug); err == nil {
-		p.Goal = briefGoal(w, t)
-		p.FolderDirty = w.CheckClean(t) != nil
+	if t, err := st.Load(sum.Slug); err == nil {
+		p.Goal = briefGoal(st, t)
+		p.FolderDirty = st.CheckClean(t) != nil
 		p.Verification = lastVerification(t.Log())
 		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
 			p.Guardrails = append(p.Guardrails, g.Name)
@@ -124,8 +124,8 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) {
 
 // briefGoal is the "Outcome Needed" of brief.md, unless it is still the
 // template's placeholder.
-func briefGoal(w *Workspace, t *store.Task) string {
-	data, err := w.ReadWorktree(w.Rel(t.Slug, "brief.md"))
+func briefGoal(st *store.Store, t *store.Task) string {
+	data, err := st.ReadWorktree(st.Rel(t.Slug, "brief.md"))
 	if err != nil {
 		return ""
 	}
@@ -207,9 +207,9 @@ func (p *PrimeContext) render() string {
 	if c := p.Current; c != nil {
 		fmt.Fprintf(&now, "## Current unit: %s %s — %s, iteration %s\n", c.ID, c.Title, c.Status, iterText(*c))
 		if l := p.Last; l != nil && l.Unit == c.ID {
-			fmt.Fprintf(&now, "- Last did: %s\n", oneLine(l.Did, 300))
-			fmt.Fprintf(&now, "- Remaining: %s\n", oneLine(l.Remaining, 300))
-			fmt.Fprintf(&now, "- Blockers: %s\n", oneLine(l.Blockers, 300))
+			fmt.Fprintf(&now, "- Last did: %s\n", store.OneLine(l.Did, 300))
+			fmt.Fprintf(&now, "- Remaining: %s\n", store.OneLine(l.Remaining, 300))
+			fmt.Fprintf(&now, "- Blockers: %s\n", store.OneLine(l.Blockers, 300))
 		}
 	}
 	if now.Len() > 0 {
@@ -225,7 +225,7 @@ func (p *PrimeContext) render() string {
 		var b strings.Builder
 		b.WriteString("## Blocked\n")
 		for _, u := range p.Blocked {
-			fmt.Fprintf(&b, "- %s %s: %s\n", u.ID, u.Title, oneLine(u.Reason, 200))
+			fmt.Fprintf(&b, "- %s %s: %s\n", u.ID, u.Title, store.OneLine(u.Reason, 200))
 		}
 		add(b.String())
 	}
@@ -233,12 +233,12 @@ func (p *PrimeContext) render() string {
 		var b strings.Builder
 		b.WriteString("## Warnings\n")
 		for _, w := range p.Warnings {
-			fmt.Fprintf(&b, "- %s\n", oneLine(w, 300))
+			fmt.Fprintf(&b, "- %s\n", store.OneLine(w, 300))
 		}
 		add(b.String())
 	}
 	if p.Verification != "" {
-		add(fmt.Sprintf("Last verification: %s.\n", oneLine(p.Verification, 200)))
+		add(fmt.Sprintf("Last verification: %s.\n", store.OneLine(p.Verification, 200)))
 	}
 	add("Commands: `" + strings.Join(p.Commands, "`; `") + "`.\n")
 	if len(p.DoNotRepeat) > 0 {
@@ -251,7 +251,7 @@ func (p *PrimeContext) render() string {
 		var b strings.Builder
 		b.WriteString("## Remaining units\n")
 		for _, u := range p.Remaining {
-			fmt.Fprintf(&b, "- %s %s (%s)\n", u.ID, oneLine(u.Title, 80), u.Status)
+			fmt.Fprintf(&b, "- %s %s (%s)\n", u.ID, store.OneLine(u.Title, 80), u.Status)
 		}
 		add(b.String())
 	}

@@ -1,4 +1,9 @@
-package workspace
+// Package view holds the read models of a task and their rendering: itr
+// status (Summary, with the compaction summary), next, log, list and prime
+// (the Markdown a new or compacted session reads first). It reads through
+// the store, asks the rule book (reconcile.Advise) what may happen next,
+// and reports undos found by verify. It writes nothing.
+package view
 
 import (
 	"bytes"
@@ -70,23 +75,23 @@ type Summary struct {
 	Discrepancies  []reconcile.Discrepancy `json:"discrepancies"`
 	// Undone lists commits made without itr that took committed entries
 	// out of the task's logs (reconcile puts them back).
-	Undone            []UndoReport      `json:"undone,omitempty"`
-	CompactionSummary CompactionSummary `json:"compaction_summary"`
+	Undone            []verify.UndoReport `json:"undone,omitempty"`
+	CompactionSummary CompactionSummary   `json:"compaction_summary"`
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
 }
 
 // Status builds the resume summary of a task from what git holds.
-func (w *Workspace) Status(slug string) (*Summary, error) {
-	slug, err := w.Select(slug)
+func Status(st *store.Store, slug string) (*Summary, error) {
+	slug, err := st.Select(slug)
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.Load(slug)
+	t, err := st.Load(slug)
 	archive := ""
 	if errors.Is(err, store.ErrNoTask) {
 		// Not active: read it from its archive, when there is one.
-		if at, ref, aerr := w.LoadArchived(slug, ""); aerr == nil {
+		if at, ref, aerr := st.LoadArchived(slug, ""); aerr == nil {
 			t, archive, err = at, ref, nil
 		}
 	}
@@ -109,13 +114,13 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	if t.PlanErr != nil {
 		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
 	}
-	if disk, err := w.ReadWorktree(w.Rel(slug, store.StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
-		sum.Warnings = append(sum.Warnings, w.Rel(slug, store.StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
+	if disk, err := st.ReadWorktree(st.Rel(slug, store.StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
+		sum.Warnings = append(sum.Warnings, st.Rel(slug, store.StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sum.Warnings = append(sum.Warnings, err.Error())
 	}
 	if archive == "" {
-		undos, err := verify.FindUndos(w.Store, t)
+		undos, err := verify.FindUndos(st, t)
 		if err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		}
@@ -126,7 +131,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	for _, id := range s.IDs() {
-		us := w.unitStatus(t, s, id)
+		us := UnitOf(st, t, s, id)
 		sum.Units = append(sum.Units, us)
 		sum.Total++
 		switch s.Units[id].Status {
@@ -138,7 +143,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 		}
 	}
 	if c := state.Val(s.Current); c != "" && s.Units[c] != nil {
-		us := w.unitStatus(t, s, c)
+		us := UnitOf(st, t, s, c)
 		sum.Current = &us
 	}
 	if e := lastIteration(t.Log()); e != nil {
@@ -150,7 +155,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	if u := state.Val(s.Updated); u != "" {
 		sum.LastCheckpoint = u
 		if at, err := time.Parse(time.RFC3339, u); err == nil {
-			sum.SinceLast = humanDuration(w.Now().Sub(at))
+			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
 	adv := reconcile.Advise(s, t.Plan)
@@ -168,7 +173,7 @@ func (w *Workspace) Status(slug string) (*Summary, error) {
 	return sum, nil
 }
 
-func (w *Workspace) unitStatus(t *store.Task, s *state.State, id string) UnitStatus {
+func UnitOf(st *store.Store, t *store.Task, s *state.State, id string) UnitStatus {
 	u := s.Units[id]
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason)}
 	if t.Plan != nil {
@@ -281,12 +286,12 @@ type NextInfo struct {
 
 // Next returns the unit to work on now: the current unfinished unit, else
 // the first ready one, else why none is ready.
-func (w *Workspace) Next(slug string) (*NextInfo, error) {
-	slug, err := w.Select(slug)
+func Next(st *store.Store, slug string) (*NextInfo, error) {
+	slug, err := st.Select(slug)
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.Load(slug)
+	t, err := st.Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -346,13 +351,13 @@ type LogRow struct {
 // Log lists the task's itr commits, newest first, walking first parents
 // from HEAD and stopping at the task's Created commit, so its cost grows
 // with the task's history, not the repository's.
-func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
-	slug, err := w.Select(slug)
+func Log(st *store.Store, slug string, limit int) ([]LogRow, error) {
+	slug, err := st.Select(slug)
 	if err != nil {
 		return nil, err
 	}
 	rows := []LogRow{}
-	head, err := w.Repo.Head()
+	head, err := st.Repo.Head()
 	if err != nil {
 		return nil, err
 	}
@@ -361,14 +366,14 @@ func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
 	}
 	// An archived task's history is read from its archive ref.
 	from := "HEAD"
-	if active, err := w.ActiveAt(slug); err != nil {
+	if active, err := st.ActiveAt(slug); err != nil {
 		return nil, err
 	} else if !active {
-		if _, commit, err := w.FindArchive(slug, ""); err == nil {
+		if _, commit, err := st.FindArchive(slug, ""); err == nil {
 			from = commit
 		}
 	}
-	err = w.Repo.History(from, func(c gitstate.Commit) bool {
+	err = st.Repo.History(from, func(c gitstate.Commit) bool {
 		if v, _ := c.Trailer(store.TrailerTask); v != slug {
 			return true
 		}
@@ -403,15 +408,15 @@ type ListRow struct {
 }
 
 // List lists every task under the root with its phase and progress.
-func (w *Workspace) List() ([]ListRow, error) {
-	slugs, err := w.Slugs()
+func List(st *store.Store) ([]ListRow, error) {
+	slugs, err := st.Slugs()
 	if err != nil {
 		return nil, err
 	}
 	rows := []ListRow{}
 	for _, slug := range slugs {
 		r := ListRow{Slug: slug, State: "active"}
-		t, err := w.Load(slug)
+		t, err := st.Load(slug)
 		switch {
 		case err != nil:
 			r.State = err.Error()
@@ -429,14 +434,14 @@ func (w *Workspace) List() ([]ListRow, error) {
 		}
 		rows = append(rows, r)
 	}
-	archives, err := w.Archives()
+	archives, err := st.Archives()
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range archives {
 		r := ListRow{Slug: a.Slug, State: "archived", Archive: a.Ref, Archives: a.Tags}
-		t := &store.Task{Slug: a.Slug, Dir: w.TaskDir(a.Slug)}
-		switch err := w.ReadTaskAt(t, a.Commit); {
+		t := &store.Task{Slug: a.Slug, Dir: st.TaskDir(a.Slug)}
+		switch err := st.ReadTaskAt(t, a.Commit); {
 		case err != nil:
 			r.State = fmt.Sprintf("archived in %s, unreadable: %v", a.Ref, err)
 		case t.State == nil:
@@ -444,7 +449,7 @@ func (w *Workspace) List() ([]ListRow, error) {
 		default:
 			s := t.State
 			r.Task, r.Mode, r.Phase, r.LastActivity = s.Task, string(s.Mode), string(s.Phase), state.Val(s.Updated)
-			r.Done, r.Total, _ = progressOf(s)
+			r.Done, r.Total, _ = ProgressOf(s)
 		}
 		rows = append(rows, r)
 	}
