@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/recovery"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/verify"
 )
@@ -201,10 +202,10 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 			written = append(written, ch.Path)
 		}
 	}
-	if err := w.beginRun(expect, changes, written); err != nil {
+	if err := recovery.Begin(w.Store, expect, changes, written); err != nil {
 		return gitstate.Commit{}, err
 	}
-	defer w.endRun()
+	defer recovery.End(w.Store)
 	commit, err := w.Repo.CommitFiles(gitstate.CommitRequest{
 		Changes:  changes,
 		Message:  msg,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/workspace/recovery"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -86,7 +87,7 @@ func (w *Workspace) lock() (func(), error) {
 				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 				f.Close()
 			}
-			if err := w.recoverRun(); err != nil {
+			if err := recovery.Recover(w.Store); err != nil {
 				unlock()
 				return nil, err
 			}

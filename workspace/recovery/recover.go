@@ -1,4 +1,10 @@
-package workspace
+// Package recovery makes an itr commit whole or absent after a crash: each
+// commit in progress is recorded first in itr's run file (Begin) with the
+// lock files it takes, forgotten when it returns (End), and repaired by the
+// next itr that holds the lock (Recover): its locks removed by inode, then
+// the commit completed in the working tree and index, or its files put
+// back.
+package recovery
 
 import (
 	"bytes"
@@ -11,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // run is what an itr commit in progress leaves in <common git dir>/itr-run
@@ -27,13 +34,13 @@ type run struct {
 	Written []string `json:"written"` // the files itr itself generated (state, logs)
 }
 
-func (w *Workspace) runFile() string { return w.Repo.ItrPath("itr-run") }
+func runFile(st *store.Store) string { return st.Repo.ItrPath("itr-run") }
 
 // legacyLocksFile is where itr before 2026-11 kept the lock journal.
-func (w *Workspace) legacyLocksFile() string { return w.Repo.ItrPath("itr-locks") }
+func legacyLocksFile(st *store.Store) string { return st.Repo.ItrPath("itr-locks") }
 
-// beginRun records a commit about to start.
-func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written []string) error {
+// Begin records a commit about to start.
+func Begin(st *store.Store, head string, changes []gitstate.FileChange, written []string) error {
 	r := run{PID: os.Getpid(), Head: head, Written: written}
 	for _, c := range changes {
 		r.Paths = append(r.Paths, c.Path)
@@ -42,27 +49,27 @@ func (w *Workspace) beginRun(head string, changes []gitstate.FileChange, written
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(w.runFile(), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("record the run in %s: %w", w.runFile(), err)
+	if err := os.WriteFile(runFile(st), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("record the run in %s: %w", runFile(st), err)
 	}
-	w.Repo.JournalLocks(w.runFile())
+	st.Repo.JournalLocks(runFile(st))
 	return nil
 }
 
-// endRun forgets the run: the commit either landed whole or failed cleanly.
-func (w *Workspace) endRun() {
-	w.Repo.JournalLocks("")
-	_ = os.Truncate(w.runFile(), 0)
+// End forgets the run: the commit either landed whole or failed cleanly.
+func End(st *store.Store) {
+	st.Repo.JournalLocks("")
+	_ = os.Truncate(runFile(st), 0)
 }
 
-// recoverRun repairs after an itr run that was killed while committing:
+// Recover repairs after an itr run that was killed while committing:
 // it removes the lock files that run had taken (recognised by inode, so a
 // lock git holds now is never touched), and then either completes the
 // commit in the working tree and the index (it had moved the branch) or
 // puts back the files the run had started to write (it had not), so the
 // checkpoint is seen whole or not at all. The caller holds itr's flock.
-func (w *Workspace) recoverRun() error {
-	data, err := os.ReadFile(w.runFile())
+func Recover(st *store.Store) error {
+	data, err := os.ReadFile(runFile(st))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(data) == 0) {
 		return nil
 	}
@@ -72,25 +79,25 @@ func (w *Workspace) recoverRun() error {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var r run
 	if err := json.Unmarshal(first, &r); err != nil {
-		w.endRun()
+		End(st)
 		return nil // unreadable: the run wrote nothing we can trust; forget it
 	}
-	for _, journal := range []string{w.runFile(), w.legacyLocksFile()} {
+	for _, journal := range []string{runFile(st), legacyLocksFile(st)} {
 		if _, err := gitstate.RemoveJournaledLocks(journal); err != nil {
 			return err
 		}
 	}
-	_ = os.Remove(w.legacyLocksFile())
-	head, err := w.Repo.Head()
+	_ = os.Remove(legacyLocksFile(st))
+	head, err := st.Repo.Head()
 	if err != nil {
 		return err
 	}
 	var changes []gitstate.FileChange
-	if head.Hash != "" && head.Hash != r.Head && w.parentIs(head.Hash, r.Head) {
+	if head.Hash != "" && head.Hash != r.Head && parentIs(st, head.Hash, r.Head) {
 		// The branch moved: the commit landed. Bring the working tree and
 		// the index in line with it for its paths.
 		for _, p := range r.Paths {
-			data, err := w.Repo.ReadFile(head.Hash, p)
+			data, err := st.Repo.ReadFile(head.Hash, p)
 			if errors.Is(err, gitstate.ErrNotFound) {
 				changes = append(changes, gitstate.FileChange{Path: p, Delete: true})
 				continue
@@ -103,12 +110,12 @@ func (w *Workspace) recoverRun() error {
 	} else if head.Hash == r.Head {
 		// The commit did not land: put back the files itr generated.
 		for _, p := range r.Written {
-			data, err := w.ReadAt(head.Hash, p)
+			data, err := st.ReadAt(head.Hash, p)
 			if err != nil {
 				return err
 			}
 			if data == nil {
-				if _, err := os.Lstat(w.Abs(p)); err == nil {
+				if _, err := os.Lstat(st.Abs(p)); err == nil {
 					changes = append(changes, gitstate.FileChange{Path: p, Delete: true})
 				}
 				continue
@@ -117,30 +124,30 @@ func (w *Workspace) recoverRun() error {
 		}
 	}
 	if len(changes) > 0 {
-		if err := w.Repo.Stage(changes); err != nil {
+		if err := st.Repo.Stage(changes); err != nil {
 			return fmt.Errorf("repair after an interrupted itr run: %w", err)
 		}
 	}
 	// Temporary files of the killed run.
 	for _, p := range r.Paths {
-		matches, _ := filepath.Glob(w.Abs(p) + ".itr-*.tmp")
+		matches, _ := filepath.Glob(st.Abs(p) + ".itr-*.tmp")
 		for _, m := range matches {
 			_ = os.Remove(m)
 		}
-		dir := w.Abs(path.Dir(p))
+		dir := st.Abs(path.Dir(p))
 		matches, _ = filepath.Glob(filepath.Join(dir, "."+path.Base(p)+".itr-*"))
 		for _, m := range matches {
 			_ = os.Remove(m)
 		}
 	}
-	w.endRun()
+	End(st)
 	return nil
 }
 
 // parentIs reports whether commit's first parent is parent ("" for a root).
-func (w *Workspace) parentIs(commit, parent string) bool {
+func parentIs(st *store.Store, commit, parent string) bool {
 	ok := false
-	_ = w.Repo.History(commit, func(c gitstate.Commit) bool {
+	_ = st.Repo.History(commit, func(c gitstate.Commit) bool {
 		if len(c.Parents) == 0 {
 			ok = parent == ""
 		} else {
