@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"github.com/itr-dev/itr/workspace/hooks"
 	"github.com/itr-dev/itr/workspace/verify"
 	"github.com/itr-dev/itr/workspace/view"
 )
@@ -56,3 +57,27 @@ func (w *Workspace) List() ([]ListRow, error) { return view.List(w.Store) }
 
 // Prime is the context a session resumes from; see view.Prime.
 func (w *Workspace) Prime(slug string) (*PrimeContext, error) { return view.Prime(w.Store, slug) }
+
+// HookReport says what hooks install or uninstall did.
+type HookReport = hooks.Report
+
+// AgentLogFile is where the agents' logging hooks write.
+const AgentLogFile = hooks.AgentLogFile
+
+// InstallHook installs itr's pre-commit hook; see hooks.Install.
+func (w *Workspace) InstallHook() (*HookReport, error) { return hooks.Install(w.Store) }
+
+// UninstallHook removes itr's pre-commit hook; see hooks.Uninstall.
+func (w *Workspace) UninstallHook() (*HookReport, error) { return hooks.Uninstall(w.Store) }
+
+// CheckStaged is the pre-commit check; see hooks.CheckStaged.
+func (w *Workspace) CheckStaged() ([]Finding, error) { return hooks.CheckStaged(w.Store) }
+
+// LogAgentEvent appends one line to the agent log; see hooks.LogAgentEvent.
+func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error {
+	return hooks.LogAgentEvent(w.Store, event, fields)
+}
+
+// UnrecordedWork says why an agent should checkpoint before it stops; see
+// hooks.UnrecordedWork.
+func (w *Workspace) UnrecordedWork() (string, error) { return hooks.UnrecordedWork(w.Store) }

@@ -1,4 +1,4 @@
-package workspace
+package hooks
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 // AgentLogFile is where the agents' logging hooks write, in the git folder
@@ -16,11 +18,11 @@ const AgentLogFile = "itr-agent.log"
 // LogAgentEvent appends one line to the agent log: the time, the event,
 // the fields given (sorted by name) and, when one task is active, its slug
 // and current unit. It is what a PreCompact hook records.
-func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error {
-	line := []string{w.Now().Format("2006-01-02T15:04:05Z"), event}
-	if slug, err := w.Select(""); err == nil {
+func LogAgentEvent(st *store.Store, event string, fields map[string]string) error {
+	line := []string{st.Now().Format("2006-01-02T15:04:05Z"), event}
+	if slug, err := st.Select(""); err == nil {
 		line = append(line, "task="+slug)
-		if t, err := w.Load(slug); err == nil && t.State != nil {
+		if t, err := st.Load(slug); err == nil && t.State != nil {
 			if c := state.Val(t.State.Current); c != "" && t.State.Units[c] != nil {
 				u := t.State.Units[c]
 				line = append(line, fmt.Sprintf("unit=%s status=%s iterations=%d", c, u.Status, state.Val(u.IterationsUsed)))
@@ -37,7 +39,7 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 			line = append(line, k+"="+v)
 		}
 	}
-	path := w.Repo.WorktreeItrPath(AgentLogFile)
+	path := st.Repo.WorktreeItrPath(AgentLogFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -52,21 +54,26 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 // UnrecordedWork returns why an agent should record a checkpoint before it
 // stops: a unit is under way and work commits follow its last checkpoint.
 // It returns "" when there is nothing to record or no single active task.
-func (w *Workspace) UnrecordedWork() (string, error) {
-	slug, err := w.Select("")
+func UnrecordedWork(st *store.Store) (string, error) {
+	slug, err := st.Select("")
 	if err != nil {
 		return "", err
 	}
-	t, err := w.Load(slug)
+	t, err := st.Load(slug)
 	if err != nil || t.State == nil {
 		return "", err
 	}
-	c := state.Val(t.State.Current)
-	u := t.State.Units[c]
-	if u == nil || (u.Status != state.InProgress && u.Status != state.Confirming && u.Status != state.Verifying) {
+	// A unit is under way when the rule book's next move is more work on
+	// the current unit, its confirmation or its verification.
+	adv := reconcile.Advise(t.State, t.Plan)
+	switch adv.Move {
+	case reconcile.MoveContinue, reconcile.MoveConfirm, reconcile.MoveVerify:
+	default:
 		return "", nil
 	}
-	commits, err := w.WorkCommits(t, nil)
+	c := adv.MoveUnit
+	u := t.State.Units[c]
+	commits, err := st.WorkCommits(t, nil)
 	if err != nil || len(commits) == 0 {
 		return "", err
 	}

@@ -1,4 +1,8 @@
-package workspace
+// Package hooks holds what runs inside other programs' hooks: itr's
+// pre-commit hook (Install, Uninstall, and CheckStaged, the append-only
+// check of staged logs), and the answers to agents' hooks (LogAgentEvent
+// for a compaction, UnrecordedWork before an agent stops).
+package hooks
 
 import (
 	"bytes"
@@ -11,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/verify"
@@ -35,8 +40,8 @@ fi
 exec itr hooks pre-commit
 `
 
-// HookReport says what hooks install or uninstall did.
-type HookReport struct {
+// Report says what hooks install or uninstall did.
+type Report struct {
 	Hook    string `json:"hook"`
 	Chained string `json:"chained,omitempty"`
 	Changed bool   `json:"changed"`
@@ -45,8 +50,8 @@ type HookReport struct {
 // hookFiles locates the pre-commit hook and the chained original, and
 // reads the hook; err is the read's (fs.ErrNotExist when there is none), or
 // the failure to find the hooks folder, in which case hook is "".
-func (w *Workspace) hookFiles() (dir, hook, chained string, cur []byte, err error) {
-	if dir, err = w.Repo.HooksDir(); err != nil {
+func hookFiles(st *store.Store) (dir, hook, chained string, cur []byte, err error) {
+	if dir, err = st.Repo.HooksDir(); err != nil {
 		return "", "", "", nil, err
 	}
 	hook = filepath.Join(dir, "pre-commit")
@@ -54,15 +59,15 @@ func (w *Workspace) hookFiles() (dir, hook, chained string, cur []byte, err erro
 	return dir, hook, hook + ".itr-chained", cur, err
 }
 
-// InstallHook installs itr's pre-commit hook. An existing pre-commit hook
+// Install installs itr's pre-commit hook. An existing pre-commit hook
 // is kept as pre-commit.itr-chained and run first; installing twice changes
 // nothing.
-func (w *Workspace) InstallHook() (*HookReport, error) {
-	dir, hook, chained, cur, err := w.hookFiles()
+func Install(st *store.Store) (*Report, error) {
+	dir, hook, chained, cur, err := hookFiles(st)
 	if hook == "" {
 		return nil, err
 	}
-	rep := &HookReport{Hook: hook}
+	rep := &Report{Hook: hook}
 	switch {
 	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
 		if _, err := os.Stat(chained); err == nil {
@@ -83,7 +88,7 @@ func (w *Workspace) InstallHook() (*HookReport, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(hook, []byte(hookScript)); err != nil {
+	if err := atomicfile.Write(hook, []byte(hookScript), 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.Chmod(hook, 0o755); err != nil {
@@ -93,14 +98,14 @@ func (w *Workspace) InstallHook() (*HookReport, error) {
 	return rep, nil
 }
 
-// UninstallHook removes itr's pre-commit hook and restores the one it
+// Uninstall removes itr's pre-commit hook and restores the one it
 // chained, if any.
-func (w *Workspace) UninstallHook() (*HookReport, error) {
-	_, hook, chained, cur, err := w.hookFiles()
+func Uninstall(st *store.Store) (*Report, error) {
+	_, hook, chained, cur, err := hookFiles(st)
 	if hook == "" {
 		return nil, err
 	}
-	rep := &HookReport{Hook: hook}
+	rep := &Report{Hook: hook}
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(hookMarker))) {
 		return rep, nil // not ours: leave it
 	}
@@ -123,29 +128,29 @@ func (w *Workspace) UninstallHook() (*HookReport, error) {
 // CheckStaged is the pre-commit check: every staged progress.md and
 // guardrails.md under the root must extend its version in HEAD. It returns
 // one finding for each that does not.
-func (w *Workspace) CheckStaged() ([]Finding, error) {
-	entries, err := w.Repo.Staged(w.Root)
+func CheckStaged(st *store.Store) ([]verify.Finding, error) {
+	entries, err := st.Repo.Staged(st.Root)
 	if err != nil {
 		return nil, err
 	}
-	head, err := w.Repo.Head()
+	head, err := st.Repo.Head()
 	if err != nil {
 		return nil, err
 	}
-	var out []Finding
+	var out []verify.Finding
 	for _, e := range entries {
 		base := path.Base(e.Path)
 		if e.Stage != 0 || (base != store.ProgressFile && base != store.GuardrailsFile) || head.Unborn {
 			continue
 		}
-		old, err := w.Repo.ReadFile(head.Hash, e.Path)
+		old, err := st.Repo.ReadFile(head.Hash, e.Path)
 		if errors.Is(err, gitstate.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		staged, err := w.Repo.ReadBlob(e.Hash)
+		staged, err := st.Repo.ReadBlob(e.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -156,13 +161,13 @@ func (w *Workspace) CheckStaged() ([]Finding, error) {
 			v = progresslog.IsGuardrailsAppendOnly(old, staged)
 		}
 		if gone := verify.TakenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {
-			out = append(out, Finding{File: e.Path,
+			out = append(out, verify.Finding{File: e.Path,
 				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), store.Plural(len(gone), "y", "ies"), strings.Join(store.FirstN(gone, 3), "; ")),
 				Fix:     fmt.Sprintf("`git reset -q -- %s` puts HEAD's version of the task's files into the index (your working tree is untouched); then commit again", path.Dir(e.Path))})
 			continue
 		}
 		if v != nil {
-			out = append(out, Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),
+			out = append(out, verify.Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),
 				Fix:  fmt.Sprintf("entries are append-only: restore them with `git checkout HEAD -- %s` and append instead (or commit with --no-verify to override)", e.Path),
 				Diff: v.Diff})
 		}
