@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/view"
 )
@@ -503,7 +504,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 		}
 		changes = append(changes, gitstate.FileChange{Path: f, Data: data})
 	}
-	if attrs, changed, err := w.attributes(); err != nil {
+	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
 		return nil, err
 	} else if changed {
 		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
@@ -514,7 +515,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.registerDriver(); err != nil {
+	if err := merge.Register(w.Store); err != nil {
 		return nil, fmt.Errorf("the task is restored (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
 	}
 	rep := &RestoreReport{Slug: slug, From: ref, Commit: commit.Hash, Phase: string(after.Phase)}

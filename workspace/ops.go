@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
+	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/view"
 )
@@ -128,7 +129,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			changes[i].Data = after.Encode()
 		}
 	}
-	if attrs, changed, err := w.attributes(); err != nil {
+	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
 		return nil, err
 	} else if changed {
 		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
@@ -143,7 +144,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := w.registerDriver(); err != nil {
+	if err := merge.Register(w.Store); err != nil {
 		return nil, fmt.Errorf("the task is committed (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
 	}
 	out := &Outcome{Slug: slug, Commit: commit.Hash, After: after, Entry: &entry}

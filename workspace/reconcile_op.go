@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -118,7 +119,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 	} else if ours, err = w.ReadWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	merged, err := w.foldMerged(slug, ours, theirs, logBytes, dir)
+	merged, err := merge.FoldMerged(w.Store, slug, ours, theirs, logBytes, dir)
 	if err != nil {
 		return nil, err
 	}

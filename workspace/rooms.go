@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"github.com/itr-dev/itr/workspace/hooks"
+	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/verify"
 	"github.com/itr-dev/itr/workspace/view"
 )
@@ -81,3 +82,12 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 // UnrecordedWork says why an agent should checkpoint before it stops; see
 // hooks.UnrecordedWork.
 func (w *Workspace) UnrecordedWork() (string, error) { return hooks.UnrecordedWork(w.Store) }
+
+// MergeRequest is one call of the merge driver.
+type MergeRequest = merge.Request
+
+// MergeDriver resolves one of itr's files in a merge; see merge.Driver.
+func (w *Workspace) MergeDriver(req MergeRequest) error { return merge.Driver(w.Store, req) }
+
+// Setup registers itr's merge driver; see merge.Setup.
+func (w *Workspace) Setup() ([]string, error) { return merge.Setup(w.Store) }

@@ -28,7 +28,6 @@ type Options struct {
 // room reads through, and the use cases that write.
 type Workspace struct {
 	*store.Store
-	heads []string // candidate other sides of a merge (GITHEAD_*)
 }
 
 // Open opens the repository around opts.Dir and reads .itr.yaml. Settings:

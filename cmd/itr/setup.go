@@ -188,8 +188,7 @@ that git keeps the conflict for itr reconcile or a person.`,
 						heads = append(heads, strings.TrimPrefix(k, "GITHEAD_"))
 					}
 				}
-				ws.SetHeads(heads)
-				return ws.MergeDriver(workspace.MergeRequest{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[3]})
+				return ws.MergeDriver(workspace.MergeRequest{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[3], Heads: heads})
 			})
 		},
 	}

@@ -1,4 +1,10 @@
-package workspace
+// Package merge resolves itr's files when git merges, rebases or
+// cherry-picks: the merge driver (Driver) that unions both sides' log
+// entries and rebuilds state.json from the union, the fold of a merge in
+// progress for reconcile (FoldMerged), and the driver's registration in
+// the git config and the root's .gitattributes (Setup, Register,
+// Attributes).
+package merge
 
 import (
 	"bufio"
@@ -34,28 +40,28 @@ const (
 // state.json, and the driver's command in the repository's config. Other
 // entries of both files stay as they were; running it twice changes
 // nothing. It reports what it changed.
-func (w *Workspace) Setup() ([]string, error) {
+func Setup(st *store.Store) ([]string, error) {
 	var changed []string
-	before, err := w.Repo.ConfigSection("merge", mergeDriverName)
+	before, err := st.Repo.ConfigSection("merge", mergeDriverName)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.registerDriver(); err != nil {
+	if err := Register(st); err != nil {
 		return nil, fmt.Errorf("register the merge driver in the git config: %w", err)
 	}
-	if after, _ := w.Repo.ConfigSection("merge", mergeDriverName); fmt.Sprint(after) != fmt.Sprint(before) {
-		changed = append(changed, w.Repo.ConfigFile()+" [merge \"itr\"]")
+	if after, _ := st.Repo.ConfigSection("merge", mergeDriverName); fmt.Sprint(after) != fmt.Sprint(before) {
+		changed = append(changed, st.Repo.ConfigFile()+" [merge \"itr\"]")
 	}
-	attrs := w.Root + "/.gitattributes"
-	data, ok, err := w.attributes()
+	attrs := st.Root + "/.gitattributes"
+	data, ok, err := Attributes(st)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		if err := os.MkdirAll(filepath.Dir(w.Abs(attrs)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(st.Abs(attrs)), 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(w.Abs(attrs), data); err != nil {
+		if err := writeFileAtomic(st.Abs(attrs), data); err != nil {
 			return nil, err
 		}
 		changed = append(changed, attrs+" (commit it so every clone merges alike)")
@@ -63,9 +69,9 @@ func (w *Workspace) Setup() ([]string, error) {
 	return changed, nil
 }
 
-// registerDriver sets the driver in the git config (for itr init).
-func (w *Workspace) registerDriver() error {
-	_, err := w.Repo.SetConfigSection("merge", mergeDriverName, [][2]string{
+// Register sets the driver in the git config (for itr init).
+func Register(st *store.Store) error {
+	_, err := st.Repo.SetConfigSection("merge", mergeDriverName, [][2]string{
 		{"name", "itr: union of log entries, state rebuilt from the log"},
 		{"driver", mergeDriverCommand},
 	})
@@ -78,10 +84,10 @@ var attributeLines = []string{
 	"*/state.json merge=itr",
 }
 
-// attributes returns the root's .gitattributes with itr's lines added,
+// Attributes returns the root's .gitattributes with itr's lines added,
 // keeping whatever else it holds, and whether that changes it.
-func (w *Workspace) attributes() ([]byte, bool, error) {
-	data, err := w.ReadWorktree(w.Root + "/.gitattributes")
+func Attributes(st *store.Store) ([]byte, bool, error) {
+	data, err := st.ReadWorktree(st.Root + "/.gitattributes")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, err
 	}
@@ -113,9 +119,9 @@ func (w *Workspace) attributes() ([]byte, bool, error) {
 // writeFileAtomic writes through a temporary file and a rename.
 func writeFileAtomic(p string, data []byte) error { return atomicfile.Write(p, data, 0o644) }
 
-// MergeRequest is one call of the merge driver: the three versions of one
+// Request is one call of the merge driver: the three versions of one
 // file as temporary files, and the path git is merging.
-type MergeRequest struct {
+type Request struct {
 	Base, Ours, Theirs string // %O %A %B
 	Path               string // %P, relative to the repository top
 	// Heads are commits that may be the other side (GITHEAD_* from the
@@ -123,7 +129,7 @@ type MergeRequest struct {
 	Heads []string
 }
 
-// MergeDriver resolves one of itr's files during a merge, rebase or
+// Driver resolves one of itr's files during a merge, rebase or
 // cherry-pick and writes the result over req.Ours, as git's merge drivers
 // do. progress.md and guardrails.md become the union of both sides' entries
 // (ours, then what only theirs has). state.json is rebuilt by the reducer
@@ -144,14 +150,14 @@ type MergeRequest struct {
 // log of the commit both sides descend from, or theirs cannot be found. The
 // result replaces req.Ours through a temporary file and a rename in its
 // folder, so a link is never written through.
-func (w *Workspace) MergeDriver(req MergeRequest) error {
-	if err := w.mergeDriver(req); err != nil {
+func Driver(st *store.Store, req Request) error {
+	if err := driver(st, req); err != nil {
 		return fmt.Errorf("merge driver: %s: %w; git keeps the conflict: resolve it with `itr reconcile` or by hand", quoteName(req.Path), err)
 	}
 	return nil
 }
 
-func (w *Workspace) mergeDriver(req MergeRequest) error {
+func driver(st *store.Store, req Request) error {
 	kind := path.Base(req.Path)
 	switch kind {
 	case store.ProgressFile, store.GuardrailsFile, store.StateFile:
@@ -200,7 +206,7 @@ func (w *Workspace) mergeDriver(req MergeRequest) error {
 				return fmt.Errorf("%s: not a state.json: %w", in, err)
 			}
 		}
-		merged, err = w.mergeState(req.Path, ours.data, theirs.data)
+		merged, err = mergeState(st, req.Heads, req.Path, ours.data, theirs.data)
 	}
 	if err != nil {
 		return err
@@ -329,17 +335,17 @@ const ancestorWalk = 10000
 // the first commit both first-parent lines reach (when they meet within
 // ancestorWalk commits), so that state.json is never folded from a log
 // that progress.md's own merge refuses.
-func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) {
+func mergeState(st *store.Store, heads []string, rel string, ours, theirs []byte) ([]byte, error) {
 	dir := path.Dir(rel)
 	logRel := dir + "/" + store.ProgressFile
-	head, err := w.Repo.Head()
+	head, err := st.Repo.Head()
 	if err != nil {
 		return nil, err
 	}
 	if head.Hash == "" {
 		return nil, errors.New("HEAD has no commit, so ours' log cannot be read")
 	}
-	theirsCommit, err := w.commitWithBlob(rel, theirs)
+	theirsCommit, err := commitWithBlob(st, heads, rel, theirs)
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +353,11 @@ func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) 
 		at   string
 		data []byte
 	}{}
-	for version, at := range map[string]string{"ours": head.Hash, "theirs": theirsCommit, "base": w.commonAncestor(head.Hash, theirsCommit, ancestorWalk)} {
+	for version, at := range map[string]string{"ours": head.Hash, "theirs": theirsCommit, "base": commonAncestor(st, head.Hash, theirsCommit, ancestorWalk)} {
 		if at == "" {
 			continue
 		}
-		data, err := w.ReadAt(at, logRel)
+		data, err := st.ReadAt(at, logRel)
 		if err != nil {
 			return nil, err
 		}
@@ -375,7 +381,7 @@ func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) 
 		}
 		return nil, err
 	}
-	return w.foldEntries(path.Base(dir), ours, theirs, entries, dir)
+	return foldEntries(st, path.Base(dir), ours, theirs, entries, dir)
 }
 
 // commonAncestor follows the first parents of a and b in turn, in runs
@@ -383,7 +389,7 @@ func (w *Workspace) mergeState(rel string, ours, theirs []byte) ([]byte, error) 
 // commit both lines reach; "" when they do not meet. Any commit both sides
 // descend from will do: an append-only history keeps every entry of its
 // log on both sides.
-func (w *Workspace) commonAncestor(a, b string, limit int) string {
+func commonAncestor(st *store.Store, a, b string, limit int) string {
 	seen := [2]map[string]bool{{}, {}}
 	cur := [2]string{a, b}
 	walked := [2]int{}
@@ -394,7 +400,7 @@ func (w *Workspace) commonAncestor(a, b string, limit int) string {
 			}
 			start, n, found := cur[i], 0, ""
 			cur[i] = ""
-			_ = w.Repo.History(start, func(c gitstate.Commit) bool {
+			_ = st.Repo.History(start, func(c gitstate.Commit) bool {
 				if seen[1-i][c.Hash] {
 					found = c.Hash
 					return false
@@ -418,14 +424,14 @@ func (w *Workspace) commonAncestor(a, b string, limit int) string {
 	return ""
 }
 
-// foldMerged folds a merged log with the plan on disk, carrying what no
+// FoldMerged folds a merged log with the plan on disk, carrying what no
 // event knows from ours (or theirs when ours is unreadable).
-func (w *Workspace) foldMerged(slug string, ours, theirs, log []byte, dir string) ([]byte, error) {
-	return w.foldEntries(slug, ours, theirs, progresslog.Parse(log).Entries, dir)
+func FoldMerged(st *store.Store, slug string, ours, theirs, log []byte, dir string) ([]byte, error) {
+	return foldEntries(st, slug, ours, theirs, progresslog.Parse(log).Entries, dir)
 }
 
 // foldEntries is foldMerged for the entries of a merged log.
-func (w *Workspace) foldEntries(slug string, ours, theirs []byte, entries []progresslog.Entry, dir string) ([]byte, error) {
+func foldEntries(st *store.Store, slug string, ours, theirs []byte, entries []progresslog.Entry, dir string) ([]byte, error) {
 	base, err := state.Decode(ours)
 	if err != nil {
 		if base, err = state.Decode(theirs); err != nil {
@@ -434,7 +440,7 @@ func (w *Workspace) foldEntries(slug string, ours, theirs []byte, entries []prog
 	}
 	var p *plan.Plan
 	for _, name := range []string{store.TasksFile, store.PlanFile} {
-		data, err := w.ReadWorktree(dir + "/" + name)
+		data, err := st.ReadWorktree(dir + "/" + name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -457,11 +463,11 @@ var errNoTheirs = errors.New("cannot tell which commit the other side of the mer
 
 // commitWithBlob finds the commit whose file rel holds exactly data: the
 // other side of the operation in progress.
-func (w *Workspace) commitWithBlob(rel string, data []byte) (string, error) {
+func commitWithBlob(st *store.Store, heads []string, rel string, data []byte) (string, error) {
 	want := gitstate.BlobHash(data)
 	var candidates []string
-	candidates = append(candidates, w.operationHeads()...)
-	refs, err := w.Repo.Refs("refs/heads/", "refs/remotes/", "refs/tags/")
+	candidates = append(candidates, operationHeads(st, heads)...)
+	refs, err := st.Repo.Refs("refs/heads/", "refs/remotes/", "refs/tags/")
 	if err != nil {
 		return "", err
 	}
@@ -474,7 +480,7 @@ func (w *Workspace) commitWithBlob(rel string, data []byte) (string, error) {
 			continue
 		}
 		seen[c] = true
-		if h, err := w.Repo.FileHashAt(c, rel); err == nil && h == want {
+		if h, err := st.Repo.FileHashAt(c, rel); err == nil && h == want {
 			return c, nil
 		}
 	}
@@ -485,17 +491,13 @@ func (w *Workspace) commitWithBlob(rel string, data []byte) (string, error) {
 // gitstate's OperationHeads), the ones the caller gave (GITHEAD_*), and the
 // arguments of the git that runs this driver: the commit a cherry-pick,
 // revert or merge of a hash applies is named only there.
-func (w *Workspace) operationHeads() []string {
-	out := w.Repo.OperationHeads()
-	for _, h := range append(append([]string(nil), w.heads...), gitstate.CallerArgs()...) {
+func operationHeads(st *store.Store, heads []string) []string {
+	out := st.Repo.OperationHeads()
+	for _, h := range append(append([]string(nil), heads...), gitstate.CallerArgs()...) {
 		// Heads may be names (a branch, a tag, an abbreviated hash).
-		if full, err := w.Repo.ResolveRev(h); err == nil {
+		if full, err := st.Repo.ResolveRev(h); err == nil {
 			out = append(out, full)
 		}
 	}
 	return out
 }
-
-// SetHeads gives the merge driver commits that may be the other side
-// (from GITHEAD_* variables).
-func (w *Workspace) SetHeads(heads []string) { w.heads = heads }
