@@ -27,20 +27,21 @@ func (r *Repo) RemoveConfigSection(name, sub string) (bool, error) {
 // ConfigSection returns the keys of [name "sub"] in the repository's own
 // config file, in order, or nil when the section is absent.
 func (r *Repo) ConfigSection(name, sub string) ([][2]string, error) {
-	data, err := os.ReadFile(filepath.Join(r.commonDir, "config"))
+	path := filepath.Join(r.commonDir, "config")
+	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	start, end := findSection(data, name, sub)
-	if start < 0 {
-		return nil, nil
-	}
+	// Values as git reads them: quotes, escapes and comments resolved.
 	var out [][2]string
-	for _, line := range strings.Split(string(data[start:end]), "\n")[1:] {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if ok {
-			out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	err = parseConfig(data, func(section, subsection, key, value string) error {
+		if section == strings.ToLower(name) && subsection == sub {
+			out = append(out, [2]string{key, value})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
 }

@@ -314,7 +314,7 @@ func (r *Repo) TreeFiles(rev, dir string) (map[string]string, error) {
 			return fmt.Errorf("read tree %s: %w", h, err)
 		}
 		for _, te := range entries {
-			p := prefix + "/" + te.Name
+			p := joinPath(prefix, te.Name)
 			switch {
 			case te.Mode == filemode.Dir:
 				if err := walk(te.Hash, p); err != nil {
@@ -434,7 +434,7 @@ func (r *Repo) ListFiles(rev, dir string) ([]string, error) {
 			return fmt.Errorf("read tree %s: %w", h, err)
 		}
 		for _, te := range entries {
-			p := prefix + "/" + te.Name
+			p := joinPath(prefix, te.Name)
 			if te.Mode == filemode.Dir {
 				if err := walk(te.Hash, p); err != nil {
 					return err
@@ -525,4 +525,12 @@ func toCommit(c commitObject) Commit {
 		out.Parents = append(out.Parents, p.String())
 	}
 	return out
+}
+
+// joinPath joins a tree path and an entry name; the top's path is "".
+func joinPath(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "/" + name
 }

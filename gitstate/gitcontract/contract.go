@@ -72,16 +72,6 @@ func Run(t *testing.T, open func(t *testing.T) gitstate.Repository) {
 	}
 }
 
-// knownDeviation skips the rest of a case when cond holds: the
-// implementation shows a known deviation from the documented behaviour
-// the case states, described by why.
-func knownDeviation(t *testing.T, cond bool, why string) {
-	t.Helper()
-	if cond {
-		t.Skip("known deviation: " + why)
-	}
-}
-
 // change is a FileChange writing data to path.
 func change(path, data string) gitstate.FileChange {
 	return gitstate.FileChange{Path: path, Data: []byte(data)}
@@ -345,8 +335,6 @@ func testListFilesAtTheTop(t *testing.T, r gitstate.Repository) {
 	require.NoError(t, err)
 	tree, err := r.TreeFiles("HEAD", "")
 	require.NoError(t, err)
-	knownDeviation(t, len(files) > 0 && strings.HasPrefix(files[0], "/"),
-		fmt.Sprintf("ListFiles and TreeFiles of the top folder (dir \"\") give paths with a leading slash: %q", files))
 	assert.Equal(t, []string{"a.txt", "d/b.txt"}, files)
 	assert.Equal(t, map[string]string{"a.txt": gitstate.BlobHash([]byte("a\n")), "d/b.txt": gitstate.BlobHash([]byte("b\n"))}, tree)
 	folder, err := r.FolderHashes("HEAD", "")
@@ -890,8 +878,6 @@ func testConfigQuoted(t *testing.T, r gitstate.Repository) {
 	sec, err := r.ConfigSection("itrcontract", "quoted")
 	require.NoError(t, err)
 	require.Len(t, sec, len(keys))
-	knownDeviation(t, sec[0][1] == `"a;b"`,
-		fmt.Sprintf("ConfigSection returns values as written in the file, quotes and escapes included: %q", sec))
 	assert.Equal(t, keys, sec)
 }
 
