@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,9 +114,66 @@ func checkNoClock(t *testing.T, path string) {
 	})
 }
 
-// TestOnlyGitstateImportsGoGit keeps go-git behind one package.
+// TestOnlyGitstateImportsGoGit keeps go-git behind one package; the
+// benchmark that compares gitstate with go-git imports it too.
 func TestOnlyGitstateImportsGoGit(t *testing.T) {
 	onlyImporter(t, "gitstate", "go-git", "github.com/go-git/")
+}
+
+// rooms are the rooms of workspace and the rooms each may import. Arrows
+// point down: no room imports workspace (the use cases above them) or a
+// room not listed here, and the front ends reach the rooms only through
+// workspace.
+var rooms = map[string][]string{
+	"workspace/store":    nil,
+	"workspace/verify":   {"workspace/store"},
+	"workspace/recovery": {"workspace/store"},
+	"workspace/merge":    {"workspace/store"},
+	"workspace/hooks":    {"workspace/store", "workspace/verify"},
+	"workspace/view":     {"workspace/store", "workspace/verify"},
+}
+
+func TestRoomsPointDown(t *testing.T) {
+	r := root(t)
+	entries, err := os.ReadDir(filepath.Join(r, "workspace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := rooms["workspace/"+e.Name()]; e.IsDir() && e.Name() != "testdata" && !ok {
+			t.Errorf("workspace/%s is not in the policy's list of rooms: add it with the rooms it may import", e.Name())
+		}
+	}
+	isRoom := func(imp string) bool {
+		_, ok := rooms[strings.TrimPrefix(imp, module+"/")]
+		return ok
+	}
+	for room, allowed := range rooms {
+		bp, err := build.ImportDir(filepath.Join(r, room), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", room, err)
+		}
+		for _, imp := range bp.Imports {
+			rel := strings.TrimPrefix(imp, module+"/")
+			switch {
+			case rel == "workspace":
+				t.Errorf("%s imports workspace: a room never reaches up to the use cases", room)
+			case isRoom(imp) && !slices.Contains(allowed, rel):
+				t.Errorf("%s imports %s: it may import the rooms %v only", room, rel, allowed)
+			}
+		}
+	}
+	for _, front := range []string{"cmd/itr", "mcpserver", "internal/mcpcmd", "internal/cliopts"} {
+		bp, err := build.ImportDir(filepath.Join(r, front), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", front, err)
+		}
+		for _, imp := range bp.Imports {
+			if isRoom(imp) {
+				t.Errorf("%s imports %s: front ends reach the rooms through workspace", front, imp)
+			}
+		}
+	}
 }
 
 // TestOnlyMCPServerImportsTheSDK keeps the MCP SDK (and the JSON Schema
