@@ -1,7 +1,14 @@
-// Package workspace runs itr's operations on a repository: it finds the
-// task root and the task, and carries out each command as lock → read →
-// reduce → write → commit, using gitstate for git and the pure packages
-// (state, plan, progresslog, reconcile) for meaning.
+// Package workspace holds itr's use cases: it opens a repository and runs
+// each write (init, plan, checkpoint, finish, block, unblock, phase,
+// guardrail, reconcile, archive, restore) as lock → read → decide → reduce
+// → write → commit. The rule book (reconcile.Decide) decides, the reducer
+// (reconcile.Step) reduces, gitstate commits. What is read or shown lives
+// in rooms below it, each reached through gitstate.Repository and tested
+// against a fake of it: store (where tasks are and how they are read),
+// view (status, next, log, list, prime), verify (the proof of a history),
+// merge (the merge driver), hooks (git's and the agents' hooks) and
+// recovery (the repair after a killed commit). Workspace delegates to them
+// so that front ends see one API.
 package workspace
 
 import (
