@@ -1,7 +1,10 @@
-// Package reconcile holds the one reducer of itr: a pure fold of a task's
-// log (the entries of progress.md, plus facts about commits handed in by the
-// caller) and its plan into the state.json view, and the comparison of a
-// recorded view with the folded one.
+// Package reconcile holds itr's rule book and its one reducer. The rule
+// book (rules.go) says whether a request may happen here and as which event
+// (Decide), and what may happen next (Advise); its refusals are *Refusal
+// data. The reducer is a pure fold of a task's log (the entries of
+// progress.md, plus facts about commits handed in by the caller) and its
+// plan into the state.json view; it applies an event only after the rule
+// book's checks. Diff compares a recorded view with the folded one.
 //
 // The same function serves `itr checkpoint` (Step: fold the newest event onto
 // the current view) and `itr reconcile` (Fold: fold the whole history), so a
