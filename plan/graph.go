@@ -153,6 +153,17 @@ func (p *Plan) Deps(id string) []string {
 	return nil
 }
 
+// DepMap returns the dependencies of every unit (what Deps gives for each)
+// from one build of the graph: the way to ask about many units at once.
+func (p *Plan) DepMap() map[string][]string {
+	g := p.graph(nil)
+	out := make(map[string][]string, len(g.ids))
+	for i, id := range g.ids {
+		out[id] = g.names(g.deps[i])
+	}
+	return out
+}
+
 // Dependents returns the units that depend on id directly, in natural ID
 // order.
 func (p *Plan) Dependents(id string) []string {

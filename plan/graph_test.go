@@ -63,12 +63,15 @@ func TestDepsAndDependents(t *testing.T) {
 		{"T6", []string{"T10"}, nil},
 		{"T99", nil, nil},
 	}
+	all := p.DepMap()
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			assert.Equal(t, tt.deps, p.Deps(tt.id))
+			assert.Equal(t, tt.deps, all[tt.id], "DepMap agrees with Deps")
 			assert.Equal(t, tt.dpts, p.Dependents(tt.id))
 		})
 	}
+	assert.Len(t, all, len(p.IDs()), "DepMap has every unit")
 }
 
 func TestReady(t *testing.T) {

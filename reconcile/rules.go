@@ -247,15 +247,29 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 // workable refuses work on a unit that is finished, blocked, timed out, or
 // pending with unfinished dependencies.
 func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
-	switch u.Status {
-	case state.Done:
+	if u.Status == state.Done {
 		return &Refusal{Code: UnitDone, Unit: u.ID, Status: u.Status}
+	}
+	var wait []Dep
+	if u.Status == state.Pending {
+		wait = waitingOn(s, p, u.ID)
+	}
+	if r := stuck(u, wait); r != nil {
+		return r
+	}
+	return nil
+}
+
+// stuck is why an unfinished unit cannot move (blocked, timed out, or
+// pending on the unfinished dependencies wait), or nil.
+func stuck(u *state.Unit, wait []Dep) *Refusal {
+	switch u.Status {
 	case state.Blocked:
 		return &Refusal{Code: UnitBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
 	case state.Timeout:
 		return &Refusal{Code: UnitTimedOut, Unit: u.ID, Status: u.Status, Max: state.Val(u.MaxIterations)}
 	case state.Pending:
-		if wait := waitingOn(s, p, u.ID); len(wait) > 0 {
+		if len(wait) > 0 {
 			return &Refusal{Code: WaitsFor, Unit: u.ID, Status: u.Status, Waiting: wait}
 		}
 	}
@@ -334,13 +348,20 @@ func waitingOn(s *state.State, p *plan.Plan, id string) []Dep {
 	if p == nil {
 		return nil
 	}
+	return unfinished(s, p.Deps(id))
+}
+
+// unfinished lists the units of deps that are not done, with their
+// statuses.
+func unfinished(s *state.State, deps []string) []Dep {
 	var out []Dep
-	for _, d := range p.Waiting(id, func(x string) bool {
-		u := s.Units[x]
-		return u != nil && u.Status == state.Done
-	}) {
+	for _, d := range deps {
+		u := s.Units[d]
+		if u != nil && u.Status == state.Done {
+			continue
+		}
 		dep := Dep{ID: d}
-		if u := s.Units[d]; u != nil {
+		if u != nil {
 			dep.Status = u.Status
 		}
 		out = append(out, dep)
@@ -399,6 +420,10 @@ type Advice struct {
 func Advise(s *state.State, p *plan.Plan) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	a.Ready = ready(s, p)
+	var deps map[string][]string
+	if p != nil {
+		deps = p.DepMap() // one build of the graph for every unit
+	}
 	ids := s.IDs()
 	for _, id := range ids {
 		u := s.Units[id]
@@ -411,12 +436,12 @@ func Advise(s *state.State, p *plan.Plan) Advice {
 		case state.Timeout:
 			a.TimedOut = append(a.TimedOut, id)
 		case state.Pending:
-			if w := waitingOn(s, p, id); len(w) > 0 {
+			if w := unfinished(s, deps[id]); len(w) > 0 {
 				a.Waiting[id] = w
 			}
 		}
-		if err := workable(s, p, u); err != nil && u.Status != state.Done {
-			a.Stuck = append(a.Stuck, err.(*Refusal))
+		if r := stuck(u, a.Waiting[id]); r != nil {
+			a.Stuck = append(a.Stuck, r)
 		}
 	}
 	cur := state.Val(s.Current)
