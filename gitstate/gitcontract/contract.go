@@ -43,6 +43,7 @@ var Cases = []Case{
 	{"ResolveRev", testResolveRev},
 	{"ExpectAndGuard", testExpectAndGuard},
 	{"ExpectOnUnbornHead", testExpectOnUnborn},
+	{"EmptyFile", testEmptyFile},
 	{"Delete", testDelete},
 	{"Worktree", testWorktree},
 	{"SamePathTwice", testSamePathTwice},
@@ -491,6 +492,23 @@ func testExpectOnUnborn(t *testing.T, r gitstate.Repository) {
 	})
 	assert.ErrorIs(t, err, gitstate.ErrHeadMoved)
 	assert.True(t, head(t, r).Unborn)
+}
+
+// testEmptyFile: an empty file is there and empty, never nil (no file).
+func testEmptyFile(t *testing.T, r gitstate.Repository) {
+	commit(t, r, "empty", gitstate.FileChange{Path: "e.txt", Data: nil}, change("f.txt", ""))
+	for _, p := range []string{"e.txt", "f.txt"} {
+		data, err := r.ReadFile("HEAD", p)
+		require.NoError(t, err)
+		assert.NotNil(t, data, p)
+		assert.Empty(t, data, p)
+		h, err := r.FileHashAt("HEAD", p)
+		require.NoError(t, err)
+		assert.Equal(t, gitstate.BlobHash(nil), h)
+		blob, err := r.ReadBlob(h)
+		require.NoError(t, err)
+		assert.NotNil(t, blob, p)
+	}
 }
 
 func testDelete(t *testing.T, r gitstate.Repository) {

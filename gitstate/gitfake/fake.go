@@ -404,7 +404,7 @@ func (f *Repo) put(typ string, data []byte) string {
 		h = hex.EncodeToString(s.Sum(nil))
 	}
 	if _, ok := f.objects[h]; !ok {
-		f.objects[h] = object{typ: typ, data: bytes.Clone(data)}
+		f.objects[h] = object{typ: typ, data: append([]byte{}, data...)}
 	}
 	return h
 }
@@ -962,7 +962,8 @@ func (f *Repo) ReadFile(rev, path string) ([]byte, error) {
 	if e.isDir() {
 		return nil, fmt.Errorf("%s at %s: %w (it is a folder)", path, revName(rev), gitstate.ErrNotFound)
 	}
-	return bytes.Clone(f.objects[e.hash].data), nil
+	// An empty file reads as empty, not as nil (no file), as in the real Repo.
+	return append([]byte{}, f.objects[e.hash].data...), nil
 }
 
 // FileHashAt is the object name of path at rev (a blob, or a tree for a
@@ -1087,7 +1088,7 @@ func (f *Repo) ReadBlob(hash string) ([]byte, error) {
 	if !ok || o.typ != typeBlob {
 		return nil, fmt.Errorf("blob %s: %w", hash, gitstate.ErrNotFound)
 	}
-	return bytes.Clone(o.data), nil
+	return append([]byte{}, o.data...), nil
 }
 
 // PeelCommit returns the commit a full object hash leads to, following

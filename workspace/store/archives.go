@@ -79,12 +79,19 @@ func SplitArchiveTag(name string) (slug, date string, ok bool) {
 	if !ok || ValidSlug(slug) != nil || strings.Contains(date, "/") {
 		return "", "", false
 	}
-	d, _, _ := strings.Cut(date, "-")
-	if len(date) >= 10 {
-		d = date[:10]
+	// The date, then an optional -n (n ≥ 2) for a second archive that day.
+	d, n := date, ""
+	if len(date) > 10 {
+		d, n = date[:10], date[10:]
 	}
-	if _, err := time.Parse("2006-01-02", d); err != nil {
+	if _, err := time.Parse("2006-01-02", d); err != nil || len(d) != 10 {
 		return "", "", false
+	}
+	if n != "" {
+		k, err := strconv.Atoi(strings.TrimPrefix(n, "-"))
+		if n[0] != '-' || err != nil || k < 2 || strconv.Itoa(k) != n[1:] {
+			return "", "", false
+		}
 	}
 	return slug, date, true
 }
@@ -107,7 +114,9 @@ func (s *Store) FindArchive(slug, from string) (ref, commit string, err error) {
 	if from != "" {
 		cands := []string{from}
 		if !strings.HasPrefix(from, "refs/") {
-			cands = []string{"refs/tags/" + from, ArchiveTagPrefix + slug + "/" + from, "refs/heads/" + from}
+			// The slug's own archive tag first, so a date never picks a
+			// release tag of the same name.
+			cands = []string{ArchiveTagPrefix + slug + "/" + from, "refs/tags/" + from, "refs/heads/" + from}
 		}
 		for _, c := range cands {
 			val, err := s.Repo.ReadRef(c)

@@ -70,8 +70,19 @@ func LoadConfig(top string) (Config, error) {
 		}
 		return v.Value, nil
 	}
+	twice := func(seen map[string]int, k *yaml.Node) error {
+		if first, ok := seen[k.Value]; ok {
+			return bad(k, "%s is set twice (first on line %d); keep one", k.Value, first)
+		}
+		seen[k.Value] = k.Line
+		return nil
+	}
+	seen := map[string]int{}
 	for i := 0; i+1 < len(top0.Content); i += 2 {
 		k, v := top0.Content[i], top0.Content[i+1]
+		if err := twice(seen, k); err != nil {
+			return c, err
+		}
 		switch k.Value {
 		case "root":
 			if c.Root, err = str(k, v); err != nil {
@@ -88,8 +99,12 @@ func LoadConfig(top string) (Config, error) {
 			if v.Kind != yaml.MappingNode {
 				return c, bad(v, "identity holds name and email")
 			}
+			inner := map[string]int{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				ik, iv := v.Content[j], v.Content[j+1]
+				if err := twice(inner, ik); err != nil {
+					return c, err
+				}
 				switch ik.Value {
 				case "name":
 					if c.Identity.Name, err = str(ik, iv); err != nil {

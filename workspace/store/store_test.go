@@ -205,6 +205,7 @@ func (f *fixture) wrap(blobs, rawRefs map[string]error) *store.Store {
 }
 
 func TestCleanRoot(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want, err string
 	}{
@@ -239,6 +240,7 @@ func TestCleanRoot(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	fake := gitfake.New(t.TempDir())
 	cfg := store.Config{Root: "tasks", Mode: "knowledge"}
 	s, err := store.New(fake, "./tasks/", cfg, "user-auth", nil)
@@ -258,6 +260,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestNowAndStamp(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	now := f.s.Now()
 	assert.Equal(t, time.Date(2026, 1, 14, 10, 30, 45, 0, time.UTC), now)
@@ -266,6 +269,7 @@ func TestNowAndStamp(t *testing.T) {
 }
 
 func TestPaths(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	assert.Equal(t, ".claude/iterative/user-auth", f.s.TaskDir("user-auth"))
 	assert.Equal(t, ".claude/iterative/user-auth/state.json", f.s.Rel("user-auth", store.StateFile))
@@ -274,6 +278,7 @@ func TestPaths(t *testing.T) {
 }
 
 func TestValidSlug(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		slug, err string
 	}{
@@ -317,6 +322,7 @@ func make64(c byte) []byte {
 }
 
 func TestSlugify(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"User authentication", "user-authentication"},
 		{"  Fix: the LOGIN bug!! ", "fix-the-login-bug"},
@@ -345,6 +351,7 @@ func TestSlugify(t *testing.T) {
 }
 
 func TestSlugs(t *testing.T) {
+	t.Parallel()
 	t.Run("no root", func(t *testing.T) {
 		f := newFixture(t)
 		slugs, err := f.s.Slugs()
@@ -379,6 +386,7 @@ func TestSlugs(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		active []string

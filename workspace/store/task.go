@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -170,6 +171,13 @@ func (s *Store) LoadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
 // ReadWorktree reads a file of the working tree, refusing symbolic links so
 // itr never reads or writes outside the repository through one.
 func (s *Store) ReadWorktree(rel string) ([]byte, error) {
+	// git adds no file beyond a symbolic link; neither does itr read one.
+	for dir := path.Dir(rel); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		if fi, err := os.Lstat(s.Abs(dir)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(s.Abs(dir))
+			return nil, fmt.Errorf("%s is a symbolic link (to %s), so %s is outside the repository for git; make %s a real folder", dir, target, rel, dir)
+		}
+	}
 	p := s.Abs(rel)
 	fi, err := os.Lstat(p)
 	if err != nil {

@@ -32,6 +32,7 @@ func LogDigest(log []byte) string {
 
 // OneLine shortens text to its first line of at most n characters.
 func OneLine(s string, n int) string {
+	n = max(n, 1)
 	s = strings.TrimSpace(s)
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = strings.TrimSpace(s[:i]) + " …"
