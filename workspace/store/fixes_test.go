@@ -55,8 +55,8 @@ func TestReadWorktreeRefusesASymlinkedFolder(t *testing.T) {
 // TestLoadConfigRefusesAKeySetTwice names both lines.
 func TestLoadConfigRefusesAKeySetTwice(t *testing.T) {
 	for text, want := range map[string]string{
-		"root: a\nmode: development\nroot: b\n":                        ".itr.yaml:3: root is set twice (first on line 1); keep one",
-		"identity:\n  name: A\n  email: a@x\n  name: B\n":               ".itr.yaml:4: name is set twice (first on line 2); keep one",
+		"root: a\nmode: development\nroot: b\n":                       ".itr.yaml:3: root is set twice (first on line 1); keep one",
+		"identity:\n  name: A\n  email: a@x\n  name: B\n":             ".itr.yaml:4: name is set twice (first on line 2); keep one",
 		"root: a\nidentity:\n  name: A\n  email: a@x\nidentity: {}\n": ".itr.yaml:5: identity is set twice (first on line 2); keep one",
 	} {
 		dir := t.TempDir()
