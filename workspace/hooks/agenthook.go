@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -19,7 +20,7 @@ const AgentLogFile = "itr-agent.log"
 // the fields given (sorted by name) and, when one task is active, its slug
 // and current unit. It is what a PreCompact hook records.
 func LogAgentEvent(st *store.Store, event string, fields map[string]string) error {
-	line := []string{st.Now().Format("2006-01-02T15:04:05Z"), event}
+	line := []string{st.Now().Format("2006-01-02T15:04:05Z"), logWord(event)}
 	if slug, err := st.Select(""); err == nil {
 		line = append(line, "task="+slug)
 		if t, err := st.Load(slug); err == nil && t.State != nil {
@@ -35,8 +36,8 @@ func LogAgentEvent(st *store.Store, event string, fields map[string]string) erro
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if v := strings.Join(strings.Fields(fields[k]), " "); v != "" {
-			line = append(line, k+"="+v)
+		if v := logValue(fields[k]); v != "" {
+			line = append(line, logWord(k)+"="+v)
 		}
 	}
 	path := st.Repo.WorktreeItrPath(AgentLogFile)
@@ -80,4 +81,30 @@ func UnrecordedWork(st *store.Store) (string, error) {
 	return fmt.Sprintf("%d work commit(s) since the last checkpoint of %s (%s) are not recorded in task %s. "+
 		"Record them before stopping: itr checkpoint %s --did \"what this iteration did\" (add --signal when the unit's work is done).",
 		len(commits), c, u.Status, slug, c), nil
+}
+
+// logWord makes text one word of the agent log: spaces, "=" and control
+// characters become "_", so each line parses back as "time event k=v ...".
+func logWord(text string) string {
+	w := strings.Map(func(r rune) rune {
+		if r == '=' || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return '_'
+		}
+		return r
+	}, text)
+	if w == "" {
+		return "_"
+	}
+	return w
+}
+
+// logValue makes text a value of the agent log: control characters
+// (escape sequences included) become spaces, and runs of spaces one.
+func logValue(text string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, text)), " ")
 }

@@ -85,14 +85,23 @@ func Install(st *store.Store) (*Report, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("read %s: %w", hook, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Should the new hook fail to land, the one that was there goes back.
+	undo := func(err error) (*Report, error) {
+		if rep.Chained != "" {
+			if rerr := os.Rename(chained, hook); rerr != nil {
+				return nil, fmt.Errorf("%w; and putting the previous hook back failed: %v (it is %s: rename it to %s)", err, rerr, chained, hook)
+			}
+		}
 		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return undo(err)
 	}
 	if err := atomicfile.Write(hook, []byte(hookScript), 0o755); err != nil {
-		return nil, err
+		return undo(err)
 	}
 	if err := os.Chmod(hook, 0o755); err != nil {
-		return nil, err
+		return undo(err)
 	}
 	rep.Changed = true
 	return rep, nil

@@ -7,7 +7,6 @@
 package merge
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -92,9 +91,8 @@ func Attributes(st *store.Store) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	have := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		have[strings.TrimSpace(sc.Text())] = true
+	for _, line := range strings.Split(string(data), "\n") {
+		have[strings.TrimSpace(line)] = true
 	}
 	var add []string
 	for _, l := range attributeLines {
@@ -253,6 +251,9 @@ type mergeInput struct {
 
 // String names the input for messages: `theirs (%B .merge_file_x)`.
 func (in *mergeInput) String() string {
+	if in.path == "" {
+		return fmt.Sprintf("%s (%s)", in.version, in.flag)
+	}
 	return fmt.Sprintf("%s (%s %s)", in.version, in.flag, quoteName(in.path))
 }
 
@@ -484,7 +485,7 @@ func commitWithBlob(st *store.Store, heads []string, rel string, data []byte) (s
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("%s: %w; run `itr reconcile` to resolve it", rel, errNoTheirs)
+	return "", fmt.Errorf("%w; run `itr reconcile` to resolve it", errNoTheirs)
 }
 
 // operationHeads lists the commits the operation in progress names (see

@@ -93,7 +93,14 @@ func Recover(st *store.Store) error {
 		return err
 	}
 	var changes []gitstate.FileChange
-	if head.Hash != "" && head.Hash != r.Head && parentIs(st, head.Hash, r.Head) {
+	landed := false
+	if head.Hash != "" && head.Hash != r.Head {
+		// A failed read keeps the run file, so the next itr tries again.
+		if landed, err = parentIs(st, head.Hash, r.Head); err != nil {
+			return fmt.Errorf("repair after a killed itr (%s): %w", runFile(st), err)
+		}
+	}
+	if landed {
 		// The branch moved: the commit landed. Bring the working tree and
 		// the index in line with it for its paths.
 		for _, p := range r.Paths {
@@ -145,9 +152,9 @@ func Recover(st *store.Store) error {
 }
 
 // parentIs reports whether commit's first parent is parent ("" for a root).
-func parentIs(st *store.Store, commit, parent string) bool {
+func parentIs(st *store.Store, commit, parent string) (bool, error) {
 	ok := false
-	_ = st.Repo.History(commit, func(c gitstate.Commit) bool {
+	err := st.Repo.History(commit, func(c gitstate.Commit) bool {
 		if len(c.Parents) == 0 {
 			ok = parent == ""
 		} else {
@@ -155,5 +162,5 @@ func parentIs(st *store.Store, commit, parent string) bool {
 		}
 		return false
 	})
-	return ok
+	return ok, err
 }

@@ -55,7 +55,9 @@ func (f *fixture) tick() string {
 }
 
 // abs is the path on disk of a repository-relative path.
-func (f *fixture) abs(rel string) string { return filepath.Join(f.repo.Root(), filepath.FromSlash(rel)) }
+func (f *fixture) abs(rel string) string {
+	return filepath.Join(f.repo.Root(), filepath.FromSlash(rel))
+}
 
 // writeDisk writes a file in the working tree only.
 func (f *fixture) writeDisk(rel string, data string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
@@ -284,6 +285,10 @@ func (p *PrimeContext) render() string {
 func truncateLines(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	// Never inside a character: back up to the start of one.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	s = s[:n]
 	if i := strings.LastIndexByte(s, '\n'); i > 0 {

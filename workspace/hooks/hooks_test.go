@@ -1,0 +1,445 @@
+package hooks
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/workspace/store"
+)
+
+const foreignHook = "#!/bin/sh\necho foreign\n"
+
+// hookPaths are the pre-commit hook and the chained original of f's fake.
+func hookPaths(t *testing.T, f *fixture) (hook, chained string) {
+	t.Helper()
+	dir, err := f.fake.HooksDir()
+	require.NoError(t, err)
+	hook = filepath.Join(dir, "pre-commit")
+	return hook, hook + ".itr-chained"
+}
+
+// readOrEmpty is the content of p, "" when it does not exist.
+func readOrEmpty(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	require.NoError(t, err)
+	return string(data)
+}
+
+func TestInstall(t *testing.T) {
+	tests := []struct {
+		name        string
+		hook        string // pre-commit before, "" for none
+		chained     string // pre-commit.itr-chained before, "" for none
+		twice       bool   // install once before the call under test
+		wantChanged bool
+		wantChained bool   // the report names the chained hook
+		wantErr     string // substring; the files must then be unchanged
+		wantKept    string // pre-commit.itr-chained after
+	}{
+		{name: "no hook: installs", wantChanged: true},
+		{name: "a foreign hook is chained", hook: foreignHook, wantChanged: true, wantChained: true, wantKept: foreignHook},
+		{name: "twice changes nothing", twice: true},
+		{name: "twice over a foreign hook still names the chained one", hook: foreignHook, twice: true, wantChained: true, wantKept: foreignHook},
+		{name: "a chained file already there refuses", hook: foreignHook, chained: "#!/bin/sh\necho older\n",
+			wantErr: "already exists; move it away", wantKept: "#!/bin/sh\necho older\n"},
+		{name: "ours with a stale chained file is left as is", hook: hookScript, chained: foreignHook, wantChained: true, wantKept: foreignHook},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			hook, chained := hookPaths(t, f)
+			if tc.hook != "" {
+				require.NoError(t, os.WriteFile(hook, []byte(tc.hook), 0o755))
+			}
+			if tc.chained != "" {
+				require.NoError(t, os.WriteFile(chained, []byte(tc.chained), 0o755))
+			}
+			if tc.twice {
+				rep, err := Install(f.st)
+				require.NoError(t, err)
+				require.True(t, rep.Changed)
+			}
+			rep, err := Install(f.st)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				assert.Contains(t, err.Error(), chained)
+				assert.Nil(t, rep)
+				assert.Equal(t, tc.hook, readOrEmpty(t, hook), "the existing hook is left alone")
+				assert.Equal(t, tc.wantKept, readOrEmpty(t, chained))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, hook, rep.Hook)
+			assert.Equal(t, tc.wantChanged, rep.Changed)
+			if tc.wantChained {
+				assert.Equal(t, chained, rep.Chained)
+			} else {
+				assert.Empty(t, rep.Chained)
+			}
+			assert.Equal(t, hookScript, readOrEmpty(t, hook))
+			fi, err := os.Stat(hook)
+			require.NoError(t, err)
+			assert.Equal(t, fs.FileMode(0o755), fi.Mode().Perm(), "the hook is executable")
+			assert.Equal(t, tc.wantKept, readOrEmpty(t, chained))
+			// No temporary file (".pre-commit.itr-*") is left in the hooks folder.
+			entries, err := os.ReadDir(filepath.Dir(hook))
+			require.NoError(t, err)
+			for _, e := range entries {
+				assert.False(t, strings.HasPrefix(e.Name(), "."), "left behind: %s", e.Name())
+			}
+		})
+	}
+}
+
+func TestInstallMakesTheHooksFolder(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(t.TempDir(), "a", "hooks")
+	st := f.wrap(&wrapped{hooksDir: dir})
+	rep, err := Install(st)
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+	assert.Equal(t, hookScript, readOrEmpty(t, filepath.Join(dir, "pre-commit")))
+}
+
+func TestInstallAndUninstallErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, f *fixture) *store.Store
+		wantErr string
+	}{
+		{name: "HooksDir fails", wantErr: "boom", setup: func(t *testing.T, f *fixture) *store.Store {
+			f.fake.Fail("HooksDir", errBoom)
+			return f.st
+		}},
+		{name: "the hook cannot be read", wantErr: "pre-commit", setup: func(t *testing.T, f *fixture) *store.Store {
+			hook, _ := hookPaths(t, f)
+			require.NoError(t, os.Mkdir(hook, 0o755)) // reading a folder fails
+			return f.st
+		}},
+		{name: "the hooks folder cannot be made", wantErr: "hooks", setup: func(t *testing.T, f *fixture) *store.Store {
+			dir := filepath.Join(t.TempDir(), "hooks")
+			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone"), dir)) // dangling
+			return f.wrap(&wrapped{hooksDir: dir})
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			st := tc.setup(t, f)
+			rep, err := Install(st)
+			require.ErrorContains(t, err, tc.wantErr)
+			assert.Nil(t, rep)
+		})
+	}
+	t.Run("uninstall: HooksDir fails", func(t *testing.T) {
+		f := newFixture(t)
+		f.fake.Fail("HooksDir", errBoom)
+		rep, err := Uninstall(f.st)
+		require.ErrorIs(t, err, errBoom)
+		assert.Nil(t, rep)
+	})
+	t.Run("uninstall: the hook cannot be read", func(t *testing.T) {
+		f := newFixture(t)
+		hook, _ := hookPaths(t, f)
+		require.NoError(t, os.Mkdir(hook, 0o755))
+		rep, err := Uninstall(f.st)
+		require.Error(t, err)
+		assert.Nil(t, rep)
+		fi, err := os.Stat(hook)
+		require.NoError(t, err)
+		assert.True(t, fi.IsDir(), "left alone")
+	})
+}
+
+func TestUninstall(t *testing.T) {
+	tests := []struct {
+		name        string
+		install     bool   // run Install first
+		hook        string // pre-commit before (before Install when install)
+		chained     string // pre-commit.itr-chained written after Install
+		wantChanged bool
+		wantChained bool
+		wantHook    string // pre-commit after, "" for none
+	}{
+		{name: "nothing installed: no change"},
+		{name: "a foreign hook is untouched", hook: foreignHook, wantHook: foreignHook},
+		{name: "a hook mentioning itr but not ours is untouched", hook: "#!/bin/sh\nexec itr hooks pre-commit\n", wantHook: "#!/bin/sh\nexec itr hooks pre-commit\n"},
+		{name: "ours alone is removed", install: true, wantChanged: true},
+		{name: "ours puts the chained one back", install: true, hook: foreignHook, wantChanged: true, wantChained: true, wantHook: foreignHook},
+		{name: "a chained file made after install is put back", install: true, chained: "#!/bin/sh\necho late\n", wantChanged: true, wantChained: true, wantHook: "#!/bin/sh\necho late\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			hook, chained := hookPaths(t, f)
+			if tc.hook != "" {
+				require.NoError(t, os.WriteFile(hook, []byte(tc.hook), 0o755))
+			}
+			if tc.install {
+				_, err := Install(f.st)
+				require.NoError(t, err)
+			}
+			if tc.chained != "" {
+				require.NoError(t, os.WriteFile(chained, []byte(tc.chained), 0o755))
+			}
+			rep, err := Uninstall(f.st)
+			require.NoError(t, err)
+			assert.Equal(t, hook, rep.Hook)
+			assert.Equal(t, tc.wantChanged, rep.Changed)
+			if tc.wantChained {
+				assert.Equal(t, chained, rep.Chained)
+			} else {
+				assert.Empty(t, rep.Chained)
+			}
+			assert.Equal(t, tc.wantHook, readOrEmpty(t, hook))
+			_, err = os.Lstat(chained)
+			assert.True(t, os.IsNotExist(err), "no chained file is left")
+
+			// A second uninstall changes nothing.
+			rep, err = Uninstall(f.st)
+			require.NoError(t, err)
+			assert.False(t, rep.Changed)
+			assert.Equal(t, tc.wantHook, readOrEmpty(t, hook))
+		})
+	}
+}
+
+// TestHookScriptRuns runs the installed hook with a real sh: it is
+// executable, runs the chained hook first (and stops on its failure), then
+// hands over to `itr hooks pre-commit`, or skips the check without itr.
+func TestHookScriptRuns(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh for the hook's #! line")
+	}
+	dirname, err := exec.LookPath("dirname")
+	if err != nil {
+		t.Skip("no dirname")
+	}
+	tests := []struct {
+		name       string
+		chained    string // "" for no foreign hook
+		withItr    bool
+		itrExit    string
+		wantCode   int
+		wantOut    []string // lines of the trace file, in order
+		wantStderr string
+	}{
+		{name: "no chained hook, no itr: skipped with a note", wantStderr: "itr: not on PATH"},
+		{name: "no chained hook, itr runs", withItr: true, itrExit: "0", wantOut: []string{"itr hooks pre-commit"}},
+		{name: "itr refusing fails the hook", withItr: true, itrExit: "1", wantCode: 1, wantOut: []string{"itr hooks pre-commit"}},
+		{name: "chained runs first with the arguments", chained: "echo chained \"$@\" >> \"$TRACE\"\n", withItr: true, itrExit: "0",
+			wantOut: []string{"chained a b", "itr hooks pre-commit"}},
+		{name: "a failing chained hook stops the commit", chained: "echo chained >> \"$TRACE\"\nexit 3\n", withItr: true, itrExit: "0",
+			wantCode: 3, wantOut: []string{"chained"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			hook, chained := hookPaths(t, f)
+			if tc.chained != "" {
+				require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"+tc.chained), 0o755))
+			}
+			_, err := Install(f.st)
+			require.NoError(t, err)
+			if tc.chained != "" {
+				fi, err := os.Stat(chained)
+				require.NoError(t, err)
+				require.NotZero(t, fi.Mode()&0o111, "the chained hook stays executable")
+			}
+			bin := t.TempDir()
+			require.NoError(t, os.Symlink(dirname, filepath.Join(bin, "dirname")))
+			if tc.withItr {
+				itr := "#!/bin/sh\necho itr \"$@\" >> \"$TRACE\"\nexit " + tc.itrExit + "\n"
+				require.NoError(t, os.WriteFile(filepath.Join(bin, "itr"), []byte(itr), 0o755))
+			}
+			trace := filepath.Join(t.TempDir(), "trace")
+			cmd := exec.Command(hook, "a", "b") // run directly: the hook must be executable
+			cmd.Env = []string{"PATH=" + bin, "TRACE=" + trace}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err = cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.wantCode, code, "stderr: %s", stderr.String())
+			var got []string
+			if out := strings.TrimRight(readOrEmpty(t, trace), "\n"); out != "" {
+				got = strings.Split(out, "\n")
+			}
+			assert.Equal(t, tc.wantOut, got)
+			if tc.wantStderr != "" {
+				assert.Contains(t, stderr.String(), tc.wantStderr)
+			}
+		})
+	}
+}
+
+// loggedTask is a task with a plan, two iterations and a lesson committed.
+func loggedTask(f *fixture) *task {
+	f.t.Helper()
+	return f.newTask("auth").planned().
+		checkpoint("T1", "wrote the model", false, "").
+		checkpoint("T1", "wrote the tests", false, "").
+		guardrail("Run the tests first")
+}
+
+func TestCheckStaged(t *testing.T) {
+	type setup func(t *testing.T, f *fixture, b *task)
+	appendEntry := func(t *testing.T, f *fixture, b *task) {
+		data, err := progresslog.Append(b.progress, iteration("T1", 3, "more work", f.tick()))
+		require.NoError(t, err)
+		f.stage(b.rel(store.ProgressFile), data)
+	}
+	tests := []struct {
+		name      string
+		unborn    bool // no task committed
+		setup     setup
+		wantFile  string // rel name of the finding's file under the task, "" for none
+		wantProb  []string
+		wantFix   []string
+		wantDiff  bool
+		wantCount int
+	}{
+		{name: "index as HEAD: nothing", setup: func(t *testing.T, f *fixture, b *task) {}},
+		{name: "clean append to progress.md", setup: appendEntry},
+		{name: "clean append to guardrails.md", setup: func(t *testing.T, f *fixture, b *task) {
+			data, err := progresslog.AppendGuardrail(b.guards, lesson("Second lesson"))
+			require.NoError(t, err)
+			f.stage(b.rel(store.GuardrailsFile), data)
+		}},
+		{name: "rewritten entry of progress.md", wantCount: 1, wantFile: store.ProgressFile, wantDiff: true,
+			wantProb: []string{"the commit would rewrite earlier entries: ", "T1 - Iteration 1"},
+			wantFix:  []string{"`git checkout HEAD -- .claude/iterative/auth/progress.md`", "--no-verify"},
+			setup: func(t *testing.T, f *fixture, b *task) {
+				data := strings.Replace(string(b.progress), "wrote the model", "wrote a better model", 1)
+				require.NotEqual(t, string(b.progress), data)
+				f.stage(b.rel(store.ProgressFile), []byte(data))
+			}},
+		{name: "rewritten lesson of guardrails.md", wantCount: 1, wantFile: store.GuardrailsFile, wantDiff: true,
+			wantProb: []string{"the commit would rewrite earlier entries: ", "Run the tests first"},
+			wantFix:  []string{"`git checkout HEAD -- .claude/iterative/auth/guardrails.md`"},
+			setup: func(t *testing.T, f *fixture, b *task) {
+				data := strings.Replace(string(b.guards), "it broke", "it went wrong", 1)
+				require.NotEqual(t, string(b.guards), data)
+				f.stage(b.rel(store.GuardrailsFile), []byte(data))
+			}},
+		{name: "an older index takes out one committed entry", wantCount: 1, wantFile: store.ProgressFile,
+			wantProb: []string{"the index holds an older progress.md than HEAD: this commit would take out 1 entry itr committed (T1 - Iteration 2",
+				"a git command wrote back an index"},
+			wantFix: []string{"`git reset -q -- .claude/iterative/auth`", "your working tree is untouched"},
+			setup: func(t *testing.T, f *fixture, b *task) {
+				older, err := f.st.ReadAt("HEAD~2", b.rel(store.ProgressFile)) // before iteration 2
+				require.NoError(t, err)
+				f.stage(b.rel(store.ProgressFile), older)
+			}},
+		{name: "an older index takes out two entries", wantCount: 1, wantFile: store.ProgressFile,
+			wantProb: []string{"would take out 2 entries itr committed (T1 - Iteration 1", "; T1 - Iteration 2"},
+			wantFix:  []string{"`git reset -q -- .claude/iterative/auth`"},
+			setup: func(t *testing.T, f *fixture, b *task) {
+				older, err := f.st.ReadAt("HEAD~3", b.rel(store.ProgressFile)) // before iteration 1
+				require.NoError(t, err)
+				f.stage(b.rel(store.ProgressFile), older)
+			}},
+		{name: "an older guardrails.md is a rewrite, not a reset", wantCount: 1, wantFile: store.GuardrailsFile, wantDiff: true,
+			wantProb: []string{"the commit would rewrite earlier entries: "},
+			wantFix:  []string{"`git checkout HEAD -- .claude/iterative/auth/guardrails.md`"},
+			setup: func(t *testing.T, f *fixture, b *task) {
+				older, err := f.st.ReadAt("HEAD~1", b.rel(store.GuardrailsFile))
+				require.NoError(t, err)
+				f.stage(b.rel(store.GuardrailsFile), older)
+			}},
+		{name: "both logs rewritten: two findings", wantCount: 2,
+			setup: func(t *testing.T, f *fixture, b *task) {
+				f.stage(b.rel(store.ProgressFile), []byte(strings.Replace(string(b.progress), "wrote the tests", "x", 1)))
+				f.stage(b.rel(store.GuardrailsFile), []byte(strings.Replace(string(b.guards), "do not", "y", 1)))
+			}},
+		{name: "conflict stages are ignored", setup: func(t *testing.T, f *fixture, b *task) {
+			f.fake.SetConflict(b.rel(store.ProgressFile), []byte("base\n"), []byte("ours\n"), []byte("theirs\n"))
+			f.fake.SetConflict(b.rel(store.GuardrailsFile), nil, []byte("ours\n"), []byte("theirs\n"))
+		}},
+		{name: "other files of the task are ignored", setup: func(t *testing.T, f *fixture, b *task) {
+			f.stage(b.rel(store.StateFile), []byte("{}\n"))
+			f.stage(b.rel("brief.md"), []byte("rewritten\n"))
+			f.stage(b.rel("notes/progress.md.bak"), []byte("x\n"))
+		}},
+		{name: "a log outside the root is ignored", setup: func(t *testing.T, f *fixture, b *task) {
+			_, err := f.fake.CommitFiles(gitstate.CommitRequest{Changes: []gitstate.FileChange{{Path: "docs/progress.md", Data: b.progress}},
+				Message: "docs\n", When: f.now})
+			require.NoError(t, err)
+			f.stage("docs/progress.md", []byte("rewritten\n"))
+		}},
+		{name: "a log not in HEAD is new: nothing", setup: func(t *testing.T, f *fixture, b *task) {
+			f.stage(taskRoot+"/other/progress.md", []byte("# anything\n"))
+			f.stage(taskRoot+"/other/guardrails.md", []byte("# anything\n"))
+		}},
+		{name: "unborn HEAD: nothing", unborn: true, setup: func(t *testing.T, f *fixture, b *task) {
+			f.stage(taskRoot+"/auth/progress.md", []byte("# anything\n"))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			var b *task
+			if !tc.unborn {
+				b = loggedTask(f)
+			}
+			tc.setup(t, f, b)
+			got, err := CheckStaged(f.st)
+			require.NoError(t, err)
+			if tc.unborn {
+				assert.Zero(t, f.fake.Calls("ReadFile"), "nothing to read in an unborn HEAD")
+			}
+			require.Len(t, got, tc.wantCount, "findings: %+v", got)
+			if tc.wantCount != 1 {
+				return
+			}
+			fd := got[0]
+			assert.Equal(t, b.rel(tc.wantFile), fd.File)
+			for _, s := range tc.wantProb {
+				assert.Contains(t, fd.Problem, s)
+			}
+			for _, s := range tc.wantFix {
+				assert.Contains(t, fd.Fix, s)
+			}
+			if tc.wantDiff {
+				assert.NotEmpty(t, fd.Diff)
+			} else {
+				assert.Empty(t, fd.Diff)
+			}
+		})
+	}
+}
+
+func TestCheckStagedErrors(t *testing.T) {
+	// The index holds the committed logs, so every call is reached.
+	for _, method := range []string{"Staged", "Head", "ReadFile", "ReadBlob"} {
+		t.Run(method, func(t *testing.T) {
+			f := newFixture(t)
+			loggedTask(f)
+			f.fake.Fail(method, errBoom)
+			got, err := CheckStaged(f.st)
+			require.ErrorIs(t, err, errBoom)
+			assert.Nil(t, got)
+			assert.Equal(t, 1, f.fake.Calls(method))
+		})
+	}
+}
