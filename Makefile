@@ -4,7 +4,7 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo test vet fmt-check fuzz bench stress clean
+.PHONY: all build demo test vet fmt-check fuzz bench bench-gogit stress clean
 
 all: build
 
@@ -51,6 +51,12 @@ stress: build
 # Benchmarks against the git CLI measured in the same run (not part of CI).
 bench: build
 	$(GO) run ./internal/bench -itr "$(CURDIR)/$(BIN)"
+
+# gitstate against go-git on the same repositories: time, bytes allocated,
+# correctness, and commits lost next to a racing git (README, "How gitstate
+# uses go-git"; about 2 minutes, not part of CI).
+bench-gogit:
+	$(GO) run ./internal/bench -gogit
 
 clean:
 	rm -rf bin .bench

@@ -28,6 +28,7 @@ func main() {
 	growth := flag.String("growth", "", "comma-separated checkpoint counts for the reconcile/verify growth table (e.g. 100,1000,10000); empty skips it")
 	merge := flag.Int("merge", 0, "entries on each side for the merge benchmark; 0 skips it")
 	skipCheckpoint := flag.Bool("skip-checkpoint", false, "skip the checkpoint/status part")
+	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -41,6 +42,10 @@ func main() {
 		}
 	}
 
+	if *gogit {
+		benchGoGit(*dir, *runs, *large, env)
+		return
+	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
 		sizes = append(sizes, repoSize{"LARGE", 99980, 960, 2000})
