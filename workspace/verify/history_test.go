@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -135,7 +134,9 @@ func (h *hist) itr(event, subject string, e *progresslog.Entry, g *progresslog.G
 		h.guard, err = progresslog.AppendGuardrail(h.guard, *g)
 		require.NoError(h.t, err)
 		files[store.GuardrailsFile] = h.guard
-	} else if event == store.EventCreated {
+	} else if event == store.EventCreated || event == store.EventReconciled || event == store.EventRestored {
+		// These write the whole folder back (a new task, logs put back
+		// from history, an archive brought back).
 		files[store.GuardrailsFile] = h.guard
 	}
 	files[store.StateFile] = fold(h.t, h.log)
@@ -255,4 +256,30 @@ func lastTitle(t *testing.T, log []byte) string {
 	return es[len(es)-1].Title()
 }
 
-var _ = strings.Contains
+// foldLoose is state.json for a log some of whose entries the fold cannot
+// apply (it skips them, as reconcile would).
+func foldLoose(log []byte) []byte {
+	s, _ := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(log).Entries})
+	return s.Encode()
+}
+
+// unitEvent records a block or an unblock of a unit.
+func (h *hist) unitEvent(kind progresslog.Kind, unit string, fields ...progresslog.Field) gitstate.Commit {
+	h.t.Helper()
+	event := map[progresslog.Kind]string{progresslog.KindBlocked: store.EventBlocked, progresslog.KindUnblocked: store.EventUnblocked}[kind]
+	require.NotEmpty(h.t, event)
+	return h.itr(event, event+" "+unit, &progresslog.Entry{Kind: kind, Unit: unit, Stamp: h.stamp(), Fields: fields}, nil)
+}
+
+// revertMessage is the message `git revert --no-edit` writes for c.
+func revertMessage(c gitstate.Commit) string {
+	return "Revert \"" + c.Subject + "\"\n\nThis reverts commit " + c.Hash + ".\n"
+}
+
+// appendEntry is log with e appended, as a person would write it.
+func appendEntry(t *testing.T, log []byte, e progresslog.Entry) []byte {
+	t.Helper()
+	out, err := progresslog.Append(log, e)
+	require.NoError(t, err)
+	return out
+}
