@@ -49,8 +49,10 @@ stress: build
 	  $(GO) test -count=1 -timeout 120m -run 'TestStressGitBeside' -v ./cmd/itr/
 
 # Benchmarks against the git CLI measured in the same run (not part of CI).
+# itr against the git CLI, then gitstate against go-git (bench-gogit).
 bench: build
 	$(GO) run ./internal/bench -itr "$(CURDIR)/$(BIN)"
+	$(GO) run ./internal/bench -gogit
 
 # gitstate against go-git on the same repositories: time, bytes allocated,
 # correctness, and commits lost next to a racing git (README, "How gitstate
