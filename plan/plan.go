@@ -139,6 +139,18 @@ func (p *Plan) Unit(id string) *Unit {
 	return nil
 }
 
+// Index returns the units by ID, as Unit finds them (the first unit with
+// an ID wins), from one pass: the way to look up many units.
+func (p *Plan) Index() map[string]*Unit {
+	out := make(map[string]*Unit, len(p.Units))
+	for _, u := range p.Units {
+		if _, ok := out[u.ID]; !ok {
+			out[u.ID] = u
+		}
+	}
+	return out
+}
+
 // IDs returns the IDs of the units in document order, leaving out units
 // whose ID is still template text.
 func (p *Plan) IDs() []string {

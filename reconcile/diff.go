@@ -47,6 +47,10 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 	if recorded == nil {
 		recorded = &state.State{Mode: derived.Mode, Units: map[string]*state.Unit{}}
 	}
+	var planUnits map[string]*plan.Unit
+	if active(p) {
+		planUnits = p.Index()
+	}
 	var out []Discrepancy
 	add := func(unit, field string, r, d any, source string) {
 		rs, ds := show(r), show(d)
@@ -97,7 +101,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "confirmations_used", r.ConfirmationsUsed, d.ConfirmationsUsed, SourceLog)
 		add(id, "verification_passed", r.VerificationPassed, d.VerificationPassed, SourceLog)
 		limitSource := SourceState
-		if active(p) && p.Unit(id) != nil && p.Unit(id).MaxIterations > 0 {
+		if pu := planUnits[id]; pu != nil && pu.MaxIterations > 0 {
 			limitSource = SourcePlan
 		}
 		add(id, "max_iterations", r.MaxIterations, d.MaxIterations, limitSource)

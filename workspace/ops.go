@@ -216,8 +216,9 @@ func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
 		}
 	}
+	index := p.Index()
 	for _, id := range s.IDs() {
-		if p.Unit(id) == nil {
+		if index[id] == nil {
 			removed = append(removed, id)
 		}
 	}

@@ -75,7 +75,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 			return p, nil
 		}
 	}
-	sum, err := Status(st, slug)
+	sum, t, err := status(st, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,8 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.Branch = strings.TrimPrefix(head.Branch, "refs/heads/")
 		p.Head = store.Short(head.Hash)
 	}
-	if t, err := st.Load(sum.Slug); err == nil {
+	if sum.Archive == "" {
+		// The task as Status read it: loaded once.
 		p.Goal = briefGoal(st, t)
 		p.FolderDirty = st.CheckClean(t) != nil
 		p.Verification = lastVerification(t.Log())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -83,9 +84,15 @@ type Summary struct {
 
 // Status builds the resume summary of a task from what git holds.
 func Status(st *store.Store, slug string) (*Summary, error) {
+	sum, _, err := status(st, slug)
+	return sum, err
+}
+
+// status is Status and the task it read.
+func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	slug, err := st.Select(slug)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := st.Load(slug)
 	archive := ""
@@ -96,7 +103,7 @@ func Status(st *store.Store, slug string) (*Summary, error) {
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
 	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log().Entries})
@@ -130,8 +137,9 @@ func Status(st *store.Store, slug string) (*Summary, error) {
 		}
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
+	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
-		us := UnitOf(st, t, s, id)
+		us := ix.row(s, id)
 		sum.Units = append(sum.Units, us)
 		sum.Total++
 		switch s.Units[id].Status {
@@ -143,7 +151,7 @@ func Status(st *store.Store, slug string) (*Summary, error) {
 		}
 	}
 	if c := state.Val(s.Current); c != "" && s.Units[c] != nil {
-		us := UnitOf(st, t, s, c)
+		us := ix.row(s, c)
 		sum.Current = &us
 	}
 	if e := lastIteration(t.Log()); e != nil {
@@ -170,17 +178,36 @@ func Status(st *store.Store, slug string) (*Summary, error) {
 		CriticalContext: criticalContext(sum),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
-	return sum, nil
+	return sum, t, nil
 }
 
+// UnitOf is unit id of the view s as status shows it, with its title and
+// dependencies from the task's plan.
 func UnitOf(st *store.Store, t *store.Task, s *state.State, id string) UnitStatus {
+	return indexOf(t.Plan).row(s, id)
+}
+
+// planIndex is the plan's units and dependencies, looked up once for all
+// the rows of a view, so status and prime stay linear in the units.
+type planIndex struct {
+	units map[string]*plan.Unit
+	deps  map[string][]string
+}
+
+func indexOf(p *plan.Plan) planIndex {
+	if p == nil {
+		return planIndex{}
+	}
+	return planIndex{units: p.Index(), deps: p.DepMap()}
+}
+
+// row is unit id of s as status shows it.
+func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	u := s.Units[id]
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason)}
-	if t.Plan != nil {
-		if pu := t.Plan.Unit(id); pu != nil {
-			us.Title = pu.Title
-			us.Depends = t.Plan.Deps(id)
-		}
+	if pu := ix.units[id]; pu != nil {
+		us.Title = pu.Title
+		us.Depends = ix.deps[id]
 	}
 	return us
 }
