@@ -172,7 +172,10 @@ type ResumeOutput struct {
 func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	out := &ResumeOutput{Task: p.Slug, Phase: p.Phase, NextAction: p.NextAction, Next: p.Next,
 		Done: p.DoNotRepeat, Archive: p.Archive, Markdown: p.Markdown}
-	if c := p.Current; c != nil {
+	// The unit to work on, by the rule book; else the current one.
+	if c := p.Work; c != nil {
+		out.Unit, out.Status = c.ID, c.Status
+	} else if c := p.Current; c != nil {
 		out.Unit, out.Status = c.ID, c.Status
 	}
 	for _, u := range p.Blocked {

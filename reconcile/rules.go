@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/itr-dev/itr/plan"
@@ -50,6 +51,26 @@ type Intent struct {
 	Failed bool
 	// Reason is why the unit is blocked; Block only.
 	Reason string
+	// Activity, when the rule book must pick among started units, gives
+	// the order of their last entries in the log (it is called only then,
+	// so a caller that has not parsed the log pays nothing otherwise).
+	Activity func() Activity
+}
+
+// Activity is the order of the units' last entries in the log: unit → the
+// index of its newest entry (a higher index is newer). Units it lacks
+// count as the oldest, in natural ID order.
+type Activity map[string]int
+
+// ActivityOf reads the order of the units' last entries from a log.
+func ActivityOf(entries []progresslog.Entry) Activity {
+	a := Activity{}
+	for i, e := range entries {
+		if e.Unit != "" {
+			a[e.Unit] = i + 1
+		}
+	}
+	return a
 }
 
 // Code names the rule that refused a request.
@@ -181,7 +202,11 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	sync(s, p)
 	id := in.Unit
 	if id == "" && (in.Action == Work || in.Action == Start || in.Action == Finish) {
-		adv := Advise(s, p)
+		var act Activity
+		if in.Activity != nil && !open(s.Units[state.Val(s.Current)]) {
+			act = in.Activity()
+		}
+		adv := Advise(s, p, act)
 		if adv.Unit == "" {
 			return Event{}, &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: adv.Stuck}
 		}
@@ -399,6 +424,10 @@ type Advice struct {
 	// Ready are the pending units whose dependencies are done, in plan
 	// order.
 	Ready []string
+	// Started are the units under way (in_progress, confirming,
+	// verifying), the current one first, then by their last activity,
+	// oldest first.
+	Started []string
 	// Move is the step to take, and MoveUnit the unit it is about (the
 	// current unit even when blocked or timed out, or the first blocked
 	// or timed-out unit when nothing else can move).
@@ -415,15 +444,20 @@ type Advice struct {
 	Stuck []*Refusal
 }
 
-// Advise returns what may happen next. It reads the view and the plan only
-// and is linear in the number of units.
-func Advise(s *state.State, p *plan.Plan) Advice {
+// Advise returns what may happen next. The unit to work on is the current
+// unit while it is open to work; else the units under way, oldest activity
+// first (act orders them; nil leaves them in ID order); else the first
+// ready unit. A unit that was started and not finished is never lost
+// behind other work. Advise reads the view and the plan only and is linear
+// in the number of units.
+func Advise(s *state.State, p *plan.Plan, act Activity) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	a.Ready = ready(s, p)
 	var deps map[string][]string
 	if p != nil {
 		deps = p.DepMap() // one build of the graph for every unit
 	}
+	cur := state.Val(s.Current)
 	ids := s.IDs()
 	for _, id := range ids {
 		u := s.Units[id]
@@ -439,39 +473,48 @@ func Advise(s *state.State, p *plan.Plan) Advice {
 			if w := unfinished(s, deps[id]); len(w) > 0 {
 				a.Waiting[id] = w
 			}
+		case state.InProgress, state.Confirming, state.Verifying:
+			if id != cur {
+				a.Started = append(a.Started, id)
+			}
 		}
 		if r := stuck(u, a.Waiting[id]); r != nil {
 			a.Stuck = append(a.Stuck, r)
 		}
 	}
-	cur := state.Val(s.Current)
-	if u := s.Units[cur]; u != nil && u.Status != state.Done && u.Status != state.Blocked && u.Status != state.Timeout {
+	// Oldest activity first; ids are in natural order, so ties keep it.
+	sort.SliceStable(a.Started, func(i, j int) bool { return act[a.Started[i]] < act[a.Started[j]] })
+	if u := s.Units[cur]; u != nil && u.Status.Started() && open(u) {
+		a.Started = append([]string{cur}, a.Started...)
+	}
+	switch {
+	case open(s.Units[cur]):
 		a.Unit = cur
-	} else if len(a.Ready) > 0 {
+	case len(a.Started) > 0:
+		a.Unit = a.Started[0]
+	case len(a.Ready) > 0:
 		a.Unit = a.Ready[0]
 	}
 	if a.Unit != "" {
 		a.Status = s.Units[a.Unit].Status
 		a.Allowed = state.AllowedNext(a.Status)
 	}
-	// The move: the current unit's own state first, then the task's.
+	// The move: the current unit's own state first, then the unit to
+	// work on, then the task's.
 	if u := s.Units[cur]; u != nil {
-		a.MoveUnit = cur
 		switch u.Status {
-		case state.InProgress:
-			a.Move = MoveContinue
-		case state.Confirming:
-			a.Move = MoveConfirm
-		case state.Verifying:
-			a.Move = MoveVerify
 		case state.Timeout:
-			a.Move = MoveRaiseLimit
+			a.Move, a.MoveUnit = MoveRaiseLimit, cur
 		case state.Blocked:
-			a.Move = MoveUnblock
-		default:
-			a.MoveUnit = ""
+			a.Move, a.MoveUnit = MoveUnblock, cur
 		}
 		if a.Move != "" {
+			return a
+		}
+	}
+	if a.Unit != "" {
+		if m := workMove(s.Units[a.Unit].Status); m != "" {
+			a.Move, a.MoveUnit = m, a.Unit
 			return a
 		}
 	}
@@ -482,8 +525,8 @@ func Advise(s *state.State, p *plan.Plan) Advice {
 		a.Move = MoveRestore
 	case a.Done == a.Total:
 		a.Move = MoveArchive
-	case len(a.Ready) > 0:
-		a.Move, a.MoveUnit = MoveStart, a.Ready[0]
+	case a.Unit != "":
+		a.Move, a.MoveUnit = MoveStart, a.Unit
 	case len(a.TimedOut) > 0:
 		a.Move, a.MoveUnit = MoveRaiseLimit, a.TimedOut[0]
 	case len(a.Blocked) > 0:
@@ -492,6 +535,32 @@ func Advise(s *state.State, p *plan.Plan) Advice {
 		a.Move = MoveWait
 	}
 	return a
+}
+
+// open reports whether a unit can take work now as far as its own status
+// goes: under way, or pending (its dependencies are checked apart).
+func open(u *state.Unit) bool {
+	if u == nil {
+		return false
+	}
+	switch u.Status {
+	case state.InProgress, state.Confirming, state.Verifying:
+		return true
+	}
+	return false
+}
+
+// workMove is the move for a unit under way in status st, or "".
+func workMove(st state.Status) Move {
+	switch st {
+	case state.InProgress:
+		return MoveContinue
+	case state.Confirming:
+		return MoveConfirm
+	case state.Verifying:
+		return MoveVerify
+	}
+	return ""
 }
 
 // ready lists the pending units whose dependencies are done, in plan

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -172,9 +173,9 @@ func TestAdvise(t *testing.T) {
 		{"no units", Seed(nil, "demo", nil), "", nil, MoveWritePlan, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := Advise(c.s, p)
+			a := Advise(c.s, p, nil)
 			if len(c.s.Units) == 0 {
-				a = Advise(c.s, nil)
+				a = Advise(c.s, nil, nil)
 			}
 			assert.Equal(t, c.unit, a.Unit)
 			assert.Equal(t, c.ready, a.Ready)
@@ -196,7 +197,7 @@ func TestAdvise(t *testing.T) {
 	}
 	archived := view(t, nil, "")
 	archived.Phase = state.Complete
-	assert.Equal(t, MoveRestore, Advise(archived, p).Move)
+	assert.Equal(t, MoveRestore, Advise(archived, p, nil).Move)
 }
 
 // TestRefusalWording: every code words itself, with the fields named as
@@ -220,4 +221,55 @@ func TestRefusalWording(t *testing.T) {
 	} {
 		assert.Contains(t, c.r.Worded(flag), c.want)
 	}
+}
+
+// TestAdviseNeverLosesAStartedUnit: a unit started and not finished stays
+// the unit to work on when other work finished around it, the oldest
+// activity first, and Decide picks it for a request that names no unit.
+func TestAdviseNeverLosesAStartedUnit(t *testing.T) {
+	p := mustPlan(t, tasksMD)
+	type St = map[string]state.Status
+	// T1 half done, T4 (independent) taken to done: no current unit.
+	s := view(t, St{"T1": state.InProgress, "T4": state.Done}, "")
+	a := Advise(s, p, nil)
+	assert.Equal(t, "T1", a.Unit)
+	assert.Equal(t, []string{"T1"}, a.Started)
+	assert.Equal(t, MoveContinue, a.Move)
+	assert.Equal(t, "T1", a.MoveUnit)
+	ev, err := Decide(s, p, Intent{Action: Work, Activity: func() Activity { return nil }})
+	require.NoError(t, err)
+	assert.Equal(t, "T1", ev.Unit)
+
+	// Two started units: the one touched longest ago first.
+	s = view(t, St{"T1": state.Confirming, "T4": state.InProgress}, "")
+	act := Activity{"T1": 7, "T4": 3}
+	a = Advise(s, p, act)
+	assert.Equal(t, []string{"T4", "T1"}, a.Started)
+	assert.Equal(t, "T4", a.Unit)
+	called := 0
+	ev, err = Decide(s, p, Intent{Action: Work, Activity: func() Activity { called++; return act }})
+	require.NoError(t, err)
+	assert.Equal(t, "T4", ev.Unit)
+	assert.Equal(t, 1, called)
+
+	// The current unit comes first, and then the log is not read at all.
+	s = view(t, St{"T1": state.Confirming, "T4": state.InProgress}, "T1")
+	a = Advise(s, p, act)
+	assert.Equal(t, []string{"T1", "T4"}, a.Started)
+	assert.Equal(t, MoveConfirm, a.Move)
+	called = 0
+	ev, err = Decide(s, p, Intent{Action: Work, Activity: func() Activity { called++; return act }})
+	require.NoError(t, err)
+	assert.Equal(t, "T1", ev.Unit)
+	assert.Zero(t, called, "the current unit needs no log")
+
+	// A timed-out unit revived by a raised limit is under way again.
+	s = view(t, St{"T1": state.Timeout, "T4": state.Done}, "")
+	raised := mustPlan(t, strings.Replace(tasksMD, "- [ ] **T1**: Add User model\n  - Max iterations: 5", "- [ ] **T1**: Add User model\n  - Max iterations: 9", 1))
+	next, err := Step(s, raised, Event{Kind: progresslog.KindPlanned})
+	require.NoError(t, err)
+	a = Advise(next, raised, nil)
+	assert.Equal(t, state.InProgress, next.Units["T1"].Status)
+	assert.Equal(t, "T1", a.Unit)
+	assert.Equal(t, MoveContinue, a.Move)
 }

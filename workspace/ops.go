@@ -287,7 +287,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if t.StateErr != nil {
 		return nil, t.StateErr
 	}
-	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id})
+	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t)})
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +297,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 
 // iteration builds the entry of one iteration the rule book allows.
 func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest) (*change, error) {
+	in.Activity = activity(t)
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
 		return nil, err
@@ -407,4 +408,10 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
 		return &change{guardrail: g, event: store.EventGuardrail, subject: "guardrail: " + req.Name}, nil
 	})
+}
+
+// activity gives the rule book the order of the units' last entries, read
+// from the committed log only when it asks.
+func activity(t *store.Task) func() reconcile.Activity {
+	return func() reconcile.Activity { return reconcile.ActivityOf(t.Log().Entries) }
 }

@@ -44,12 +44,21 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s\n", c.ID, c.Status, iterations(*c))
 	}
+	var others []string
+	for _, u := range s.Started {
+		if s.Current == nil || u.ID != s.Current.ID {
+			others = append(others, fmt.Sprintf("%s %s, iteration %s", u.ID, u.Status, iterations(u)))
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(w, "Started:  %s\n", strings.Join(others, "; "))
+	}
 	if l := s.Last; l != nil {
 		fmt.Fprintf(w, "Remaining (%s iteration %d): %s\n", l.Unit, l.Iteration, indentRest(l.Remaining))
 		fmt.Fprintf(w, "Blockers: %s\n", indentRest(l.Blockers))
 	}
-	if s.Next != "" {
-		fmt.Fprintf(w, "Ready:    %s\n", s.Next)
+	if len(s.Ready) > 0 {
+		fmt.Fprintf(w, "Ready:    %s\n", strings.Join(s.Ready, ", "))
 	}
 	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
 	if len(s.DoNotRepeat) > 0 {

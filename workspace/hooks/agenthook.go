@@ -66,7 +66,7 @@ func UnrecordedWork(st *store.Store) (string, error) {
 	}
 	// A unit is under way when the rule book's next move is more work on
 	// the current unit, its confirmation or its verification.
-	adv := reconcile.Advise(t.State, t.Plan)
+	adv := reconcile.Advise(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries))
 	switch adv.Move {
 	case reconcile.MoveContinue, reconcile.MoveConfirm, reconcile.MoveVerify:
 	default:

@@ -76,11 +76,11 @@ func TestNext(t *testing.T) {
 			}},
 		},
 		{
-			name: "waiting on a unit that is not current",
+			name: "a started unit that is no longer current is still the next",
 			build: func(f *fixture) *task {
 				return plannedTask(f).checkpoint("T1", "started", iterOpts{}).finish("T3")
 			},
-			want: NextInfo{Reasons: []string{"T2 waits for T1 (in_progress)"}},
+			want: NextInfo{Unit: "T1", Title: "Add the user model", Status: "in_progress", Reasons: []string{}},
 		},
 		{
 			name: "all done",

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -24,17 +27,24 @@ const (
 // continue: facts, most important first. Its JSON field names are part of
 // itr's interface.
 type PrimeContext struct {
-	Tasks        []ListRow    `json:"tasks,omitempty"` // several active tasks: an overview
-	Task         string       `json:"task,omitempty"`
-	Slug         string       `json:"slug,omitempty"`
-	Goal         string       `json:"goal,omitempty"`
-	Branch       string       `json:"branch,omitempty"`
-	Head         string       `json:"head,omitempty"`
-	FolderDirty  bool         `json:"task_folder_dirty"`
-	Phase        string       `json:"phase,omitempty"`
-	Progress     string       `json:"progress,omitempty"`
-	Current      *UnitStatus  `json:"current,omitempty"`
-	Last         *LastEntry   `json:"last,omitempty"`
+	Tasks       []ListRow   `json:"tasks,omitempty"` // several active tasks: an overview
+	Task        string      `json:"task,omitempty"`
+	Slug        string      `json:"slug,omitempty"`
+	Goal        string      `json:"goal,omitempty"`
+	Branch      string      `json:"branch,omitempty"`
+	Head        string      `json:"head,omitempty"`
+	FolderDirty bool        `json:"task_folder_dirty"`
+	Phase       string      `json:"phase,omitempty"`
+	Progress    string      `json:"progress,omitempty"`
+	Current     *UnitStatus `json:"current,omitempty"`
+	Last        *LastEntry  `json:"last,omitempty"`
+	// Work is the unit to work on now, WorkLast its newest iteration, and
+	// WorkPlan what the plan file says of it.
+	Work         *UnitStatus  `json:"work,omitempty"`
+	WorkLast     *LastEntry   `json:"work_last,omitempty"`
+	WorkPlan     *PlanUnit    `json:"work_plan,omitempty"`
+	Started      []UnitStatus `json:"started,omitempty"`
+	Ready        []string     `json:"ready,omitempty"`
 	NextAction   string       `json:"next_action,omitempty"`
 	Next         string       `json:"next,omitempty"`
 	Blocked      []UnitStatus `json:"blocked,omitempty"`
@@ -47,6 +57,31 @@ type PrimeContext struct {
 	Archive      string       `json:"archive,omitempty"` // an archived task: the ref it is read from
 	Markdown     string       `json:"markdown"`
 	sum          *Summary     // the status it was built from
+}
+
+// PlanUnit is what tasks.md or plan.md says of a unit, so an agent need
+// not open the plan to start or resume it.
+type PlanUnit struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Details  string `json:"details,omitempty"`
+	Criteria string `json:"criteria,omitempty"`
+	Files    string `json:"files,omitempty"`
+	Signal   string `json:"signal"`
+	Model    string `json:"model,omitempty"`
+	Output   string `json:"output,omitempty"`
+}
+
+func planUnitOf(p *plan.Plan, id string) *PlanUnit {
+	if p == nil {
+		return nil
+	}
+	u := p.Unit(id)
+	if u == nil {
+		return nil
+	}
+	return &PlanUnit{File: p.File, Line: u.Line, Details: u.Details, Criteria: u.Criteria, Files: u.Files,
+		Signal: u.Signal(), Model: u.Model, Output: u.Output}
 }
 
 // Prime builds the resume context. With no task chosen and several active,
@@ -83,6 +118,15 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
 		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, sum: sum,
+		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready,
+	}
+	for _, u := range sum.Started {
+		if sum.Work == nil || u.ID != sum.Work.ID {
+			p.Started = append(p.Started, u)
+		}
+	}
+	if sum.Work != nil {
+		p.WorkPlan = planUnitOf(sum.plan, sum.Work.ID)
 	}
 	for _, u := range sum.Units {
 		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && (p.Current == nil || u.ID != p.Current.ID) {
@@ -102,18 +146,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
 	}
-	unit := sum.Next
-	if p.Current != nil {
-		unit = p.Current.ID
-	}
-	if unit == "" {
-		unit = "UNIT"
-	}
-	p.Commands = []string{
-		fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\" [--signal | --verified]", unit),
-		fmt.Sprintf("itr block %s --reason \"...\"", unit),
-		"itr status",
-	}
+	p.Commands = commands(sum)
 	if sum.Archive != "" {
 		// Archived: nothing can be recorded until it is restored.
 		p.Archive = sum.Archive
@@ -122,6 +155,41 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	}
 	p.Markdown = p.render()
 	return p, nil
+}
+
+// commands are the commands the rule book's next move needs, never one it
+// would refuse: a unit that used its iterations gets how to raise the
+// limit, a blocked one how to unblock it.
+func commands(sum *Summary) []string {
+	adv := sum.adv
+	u := adv.MoveUnit
+	planFile := reconcile.PlanName(state.Mode(sum.Mode))
+	if sum.plan != nil && sum.plan.File != "" {
+		planFile = path.Base(sum.plan.File)
+	}
+	switch adv.Move {
+	case reconcile.MoveContinue, reconcile.MoveStart:
+		return []string{
+			fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\" [--signal when its work is done]", u),
+			fmt.Sprintf("itr block %s --reason \"...\"", u), "itr status"}
+	case reconcile.MoveConfirm:
+		return []string{
+			fmt.Sprintf("itr checkpoint %s --did \"...\" --signal (the work holds) | without --signal (it needs more work)", u),
+			"itr status"}
+	case reconcile.MoveVerify:
+		return []string{
+			fmt.Sprintf("itr checkpoint %s --did \"...\" --verified (verification passed) | without --verified (it failed)", u),
+			"itr status"}
+	case reconcile.MoveRaiseLimit:
+		return []string{fmt.Sprintf("raise the Max iterations of %s in %s, then `itr plan`", u, planFile), "itr next", "itr status"}
+	case reconcile.MoveUnblock:
+		return []string{"itr unblock " + u + " (once its block is resolved)", "itr next", "itr status"}
+	case reconcile.MoveWritePlan:
+		return []string{fmt.Sprintf("write the units in %s, then `itr plan`", planFile), "itr status"}
+	case reconcile.MoveArchive:
+		return []string{"itr archive", "itr status"}
+	}
+	return []string{"itr next", "itr status"}
 }
 
 // briefGoal is the "Outcome Needed" of brief.md, unless it is still the
@@ -206,20 +274,53 @@ func (p *PrimeContext) render() string {
 	add(head.String())
 
 	var now strings.Builder
-	if c := p.Current; c != nil {
-		fmt.Fprintf(&now, "## Current unit: %s %s — %s, iteration %s\n", c.ID, c.Title, c.Status, iterText(*c))
-		if l := p.Last; l != nil && l.Unit == c.ID {
+	c := p.Current
+	heading := "Current unit"
+	if c == nil || (p.Work != nil && c.ID != p.Work.ID && c.Status != string(state.Blocked) && c.Status != string(state.Timeout)) {
+		// No current unit open to work: the one to resume or start.
+		if c = p.Work; c != nil {
+			heading = "Unit to resume"
+			if c.Status == string(state.Pending) {
+				heading = "Next unit"
+			}
+		}
+	}
+	if c != nil {
+		fmt.Fprintf(&now, "## %s: %s %s — %s, iteration %s\n", heading, c.ID, c.Title, c.Status, iterText(*c))
+		l := p.Last
+		if p.WorkLast != nil && p.WorkLast.Unit == c.ID {
+			l = p.WorkLast
+		}
+		if l != nil && l.Unit == c.ID {
 			fmt.Fprintf(&now, "- Last did: %s\n", store.OneLine(l.Did, 300))
 			fmt.Fprintf(&now, "- Remaining: %s\n", store.OneLine(l.Remaining, 300))
 			fmt.Fprintf(&now, "- Blockers: %s\n", store.OneLine(l.Blockers, 300))
+		}
+		if pu := p.WorkPlan; pu != nil && p.Work != nil && c.ID == p.Work.ID {
+			fmt.Fprintf(&now, "- From %s:%d:\n", pu.File, pu.Line)
+			for _, f := range []struct{ name, value string }{
+				{"Details", pu.Details}, {"Criteria", pu.Criteria}, {"Files", pu.Files},
+				{"Model", pu.Model}, {"Output", pu.Output}, {"Completion signal", pu.Signal},
+			} {
+				if f.value != "" {
+					fmt.Fprintf(&now, "  - %s: %s\n", f.name, store.OneLine(strings.ReplaceAll(f.value, "\n", " "), 300))
+				}
+			}
 		}
 	}
 	if now.Len() > 0 {
 		now.WriteString("\n")
 	}
 	fmt.Fprintf(&now, "Next action: %s.\n", p.NextAction)
-	if p.Next != "" && (p.Current == nil || p.Next != p.Current.ID) {
-		fmt.Fprintf(&now, "Next ready unit: %s %s.\n", p.Next, p.title(p.Next))
+	if len(p.Started) > 0 {
+		var parts []string
+		for _, u := range p.Started {
+			parts = append(parts, fmt.Sprintf("%s %s (%s, iteration %s)", u.ID, store.OneLine(u.Title, 60), u.Status, iterText(u)))
+		}
+		fmt.Fprintf(&now, "Also under way: %s.\n", strings.Join(store.FirstN(parts, 10), "; "))
+	}
+	if ready := p.readyOthers(c); len(ready) > 0 {
+		fmt.Fprintf(&now, "Ready to start: %s.\n", strings.Join(store.FirstN(ready, 10), "; "))
 	}
 	add(now.String())
 
@@ -298,16 +399,22 @@ func truncateLines(s string, n int) string {
 	return s
 }
 
-func (p *PrimeContext) title(id string) string {
-	if p.sum == nil {
-		return ""
-	}
-	for _, u := range p.sum.Units {
-		if u.ID == id {
-			return u.Title
+// readyOthers are the first ten ready units other than the one shown,
+// with their titles, and how many more there are.
+func (p *PrimeContext) readyOthers(shown *UnitStatus) []string {
+	titles := map[string]string{}
+	if p.sum != nil {
+		for _, u := range p.sum.Units {
+			titles[u.ID] = u.Title
 		}
 	}
-	return ""
+	var out []string
+	for _, id := range p.Ready {
+		if shown == nil || id != shown.ID {
+			out = append(out, strings.TrimSpace(id+" "+store.OneLine(titles[id], 60)))
+		}
+	}
+	return out
 }
 
 func iterText(u UnitStatus) string {

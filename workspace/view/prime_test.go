@@ -120,7 +120,7 @@ func TestPrimeFields(t *testing.T) {
 	assert.Equal(t, "T3 iteration 3: passed", p.Verification)
 	assert.Equal(t, []string{"Run migrations first"}, p.Guardrails)
 	assert.Equal(t, []string{
-		`itr checkpoint T1 --did "..." --remaining "..." [--signal | --verified]`,
+		`itr checkpoint T1 --did "..." --remaining "..." [--signal when its work is done]`,
 		`itr block T1 --reason "..."`,
 		"itr status",
 	}, p.Commands)
@@ -138,7 +138,7 @@ func TestPrimeChoosesTask(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "login", p.Slug, "the only active task")
 	assert.Nil(t, p.Current)
-	assert.Equal(t, `itr checkpoint UNIT --did "..." --remaining "..." [--signal | --verified]`, p.Commands[0])
+	assert.Equal(t, "write the units in tasks.md, then `itr plan`", p.Commands[0], "no units: no checkpoint is suggested")
 
 	f.newTask("other", "Other", state.Development).planned(twoIndependent)
 	p, err = Prime(f.st, "")
@@ -152,16 +152,18 @@ func TestPrimeChoosesTask(t *testing.T) {
 	assert.Equal(t, "other", p.Slug)
 	assert.Equal(t, "T1", p.Next)
 	assert.Equal(t, `itr block T1 --reason "..."`, p.Commands[1], "the next ready unit when none is current")
-	assert.Contains(t, p.Markdown, "Next ready unit: T1 First.\n")
+	assert.Contains(t, p.Markdown, "## Next unit: T1 First — pending, iteration 0/2\n")
+	assert.Contains(t, p.Markdown, "Ready to start: T2 Second.\n")
 
 	p, err = Prime(f.st, "login")
 	require.NoError(t, err)
 	assert.Equal(t, "login", p.Slug, "a slug given beats the store's")
 }
 
-// TestPrimeLastOfAnotherUnit: the last entry is shown under the current
-// unit only when it is that unit's (here state.json, edited by hand, names
-// another current unit than the log).
+// TestPrimeLastOfAnotherUnit: the last entry is shown under a unit only
+// when it is that unit's (here state.json, edited by hand, names another
+// current unit than the log: a pending T3, not open to work, so the unit to
+// resume is T1, with its own last entry).
 func TestPrimeLastOfAnotherUnit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -174,8 +176,8 @@ func TestPrimeLastOfAnotherUnit(t *testing.T) {
 	require.NotNil(t, p.Current)
 	assert.Equal(t, "T3", p.Current.ID)
 	assert.Equal(t, "T1", p.Last.Unit)
-	assert.Contains(t, p.Markdown, "## Current unit: T3 Write the docs — pending, iteration 0/4\n\nNext action:")
-	assert.NotContains(t, p.Markdown, "Last did:")
+	assert.Contains(t, p.Markdown, "## Unit to resume: T1 Add the user model — in_progress, iteration 1/3\n- Last did: added the model\n")
+	assert.NotContains(t, p.Markdown, "## Current unit: T3")
 	assert.Contains(t, p.Markdown, "## Warnings\n- state.json differs from what the log says")
 }
 
@@ -408,8 +410,8 @@ func TestSmallHelpers(t *testing.T) {
 	assert.Equal(t, "main", orDash("main"))
 	assert.Equal(t, "2", iterText(UnitStatus{Iterations: 2}))
 	assert.Equal(t, "2/5", iterText(UnitStatus{Iterations: 2, Max: 5}))
-	assert.Equal(t, "", (&PrimeContext{}).title("T1"), "no summary")
-	p := &PrimeContext{sum: &Summary{Units: []UnitStatus{{ID: "T1", Title: "One"}}}}
-	assert.Equal(t, "One", p.title("T1"))
-	assert.Equal(t, "", p.title("T2"))
+	assert.Equal(t, []string{"T1"}, (&PrimeContext{Ready: []string{"T1"}}).readyOthers(nil), "no summary: the ID alone")
+	p := &PrimeContext{Ready: []string{"T1", "T2"}, sum: &Summary{Units: []UnitStatus{{ID: "T1", Title: "One"}}}}
+	assert.Equal(t, []string{"T1 One", "T2"}, p.readyOthers(nil))
+	assert.Equal(t, []string{"T2"}, p.readyOthers(&UnitStatus{ID: "T1"}))
 }

@@ -56,17 +56,26 @@ type CompactionSummary struct {
 // Summary is the resume summary of `itr status`. Its JSON field names are
 // part of itr's interface (see README, "itr status --json").
 type Summary struct {
-	Task           string                  `json:"task"`
-	Slug           string                  `json:"slug"`
-	Mode           string                  `json:"mode"`
-	Phase          string                  `json:"phase"`
-	Dir            string                  `json:"dir"`
-	Done           int                     `json:"done"`
-	Total          int                     `json:"total"`
-	Current        *UnitStatus             `json:"current,omitempty"`
-	Last           *LastEntry              `json:"last,omitempty"`
-	Next           string                  `json:"next,omitempty"`
-	NextAction     string                  `json:"next_action"`
+	Task       string      `json:"task"`
+	Slug       string      `json:"slug"`
+	Mode       string      `json:"mode"`
+	Phase      string      `json:"phase"`
+	Dir        string      `json:"dir"`
+	Done       int         `json:"done"`
+	Total      int         `json:"total"`
+	Current    *UnitStatus `json:"current,omitempty"`
+	Last       *LastEntry  `json:"last,omitempty"`
+	Next       string      `json:"next,omitempty"`
+	NextAction string      `json:"next_action"`
+	// Work is the unit to work on now (the rule book's answer): the current
+	// unit while it is open, else the unit under way touched longest ago,
+	// else the first ready one. WorkLast is its newest iteration entry.
+	Work     *UnitStatus `json:"work,omitempty"`
+	WorkLast *LastEntry  `json:"work_last,omitempty"`
+	// Started are the units under way, the current first; Ready every
+	// pending unit whose dependencies are done, in plan order.
+	Started        []UnitStatus            `json:"started"`
+	Ready          []string                `json:"ready"`
 	Blocked        []UnitStatus            `json:"blocked"`
 	DoNotRepeat    []string                `json:"do_not_repeat"`
 	Units          []UnitStatus            `json:"units"`
@@ -80,6 +89,9 @@ type Summary struct {
 	CompactionSummary CompactionSummary   `json:"compaction_summary"`
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
+
+	adv  reconcile.Advice // the rule book's answer the summary words
+	plan *plan.Plan       // the plan it was read with
 }
 
 // Status builds the resume summary of a task from what git holds.
@@ -154,21 +166,27 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		us := ix.row(s, c)
 		sum.Current = &us
 	}
-	if e := lastIteration(t.Log()); e != nil {
-		sum.Last = &LastEntry{Unit: e.Unit, Iteration: e.Iteration, Time: e.Stamp}
-		sum.Last.Did, _ = e.Field("Did")
-		sum.Last.Remaining, _ = e.Field("Remaining")
-		sum.Last.Blockers, _ = e.Field("Blockers")
-	}
+	sum.Last = lastEntry(lastIteration(t.Log(), ""))
 	if u := state.Val(s.Updated); u != "" {
 		sum.LastCheckpoint = u
 		if at, err := time.Parse(time.RFC3339, u); err == nil {
 			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
-	adv := reconcile.Advise(s, t.Plan)
+	adv := reconcile.Advise(s, t.Plan, reconcile.ActivityOf(t.Log().Entries))
+	sum.adv = adv
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
+	}
+	sum.Ready = append([]string{}, adv.Ready...)
+	sum.Started = []UnitStatus{}
+	for _, id := range adv.Started {
+		sum.Started = append(sum.Started, ix.row(s, id))
+	}
+	if adv.Unit != "" {
+		w := ix.row(s, adv.Unit)
+		sum.Work = &w
+		sum.WorkLast = lastEntry(lastIteration(t.Log(), adv.Unit))
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.CompactionSummary = CompactionSummary{
@@ -178,6 +196,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		CriticalContext: criticalContext(sum),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
+	sum.plan = t.Plan
 	return sum, t, nil
 }
 
@@ -212,13 +231,27 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	return us
 }
 
-func lastIteration(l *progresslog.Log) *progresslog.Entry {
+// lastIteration is the newest iteration entry of the log, of unit when it
+// is not "".
+func lastIteration(l *progresslog.Log, unit string) *progresslog.Entry {
 	for i := len(l.Entries) - 1; i >= 0; i-- {
-		if l.Entries[i].Kind == progresslog.KindIteration {
-			return &l.Entries[i]
+		if e := &l.Entries[i]; e.Kind == progresslog.KindIteration && (unit == "" || e.Unit == unit) {
+			return e
 		}
 	}
 	return nil
+}
+
+// lastEntry is an iteration entry as a summary shows it, nil for none.
+func lastEntry(e *progresslog.Entry) *LastEntry {
+	if e == nil {
+		return nil
+	}
+	l := &LastEntry{Unit: e.Unit, Iteration: e.Iteration, Time: e.Stamp}
+	l.Did, _ = e.Field("Did")
+	l.Remaining, _ = e.Field("Remaining")
+	l.Blockers, _ = e.Field("Blockers")
+	return l
 }
 
 func progressLine(done, total int) string {
@@ -326,7 +359,7 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 		return nil, t.StateErr
 	}
 	info := &NextInfo{Reasons: []string{}}
-	adv := reconcile.Advise(t.State, t.Plan)
+	adv := reconcile.Advise(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries))
 	if adv.Unit != "" {
 		info.Unit, info.Status = adv.Unit, string(adv.Status)
 		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {

@@ -162,12 +162,12 @@ func TestStatusPhases(t *testing.T) {
 			progress: "1/3 units done, 33% complete",
 		},
 		{
-			name: "nothing ready, nothing stuck",
+			name: "a started unit that is no longer current",
 			build: func(f *fixture) *task {
 				return plannedTask(f).checkpoint("T1", "started", iterOpts{}).finish("T3")
 			},
 			phase: state.Execute, done: 1, total: 3,
-			action:   "no unit is ready: see `itr next`",
+			action:   "continue T1 (iteration 2); when its work is done, checkpoint with --signal",
 			progress: "1/3 units done, 33% complete",
 		},
 		{
