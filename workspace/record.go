@@ -41,6 +41,10 @@ type Outcome struct {
 	// Repaired is set when entries that a commit made without itr had
 	// taken out were put back first (its own reconcile commit).
 	Repaired *ReconcileReport
+	// Refolded lists how state.json differed from the fold of the log it
+	// sat beside (a merge that joined two logs but not their views), so
+	// the record built on the fold instead, in the same commit.
+	Refolded []reconcile.Discrepancy
 }
 
 // record runs one event as lock → read → reduce → write → commit. build
@@ -104,11 +108,19 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if err := w.CheckClean(t); err != nil {
 		return nil, err
 	}
+	refolded, err := w.refoldStale(t)
+	if err != nil {
+		return nil, err
+	}
+	before := t.State
 	c, err := build(t)
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Slug: slug, Before: t.State, After: t.State, Repaired: repaired}
+	if len(refolded) > 0 {
+		c.body = strings.TrimSpace(c.body + "\n\n" + refoldNote(refolded))
+	}
+	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded}
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
 	if c.entry != nil {
@@ -162,6 +174,62 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// refoldStale makes sure a record builds on the fold of the log it sits
+// beside. When the log changed since the task's last itr commit without
+// itr (a merge joined two logs: git calls no merge driver for state.json
+// files that are byte-identical on both sides, as after two agents
+// checkpointed the same unit in the same second), state.json may be stale:
+// the log is folded, and where the view differs, t.State becomes the fold
+// and the differences are returned. The usual case, the log unchanged since
+// itr's last commit, costs one walk to that commit and one tree lookup.
+func (w *Workspace) refoldStale(t *store.Task) ([]reconcile.Discrepancy, error) {
+	progressRel := w.Rel(t.Slug, store.ProgressFile)
+	var last *gitstate.Commit
+	err := w.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
+		if v, _ := c.Trailer(store.TrailerTask); v == t.Slug {
+			last = &c
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if last != nil {
+		h, err := w.Repo.FileHashAt(last.Hash, progressRel)
+		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+			return nil, err
+		}
+		if h == t.HeadFiles[store.ProgressFile] {
+			return nil, nil // the log is as itr last committed it, with its view
+		}
+	}
+	derived, _ := reconcile.Fold(reconcile.Input{Slug: t.Slug, Base: t.State, Plan: t.Plan, Entries: t.Log().Entries})
+	d := reconcile.Diff(t.State, derived, t.Plan)
+	if len(d) > 0 {
+		t.State = derived
+	}
+	return d, nil
+}
+
+// refoldNote is the commit body line that logs a refold.
+func refoldNote(d []reconcile.Discrepancy) string {
+	parts := make([]string, 0, 3)
+	for _, x := range store.FirstN(discrepancyTexts(d), 3) {
+		parts = append(parts, x)
+	}
+	return fmt.Sprintf("state.json was not the fold of progress.md beside it (%d difference%s; a merge joined the logs but not the views); this commit builds on the fold: %s",
+		len(d), store.Plural(len(d), "", "s"), strings.Join(parts, "; "))
+}
+
+func discrepancyTexts(d []reconcile.Discrepancy) []string {
+	out := make([]string, len(d))
+	for i, x := range d {
+		out[i] = x.String()
+	}
+	return out
 }
 
 // noOperation refuses to commit while git is in the middle of a merge,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -69,10 +70,17 @@ type outcomeView struct {
 	// was undone first, and RepairCommit the reconcile commit that did it.
 	Repaired     []workspace.UndoReport `json:"repaired,omitempty"`
 	RepairCommit string                 `json:"repair_commit,omitempty"`
+	// Refolded lists how state.json differed from the fold of its log
+	// (after a merge); the record built on the fold.
+	Refolded []reconcile.Discrepancy `json:"refolded,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
 func printRepaired(w io.Writer, out *workspace.Outcome) {
+	if n := len(out.Refolded); n > 0 {
+		fmt.Fprintf(w, "Note: state.json was not the fold of progress.md beside it (%d difference%s, first: %s); this record builds on the fold and commits it\n",
+			n, map[bool]string{true: "", false: "s"}[n == 1], terminalSafe(out.Refolded[0].String()))
+	}
 	if out.Repaired == nil {
 		return
 	}
@@ -86,6 +94,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	if out.Repaired != nil {
 		v.Repaired, v.RepairCommit = out.Repaired.Undone, out.Repaired.Commit
 	}
+	v.Refolded = out.Refolded
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {
