@@ -197,6 +197,9 @@ func (w *Workspace) refoldStale(t *store.Task) ([]reconcile.Discrepancy, error) 
 	if err != nil {
 		return nil, err
 	}
+	if last != nil && last.Hash == t.Head.Hash {
+		return nil, nil // HEAD is itr's own commit: its view is the fold
+	}
 	if last != nil {
 		h, err := w.Repo.FileHashAt(last.Hash, progressRel)
 		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
