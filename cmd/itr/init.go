@@ -107,16 +107,3 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	return v
 }
 
-// terminalSafe makes collaborator text safe to print on a terminal:
-// control characters (escape sequences included) are shown as \xNN.
-func terminalSafe(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}

@@ -38,7 +38,7 @@ every other itr command; itr mcp runs it.`,
 				}
 			}
 			c := exec.Command(bin, args...)
-			c.Stdin, c.Stdout, c.Stderr = g.io.In, g.io.Out, g.io.Err
+			c.Stdin, c.Stdout, c.Stderr = g.raw.In, g.raw.Out, g.raw.Err
 			if err := c.Run(); err != nil {
 				return fmt.Errorf("%s: %w", bin, err)
 			}

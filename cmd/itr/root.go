@@ -40,6 +40,7 @@ type globals struct {
 	task string
 	json bool
 	io   IO
+	raw  IO // the streams without escaping, for itr mcp
 }
 
 // usageError marks errors in how itr was called (exit 2).
@@ -58,7 +59,11 @@ func Main(args []string, stdio IO) int {
 	if stdio.Getenv == nil {
 		stdio.Getenv = func(string) string { return "" }
 	}
-	g := &globals{io: stdio}
+	// Everything itr prints passes a safeWriter; itr mcp hands the raw
+	// streams to the server, whose JSON-RPC it must not touch.
+	raw := stdio
+	stdio.Out, stdio.Err = &safeWriter{w: stdio.Out}, &safeWriter{w: stdio.Err}
+	g := &globals{io: stdio, raw: raw}
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)

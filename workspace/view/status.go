@@ -285,9 +285,9 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
 	case reconcile.MoveUnblock:
 		if current {
-			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, u.Reason, u.ID)
+			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, quote(u.Reason, 200), u.ID)
 		}
-		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, u.Reason, u.ID)
+		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(u.Reason, 200), u.ID)
 	case reconcile.MoveWritePlan:
 		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
 	case reconcile.MoveRestore:
@@ -304,14 +304,14 @@ func criticalContext(sum *Summary) []string {
 	out := []string{}
 	if sum.Last != nil {
 		if sum.Last.Remaining != "" && !strings.EqualFold(sum.Last.Remaining, "none") {
-			out = append(out, fmt.Sprintf("remaining on %s: %s", sum.Last.Unit, sum.Last.Remaining))
+			out = append(out, fmt.Sprintf("remaining on %s: %s", sum.Last.Unit, quote(sum.Last.Remaining, 300)))
 		}
 		if sum.Last.Blockers != "" && !strings.EqualFold(sum.Last.Blockers, "none") {
-			out = append(out, fmt.Sprintf("blockers on %s: %s", sum.Last.Unit, sum.Last.Blockers))
+			out = append(out, fmt.Sprintf("blockers on %s: %s", sum.Last.Unit, quote(sum.Last.Blockers, 300)))
 		}
 	}
 	for _, b := range sum.Blocked {
-		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, b.Reason))
+		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, quote(b.Reason, 200)))
 	}
 	return out
 }

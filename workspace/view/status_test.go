@@ -104,7 +104,7 @@ func TestStatusPhases(t *testing.T) {
 			name:  "current unit blocked",
 			build: func(f *fixture) *task { return inProgressTask(f).block("T1", "the database is down") },
 			phase: state.Execute, total: 3, current: "T1", curState: state.Blocked, next: "T3",
-			action:   "T1 is blocked (the database is down): resolve it and run `itr unblock T1`",
+			action:   "T1 is blocked (“the database is down”): resolve it and run `itr unblock T1`",
 			progress: "0/3 units done, 0% complete",
 			blocked:  []string{"T1"},
 		},
@@ -121,7 +121,7 @@ func TestStatusPhases(t *testing.T) {
 				return plannedTask(f).block("T1", "needs a decision").finish("T3")
 			},
 			phase: state.Execute, done: 1, total: 3,
-			action:   "every remaining unit waits: resolve the block of T1 (needs a decision) and run `itr unblock T1`",
+			action:   "every remaining unit waits: resolve the block of T1 (“needs a decision”) and run `itr unblock T1`",
 			progress: "1/3 units done, 33% complete",
 			blocked:  []string{"T1"},
 		},
@@ -269,7 +269,7 @@ func TestStatusDetails(t *testing.T) {
 	assert.Equal(t, &LastEntry{Unit: "T1", Iteration: 1, Time: state.Val(b.state.Updated), Did: "added the model", Remaining: "validation", Blockers: "flaky db"}, sum.Last)
 	assert.Equal(t, "3h07m", sum.SinceLast)
 	assert.Equal(t, []string{"T3"}, sum.DoNotRepeat)
-	assert.Equal(t, []string{"remaining on T1: validation", "blockers on T1: flaky db"}, sum.CompactionSummary.CriticalContext)
+	assert.Equal(t, []string{"remaining on T1: “validation”", "blockers on T1: “flaky db”"}, sum.CompactionSummary.CriticalContext)
 	assert.Equal(t, "", sum.Next, "T2 waits for T1 and T3 is done")
 }
 
@@ -288,10 +288,10 @@ func TestStatusCriticalContext(t *testing.T) {
 		}, []string{}},
 		{"remaining only", func(f *fixture) *task {
 			return plannedTask(f).checkpoint("T1", "x", iterOpts{remaining: "tests"})
-		}, []string{"remaining on T1: tests"}},
+		}, []string{"remaining on T1: “tests”"}},
 		{"blocks", func(f *fixture) *task {
 			return plannedTask(f).block("T1", "needs a key").block("T3", "no access")
-		}, []string{"T1 blocked: needs a key", "T3 blocked: no access"}},
+		}, []string{"T1 blocked: “needs a key”", "T3 blocked: “no access”"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// safeWriter neutralises what a terminal would obey in text that passes
+// through it: control characters other than newline and tab (so escape
+// sequences, carriage returns and backspaces), C1 controls and the
+// bidirectional overrides that reorder what a reader sees become visible
+// escapes such as \x1b or \u202e. Every byte itr prints goes through one,
+// so text from collaborators (an entry's Did, a title, a reason) can never
+// drive the terminal; the files and --json keep the raw bytes (JSON
+// escapes them itself, so it passes unchanged).
+type safeWriter struct {
+	w     io.Writer
+	carry []byte // the start of a character split across writes
+}
+
+// Write escapes p and writes it; it reports len(p) on success.
+func (s *safeWriter) Write(p []byte) (int, error) {
+	buf := append(s.carry, p...)
+	s.carry = nil
+	out := make([]byte, 0, len(buf))
+	for i := 0; i < len(buf); {
+		r, size := utf8.DecodeRune(buf[i:])
+		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(buf[i:]) {
+			s.carry = append([]byte(nil), buf[i:]...)
+			break
+		}
+		switch {
+		case r == '\n' || r == '\t':
+			out = append(out, byte(r))
+		case r < 0x20 || r == 0x7f:
+			out = fmt.Appendf(out, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+			out = fmt.Appendf(out, `\u%04x`, r)
+		case r == utf8.RuneError && size == 1:
+			out = fmt.Appendf(out, `\x%02x`, buf[i])
+		default:
+			out = append(out, buf[i:i+size]...)
+		}
+		i += size
+	}
+	if _, err := s.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// terminalSafe is s made one visible line: what safeWriter escapes, and
+// newlines and tabs too, for a value printed inside a line of itr's own.
+func terminalSafe(s string) string {
+	var b strings.Builder
+	sw := &safeWriter{w: &b}
+	_, _ = sw.Write([]byte(strings.NewReplacer("\n", `\x0a`, "\t", `\x09`).Replace(s)))
+	for _, c := range sw.carry {
+		fmt.Fprintf(&b, `\x%02x`, c)
+	}
+	return b.String()
+}
