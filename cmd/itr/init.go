@@ -106,4 +106,3 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	}
 	return v
 }
-
