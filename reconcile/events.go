@@ -34,6 +34,11 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		ev.Commits = workCommits(field("Commit"), commits)
 	case progresslog.KindBlocked:
 		ev.Reason = field("Reason")
+	case progresslog.KindPlanned:
+		ev.Dropped = droppedOf(e)
+		if len(ev.Dropped) > 0 {
+			ev.Reason = field("Reason")
+		}
 	case progresslog.KindPhase:
 		p, err := state.ParsePhase(e.Phase)
 		if err != nil {
@@ -169,4 +174,17 @@ func isHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// droppedOf reads the **Dropped:** field of a Planned entry: the started
+// units removed from the plan on purpose, "T2, T5".
+func droppedOf(e progresslog.Entry) []string {
+	v, _ := e.Field("Dropped")
+	var ids []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if state.ValidID(f) {
+			ids = append(ids, f)
+		}
+	}
+	return ids
 }

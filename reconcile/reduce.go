@@ -46,6 +46,7 @@ type Event struct {
 	Mode         state.Mode
 	Domain       string
 	Commits      []string // work commits as "abc1234: subject"
+	Dropped      []string // for Planned: started units removed from the plan on purpose
 	Line         int      // the entry's line in progress.md, for messages
 }
 
@@ -91,7 +92,29 @@ func (p Problem) Error() string {
 func Fold(in Input) (*state.State, []Problem) {
 	s := Seed(in.Base, in.Slug, in.Plan)
 	var problems []Problem
+	// Units a Planned entry dropped on purpose (itr plan --drop) are gone
+	// from the plan: their earlier entries are history, not problems.
+	dropped := map[string]bool{}
 	for _, e := range in.Entries {
+		if e.Kind == progresslog.KindPlanned {
+			for _, id := range droppedOf(e) {
+				dropped[id] = true
+			}
+		}
+	}
+	for _, e := range in.Entries {
+		if dropped[e.Unit] && active(in.Plan) && in.Plan.Unit(e.Unit) == nil {
+			// A unit of the past: its events still count for the task
+			// (the phase, the work commits, the time), applied as if no
+			// plan said which units exist; the unit itself is gone again
+			// with the next event, and for good with the drop.
+			if ev, err := EventFrom(e, in.Commits); err == nil {
+				if next, err := Step(s, nil, ev); err == nil {
+					s = next
+				}
+			}
+			continue
+		}
 		ev, err := EventFrom(e, in.Commits)
 		if err != nil {
 			problems = append(problems, Problem{Line: e.Line, Msg: err.Error()})
@@ -216,6 +239,12 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		s.Phase = ev.Phase
 		touch()
 	case progresslog.KindPlanned:
+		for _, id := range ev.Dropped {
+			delete(s.Units, id)
+			if state.Val(s.Current) == id {
+				s.Current, s.CurrentIteration = nil, nil
+			}
+		}
 		if s.Phase.Rank() < state.Plan.Rank() {
 			s.Phase = state.Plan
 		}

@@ -160,14 +160,30 @@ type PlanReport struct {
 	Added   []string
 	Removed []string
 	Changed []string // "T2 max_iterations 5 → 8"
+	Dropped []string // started units dropped on purpose (--drop)
+}
+
+// PlanRequest applies the plan file. Drop names started units the file no
+// longer has that are to be dropped on purpose, with Reason.
+type PlanRequest struct {
+	Slug   string
+	Drop   []string
+	Reason string
 }
 
 // Plan applies tasks.md or plan.md to the task: new units become pending,
 // changed limits apply, removed units are reported and dropped, and the
-// phase moves to plan. A plan that changes nothing records nothing.
-func (w *Workspace) Plan(slug string) (*PlanReport, error) {
+// phase moves to plan. A unit that was started (it has iterations, or is
+// blocked or done) is never removed silently: the plan is refused, naming
+// it, unless it is in Drop, which records the drop and its reason in the
+// Planned entry so that every later fold and verify understands it. A
+// plan that changes nothing records nothing.
+func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
+	if len(req.Drop) > 0 && strings.TrimSpace(req.Reason) == "" {
+		return nil, required("reason", "say why the units are dropped")
+	}
 	rep := &PlanReport{}
-	out, err := w.record(slug, func(t *store.Task) (*change, error) {
+	out, err := w.record(req.Slug, func(t *store.Task) (*change, error) {
 		if t.Plan == nil {
 			if t.PlanName == "" {
 				return nil, fmt.Errorf("no plan: write %s in %s first", store.PlanNameFor(t.State.Mode), t.Dir)
@@ -175,6 +191,33 @@ func (w *Workspace) Plan(slug string) (*PlanReport, error) {
 			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.Rel(t.Slug, t.PlanName))
 		}
 		rep.Added, rep.Removed, rep.Changed = planChanges(t.State, t.Plan)
+		drop := map[string]bool{}
+		for _, id := range req.Drop {
+			if t.Plan.Unit(id) != nil {
+				return nil, fmt.Errorf("%s still has unit %s: remove it from the file first, then run `itr plan --drop %s --reason ...`", t.Plan.File, id, id)
+			}
+			if t.State.Units[id] == nil {
+				return nil, fmt.Errorf("--drop %s: the task has no unit %s (units: %s)", id, id, strings.Join(t.State.IDs(), ", "))
+			}
+			drop[id] = true
+		}
+		var started, dropped []string
+		for _, id := range rep.Removed {
+			u := t.State.Units[id]
+			if u.Status == state.Pending && state.Val(u.IterationsUsed) == 0 {
+				continue
+			}
+			if drop[id] {
+				dropped = append(dropped, id)
+				continue
+			}
+			started = append(started, fmt.Sprintf("%s (%s, %d iteration%s)", id, u.Status, state.Val(u.IterationsUsed), store.Plural(state.Val(u.IterationsUsed), "", "s")))
+		}
+		if len(started) > 0 {
+			return nil, fmt.Errorf("%s no longer has %s, which %s started; put %s back, or drop %s on purpose: itr plan --drop %s --reason \"...\"",
+				t.Plan.File, strings.Join(started, ", "), store.Plural(len(started), "was", "were"),
+				store.Plural(len(started), "it", "them"), store.Plural(len(started), "it", "them"), strings.Join(idsOf(started), " --drop "))
+		}
 		if len(rep.Added)+len(rep.Removed)+len(rep.Changed) == 0 && t.State.Phase.Rank() >= state.Plan.Rank() {
 			return nil, errUnchanged
 		}
@@ -182,14 +225,18 @@ func (w *Workspace) Plan(slug string) (*PlanReport, error) {
 		for _, f := range []struct {
 			name string
 			list []string
-		}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}} {
+		}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}, {"Dropped", dropped}} {
 			if len(f.list) > 0 {
 				e.Fields = append(e.Fields, progresslog.Field{Name: f.name, Value: strings.Join(f.list, ", ")})
 			}
 		}
+		if len(dropped) > 0 {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Reason", Value: req.Reason})
+		}
 		if len(e.Fields) == 0 {
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Units", Value: strings.Join(t.Plan.IDs(), ", ")})
 		}
+		rep.Dropped = dropped
 		return &change{entry: e, event: store.EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
 	})
 	if errors.Is(err, errUnchanged) {
@@ -197,6 +244,15 @@ func (w *Workspace) Plan(slug string) (*PlanReport, error) {
 	}
 	rep.Outcome = out
 	return rep, err
+}
+
+// idsOf takes the unit IDs from "T2 (in_progress, 3 iterations)" texts.
+func idsOf(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i], _, _ = strings.Cut(t, " ")
+	}
+	return out
 }
 
 var errUnchanged = errors.New("unchanged")

@@ -11,8 +11,10 @@ import (
 )
 
 func newPlanCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "plan",
+	var drop []string
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "plan [--drop UNIT --reason TEXT]",
 		Short: "Apply tasks.md or plan.md: add new units, apply limits, report removed units",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
@@ -21,7 +23,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				rep, err := ws.Plan(slug)
+				rep, err := ws.Plan(workspace.PlanRequest{Slug: slug, Drop: drop, Reason: reason})
 				if err != nil {
 					return err
 				}
@@ -31,7 +33,8 @@ func newPlanCmd(g *globals) *cobra.Command {
 					Added   []string `json:"added"`
 					Removed []string `json:"removed"`
 					Changed []string `json:"changed"`
-				}{Task: slug, Added: nonNil(rep.Added), Removed: nonNil(rep.Removed), Changed: nonNil(rep.Changed)}
+					Dropped []string `json:"dropped"`
+				}{Task: slug, Added: nonNil(rep.Added), Removed: nonNil(rep.Removed), Changed: nonNil(rep.Changed), Dropped: nonNil(rep.Dropped)}
 				if rep.Outcome != nil {
 					view.Commit = rep.Outcome.Commit
 				}
@@ -43,7 +46,7 @@ func newPlanCmd(g *globals) *cobra.Command {
 					for _, l := range []struct {
 						name string
 						ids  []string
-					}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}} {
+					}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}, {"Dropped", rep.Dropped}} {
 						if len(l.ids) > 0 {
 							fmt.Fprintf(w, "%-8s %s\n", l.name+":", strings.Join(l.ids, ", "))
 						}
@@ -53,6 +56,9 @@ func newPlanCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().StringArrayVar(&drop, "drop", nil, "drop a started `UNIT` that the plan file no longer has (repeatable; needs --reason)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why the units given with --drop are dropped")
+	return cmd
 }
 
 func nonNil(s []string) []string {

@@ -166,7 +166,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		us := ix.row(s, c)
 		sum.Current = &us
 	}
-	sum.Last = lastEntry(lastIteration(t.Log(), ""))
+	sum.Last = lastEntry(lastIteration(t.Log(), "", s))
 	if u := state.Val(s.Updated); u != "" {
 		sum.LastCheckpoint = u
 		if at, err := time.Parse(time.RFC3339, u); err == nil {
@@ -186,7 +186,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	if adv.Unit != "" {
 		w := ix.row(s, adv.Unit)
 		sum.Work = &w
-		sum.WorkLast = lastEntry(lastIteration(t.Log(), adv.Unit))
+		sum.WorkLast = lastEntry(lastIteration(t.Log(), adv.Unit, s))
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.CompactionSummary = CompactionSummary{
@@ -231,11 +231,13 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	return us
 }
 
-// lastIteration is the newest iteration entry of the log, of unit when it
-// is not "".
-func lastIteration(l *progresslog.Log, unit string) *progresslog.Entry {
+// lastIteration is the newest iteration entry of the log of a unit the
+// view s still has (a unit dropped from the plan is history), of unit when
+// it is not "".
+func lastIteration(l *progresslog.Log, unit string, s *state.State) *progresslog.Entry {
 	for i := len(l.Entries) - 1; i >= 0; i-- {
-		if e := &l.Entries[i]; e.Kind == progresslog.KindIteration && (unit == "" || e.Unit == unit) {
+		e := &l.Entries[i]
+		if e.Kind == progresslog.KindIteration && (unit == "" || e.Unit == unit) && s.Units[e.Unit] != nil {
 			return e
 		}
 	}
