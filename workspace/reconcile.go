@@ -234,12 +234,69 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if !bytes.Equal(t.GuardrailsRaw, committedGuard) {
 		files = append(files, gitstate.FileChange{Path: guardRel, Data: t.GuardrailsRaw})
 	}
+	// Whatever this replaces on disk is kept first, named in the report
+	// and in the entry: a state.json with other facts than the fold (a
+	// corrupt one was kept above), a guardrails.md that lacked lessons.
+	keep := []struct {
+		name string
+		old  []byte
+		err  error
+		new  []byte
+	}{{store.StateFile, recordedRaw, nil, derivedRaw}}
+	if !bytes.Equal(t.GuardrailsRaw, committedGuard) {
+		g, gerr := w.ReadWorktree(guardRel)
+		keep = append(keep, struct {
+			name string
+			old  []byte
+			err  error
+			new  []byte
+		}{store.GuardrailsFile, g, gerr, t.GuardrailsRaw})
+	}
+	for _, k := range keep {
+		if k.err != nil || k.old == nil || bytes.Equal(k.old, k.new) || rep.savedAs(k.name) {
+			continue
+		}
+		if k.name == store.StateFile && len(rep.Discrepancies) == 0 {
+			continue // only the form changes: nothing is lost
+		}
+		saved, err := w.save(slug, k.name, k.old)
+		if err != nil {
+			return nil, err
+		}
+		rep.Saved = append(rep.Saved, saved)
+		e.Fields = setField(e.Fields, "Saved", strings.Join(rep.Saved, "\n"))
+	}
+	if newLog, err = progresslog.Append(logBytes, e); err != nil {
+		return nil, err
+	}
+	files[0].Data = newLog
 	commit, err := w.commit(t.Head.Hash, slug, c, final, files)
 	if err != nil {
 		return nil, err
 	}
 	rep.Commit = commit.Hash
 	return rep, nil
+}
+
+// savedAs reports whether a copy of the file name was kept already.
+func (r *ReconcileReport) savedAs(name string) bool {
+	for _, p := range r.Saved {
+		if strings.HasSuffix(p, "-"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+// setField sets the field name of fields to value, adding it when absent.
+func setField(fields []progresslog.Field, name, value string) []progresslog.Field {
+	for i := range fields {
+		if fields[i].Name == name {
+			fields[i].Value = value
+			return fields
+		}
+	}
+	return append(fields, progresslog.Field{Name: name, Value: value})
 }
 
 // save keeps content that reconcile replaces under
