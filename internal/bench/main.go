@@ -1,18 +1,22 @@
 // Command bench measures itr against the git CLI in the same run, on
 // repositories it builds with git fast-import: SMALL (~100 files) and LARGE
 // (~100,000 files in nested folders, ~2,000 commits). It prints medians,
-// ratios and peak memory. It is `make bench`; it is not a test and asserts
-// nothing about time.
+// ratios and peak memory. It also times itr prime and itr status on tasks of
+// 100 to 10,000 chained units in fresh repositories (units.go, -units; -only
+// units runs that table alone). It is `make bench`; it is not a test and
+// asserts nothing about time.
 package main
 
 import (
 	"bufio"
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -29,6 +33,8 @@ func main() {
 	merge := flag.Int("merge", 0, "entries on each side for the merge benchmark; 0 skips it")
 	skipCheckpoint := flag.Bool("skip-checkpoint", false, "skip the checkpoint/status part")
 	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
+	units := flag.String("units", "100,1000,10000", "comma-separated unit counts for the itr prime/status table (units.go); empty skips it")
+	only := flag.String("only", "", "run one part alone: units (the -units table, no SMALL or LARGE repository); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -45,6 +51,15 @@ func main() {
 	if *gogit {
 		benchGoGit(*dir, *runs, *large, env)
 		return
+	}
+	switch *only {
+	case "":
+	case "units":
+		fmt.Printf("itr bench — %s, units only\n", time.Now().UTC().Format(time.RFC3339))
+		benchUnits(*itr, *dir, *units, env)
+		return
+	default:
+		check(fmt.Errorf("-only %q: the part that runs alone is units", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -66,6 +81,9 @@ func main() {
 		if *merge > 0 {
 			benchMerge(*itr, *dir, base, size.name, *runs, *merge, env)
 		}
+	}
+	if *units != "" {
+		benchUnits(*itr, *dir, *units, env)
 	}
 }
 
@@ -163,6 +181,9 @@ func run(env []string, dir string, name string, args ...string) error {
 }
 
 // timed runs a command and returns its wall time and peak memory (KiB).
+// The peak is the child's ru_maxrss, which on Linux never reads below the
+// bench's own peak at the time (see peakRSS): it is exact only for a child
+// that grows larger than the bench.
 func timed(env []string, dir string, name string, args ...string) (time.Duration, int64) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -177,9 +198,10 @@ func timed(env []string, dir string, name string, args ...string) (time.Duration
 	return d, rss
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+// median returns the middle value of ds (the upper one of an even count).
+func median[T cmp.Ordered](ds []T) T {
+	s := slices.Clone(ds)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
