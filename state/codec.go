@@ -217,6 +217,14 @@ type keyValue struct {
 
 // decodeObject reads one JSON object into its keys and raw values, in order.
 func decodeObject(data []byte, path string) ([]keyValue, error) {
+	if path != "" {
+		// A value inside the document, whose syntax the pass over the
+		// whole document has checked: split it without a decoder, which
+		// keeps a state.json of 10,000 units quick to read.
+		if kvs, ok, err := splitObject(data, path); ok {
+			return kvs, err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -257,6 +265,98 @@ func decodeObject(data []byte, path string) ([]keyValue, error) {
 		return nil, &DecodeError{Line: line, Col: col, Msg: "text after the end of the JSON object"}
 	}
 	return kvs, nil
+}
+
+// splitObject splits a JSON object whose syntax is known to be valid into
+// its keys and raw values, as decodeObject does, with a duplicate key an
+// error. ok is false when data is not an object; the caller then reports
+// it.
+func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false, nil
+	}
+	seen := map[string]bool{}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return nil, true, nil
+	}
+	for i < len(data) {
+		end := stringEnd(data, i)
+		var key string
+		if err := json.Unmarshal(data[i:end], &key); err != nil {
+			return nil, false, nil
+		}
+		if seen[key] {
+			return nil, true, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
+		}
+		seen[key] = true
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil, false, nil
+		}
+		i = skipSpace(data, i+1)
+		vend := valueEnd(data, i)
+		kvs = append(kvs, keyValue{key, json.RawMessage(data[i:vend])})
+		i = skipSpace(data, vend)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+			continue
+		}
+		return kvs, i < len(data) && data[i] == '}', nil
+	}
+	return nil, false, nil
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index after the string that starts at data[i] ('"').
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// valueEnd is the index after the JSON value that starts at data[i].
+func valueEnd(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				j = stringEnd(data, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(data)
+	}
+	j := i
+	for j < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[j])) {
+		j++
+	}
+	return j
 }
 
 func syntaxErr(data []byte, dec *json.Decoder, path string, err error) error {
