@@ -109,9 +109,7 @@ func Fold(in Input) (*state.State, []Problem) {
 			// plan said which units exist; the unit itself is gone again
 			// with the next event, and for good with the drop.
 			if ev, err := EventFrom(e, in.Commits); err == nil {
-				if next, err := Step(s, nil, ev); err == nil {
-					s = next
-				}
+				_ = stepInPlace(s, nil, ev)
 			}
 			continue
 		}
@@ -131,12 +129,11 @@ func Fold(in Input) (*state.State, []Problem) {
 				}
 			}
 		}
-		next, err := Step(s, in.Plan, ev)
-		if err != nil {
+		// Fold owns s: each event applies in place (an event the rules
+		// refuse changes nothing), sparing a copy of every unit per entry.
+		if err := stepInPlace(s, in.Plan, ev); err != nil {
 			problems = append(problems, Problem{Line: e.Line, Msg: err.Error() + "; the entry was not applied"})
-			continue
 		}
-		s = next
 	}
 	return s, problems
 }
@@ -172,12 +169,22 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 // and after, so units it adds can be worked on and limits it changes apply.
 func Step(s *state.State, p *plan.Plan, ev Event) (*state.State, error) {
 	s = s.Clone()
-	sync(s, p)
-	if err := apply(s, p, ev); err != nil {
+	if err := stepInPlace(s, p, ev); err != nil {
 		return nil, err
 	}
-	sync(s, p)
 	return s, nil
+}
+
+// stepInPlace is Step on s itself. A refused event leaves s as it was but
+// for the plan brought in (sync is idempotent): apply checks the rules
+// before it changes anything.
+func stepInPlace(s *state.State, p *plan.Plan, ev Event) error {
+	sync(s, p)
+	if err := apply(s, p, ev); err != nil {
+		return err
+	}
+	sync(s, p)
+	return nil
 }
 
 func apply(s *state.State, p *plan.Plan, ev Event) error {
@@ -193,13 +200,13 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindOther:
 		return nil
 	case progresslog.KindCreated:
+		if ev.Mode != "" && ev.Mode != s.Mode && len(s.Units) > 0 {
+			return fmt.Errorf("the task already has units in %s mode; its mode cannot become %s", s.Mode, ev.Mode)
+		}
 		if ev.Name != "" {
 			s.Task = ev.Name
 		}
 		if ev.Mode != "" && ev.Mode != s.Mode {
-			if len(s.Units) > 0 {
-				return fmt.Errorf("the task already has units in %s mode; its mode cannot become %s", s.Mode, ev.Mode)
-			}
 			s.Mode = ev.Mode
 			if s.Mode == state.Knowledge && len(s.Commits) == 0 {
 				s.Commits = nil
