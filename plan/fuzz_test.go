@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -54,5 +55,43 @@ func FuzzParse(f *testing.F) {
 		for _, id := range p.Ready(nil) {
 			require.Empty(t, p.Waiting(id, nil))
 		}
+	})
+}
+
+// FuzzSync checks that Sync never panics, never writes into its input, is
+// idempotent, reports a change exactly when the bytes differ, changes only
+// boxes and the Status and Total values (syncDiff), and that a plan that
+// parsed still parses to the same plan with the boxes following done.
+func FuzzSync(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.md")
+	require.NoError(f, err)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data, uint8(0x15), uint8(1), uint8(2), uint8(3), uint8(0))
+	}
+	f.Add([]byte(itrTemplate), uint8(0x7f), uint8(1), uint8(0), uint8(0), uint8(0))
+	f.Add([]byte("\uFEFF**Status**:\r**Total:** 3\r\n## Phases\r- [X] **R1**: a\n```\n- [ ] **R2**: b"), uint8(0), uint8(0), uint8(0), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, mask, d, ip, pe, bl uint8) {
+		var done func(string) bool
+		if mask&0x80 == 0 {
+			done = func(id string) bool {
+				h := uint(0)
+				for i := 0; i < len(id); i++ {
+					h = h*31 + uint(id[i])
+				}
+				return mask>>(h%7)&1 == 1
+			}
+		}
+		c := Counts{Done: int(d), InProgress: int(ip), Pending: int(pe), Blocked: int(bl)}
+		in := bytes.Clone(data)
+		out, changed := Sync(data, done, c)
+		require.Equal(t, string(in), string(data), "Sync wrote into its input")
+		require.Equal(t, !bytes.Equal(data, out), changed)
+		again, changed := Sync(out, done, c)
+		require.False(t, changed, "a second Sync changed:\n%q\n%q", out, again)
+		require.Equal(t, string(out), string(again))
+		require.NoError(t, syncDiff(data, out, done, c), "in %q\nout %q", data, out)
+		require.NoError(t, syncedPlan("tasks.md", data, out, done, c))
 	})
 }

@@ -94,13 +94,13 @@ func shape(p *Plan) *Plan {
 	first := slices.IndexFunc(p.Sections, func(s Section) bool { return s.Kind == UnitsSection })
 	for _, u := range p.Units {
 		c := *u
-		c.Line, c.dependsLine = 0, 0
+		c.Line, c.dependsLine, c.lines, c.extraLines = 0, 0, nil, nil
 		if c.section == 0 {
 			c.section = first + 1 // rendered in the first units section
 		}
 		q.Units = append(q.Units, &c)
 	}
-	q.Sections = nil
+	q.Sections, q.metaLines = nil, nil
 	for _, s := range p.Sections {
 		s.Line, s.bodyLine = 0, 0
 		q.Sections = append(q.Sections, s)

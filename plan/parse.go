@@ -13,21 +13,29 @@ import (
 
 // Parse reads a tasks.md or plan.md. file is the name used in errors. It
 // accepts LF and CRLF line endings. Besides reading errors (a malformed unit
-// line, a duplicate unit ID, a bad "Max iterations" or "Depends" value) it
-// checks the dependency graph: every dependency names a defined unit, no unit
-// depends on itself and there is no cycle. A plan that is still the template
-// (see Plan.Placeholder) skips the graph checks, so the template as written
-// parses. Every error is an *Error; Parse returns the reading error with the
-// lowest line, else the graph error with the lowest line.
+// line, a duplicate unit ID, a bad "Max iterations" or "Depends" value, unit
+// lines in a file without a "## Tasks" or "## Phases" heading) it checks
+// that no template text is left and the dependency graph: every dependency
+// names a defined unit, no unit depends on itself and there is no cycle.
 //
-// A file without a "## Tasks" or "## Phases" section is an empty plan, not an
-// error.
+// A plan that is still the template (see Plan.Placeholder) parses as
+// written: its template text is allowed and the graph checks are skipped.
+// Once one unit is real, template text such as "{N}", "{title}" or
+// "{none|T1}" is refused wherever itr reads it: a placeholder unit, a unit
+// sub-item whose whole value is template text, a "**Key:** value" header
+// line whose whole value is template text, and any "{...}" in the
+// "**Total:**" and "**Status:**" lines. Prose (details, notes, other
+// sections) and a title only partly template, such as "{Feature} flags",
+// are not checked.
+//
+// Every error is an *Error; Parse returns the reading error with the lowest
+// line, else the template error with the lowest line, else the graph error
+// with the lowest line.
+//
+// A file without a "## Tasks" or "## Phases" section and without unit lines
+// is an empty plan, not an error.
 func Parse(file string, data []byte) (*Plan, error) {
-	text := strings.TrimPrefix(string(data), "\uFEFF")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}}
-	ps.run(strings.Split(text, "\n"))
+	ps := read(file, data)
 	if err := first(ps.errs); err != nil {
 		return nil, err
 	}
@@ -37,13 +45,31 @@ func Parse(file string, data []byte) (*Plan, error) {
 	return ps.p, nil
 }
 
-// Check verifies the dependency graph of a plan: dependencies name defined
-// units, no unit depends on itself, there is no cycle, and no unit ID is
-// still template text. A plan that is still the template passes. Parse
-// runs it; call it again after changing units in code.
+// read runs the parser over data: LF, CRLF or CR line endings, an optional
+// byte order mark.
+func read(file string, data []byte) *parser {
+	text := strings.TrimPrefix(string(data), bom)
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}}
+	ps.run(strings.Split(text, "\n"))
+	return ps
+}
+
+// bom is the byte order mark a file may start with.
+const bom = "\uFEFF"
+
+// Check verifies a plan: no template text is left once a unit is real (see
+// Parse), dependencies name defined units, no unit depends on itself, there
+// is no cycle, and no unit ID is still template text. A plan that is still
+// the template passes. Parse runs it; call it again after changing units in
+// code (errors about a unit built in code name the unit's Line, 0 if unset).
 func (p *Plan) Check() error { return p.check() }
 
 func (p *Plan) check() error {
+	if err := first(p.templateErrors()); err != nil {
+		return err
+	}
 	if p.Placeholder() {
 		return nil
 	}
@@ -106,6 +132,11 @@ type parser struct {
 	notes   []string
 	item    *item
 	seen    map[string]int // known sub-item key → line, for the current unit
+
+	// The first line that looks like a unit outside a units section.
+	strayLine int
+	strayID   string
+	strayIn   string // heading of its section, "" before the first heading
 }
 
 // item is a sub-item being read.
@@ -132,7 +163,7 @@ func (ps *parser) run(lines []string) {
 		}
 		switch ps.where {
 		case inHeader:
-			ps.header(line, fenced)
+			ps.header(line, n, fenced)
 		case inUnits:
 			ps.unitLine(line, n, fenced)
 		default:
@@ -140,6 +171,7 @@ func (ps *parser) run(lines []string) {
 				ps.secFirst = n
 			}
 			ps.body = append(ps.body, line)
+			ps.stray(line, n, fenced)
 		}
 		if isFence(line) {
 			ps.fence = !ps.fence
@@ -151,6 +183,39 @@ func (ps *parser) run(lines []string) {
 		if path.Base(ps.p.File) == "plan.md" {
 			ps.p.Mode = Knowledge
 		}
+	}
+	if ps.strayLine > 0 && !slices.ContainsFunc(ps.p.Sections, func(s Section) bool { return s.Kind == UnitsSection }) {
+		heading := unitsHeading(ps.p.Mode)
+		where := "comes before any \"## \" heading"
+		if ps.strayIn != "" {
+			where = fmt.Sprintf("is under %q", ps.strayIn)
+		}
+		ps.errorf(ps.strayLine, "unit %s %s and the file has no %q heading, so no unit is read; put the units under a %q heading", ps.strayID, where, heading, heading)
+	}
+}
+
+// unitsHeading is the heading units go under in a plan of mode m.
+func unitsHeading(m Mode) string {
+	if m == Knowledge {
+		return "## Phases"
+	}
+	return "## Tasks"
+}
+
+// stray notes the first unit line outside a units section: in a file
+// without one, that is a unit under the wrong heading, not a plan without
+// units.
+func (ps *parser) stray(line string, n int, fenced bool) {
+	if fenced || ps.strayLine > 0 || !checkboxRe.MatchString(line) {
+		return
+	}
+	id, _, _, ok := splitUnitLine(line)
+	if !ok || !ValidID(id) && !templateID(id) {
+		return
+	}
+	ps.strayLine, ps.strayID = n, id
+	if ps.sec != nil {
+		ps.strayIn = strings.TrimSpace("## " + ps.sec.Heading)
 	}
 }
 
@@ -176,7 +241,7 @@ var (
 	metaRe2 = regexp.MustCompile(`^\*\*([^*]+?)\*\*:(.*)$`)
 )
 
-func (ps *parser) header(line string, fenced bool) {
+func (ps *parser) header(line string, n int, fenced bool) {
 	t := strings.TrimSpace(line)
 	if !fenced {
 		if ps.p.Title == "" && strings.HasPrefix(t, "# ") {
@@ -187,10 +252,12 @@ func (ps *parser) header(line string, fenced bool) {
 		}
 		if f, ok := parseMeta(t); ok {
 			ps.p.Meta = append(ps.p.Meta, f)
+			ps.p.metaLines = append(ps.p.metaLines, n)
 			return
 		}
 	}
 	ps.pre = append(ps.pre, line)
+	ps.stray(line, n, fenced)
 }
 
 func parseMeta(t string) (Field, bool) {
@@ -428,13 +495,6 @@ func splitUnitLine(line string) (id, title string, done, ok bool) {
 	return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+1:]), done, true
 }
 
-// isTemplate reports whether v is still template text such as "{title}" or
-// "`{paths}`".
-func isTemplate(v string) bool {
-	s := strings.TrimSpace(strings.ReplaceAll(v, "`", ""))
-	return len(s) >= 2 && s[0] == '{' && s[len(s)-1] == '}'
-}
-
 func (ps *parser) openUnit(line string, n int) {
 	ps.details, ps.notes, ps.item = nil, nil, nil
 	id, title, done, ok := splitUnitLine(line)
@@ -443,7 +503,7 @@ func (ps *parser) openUnit(line string, n int) {
 		ps.state = unitNotes // the line belongs to nothing; keep reading
 		return
 	}
-	placeholderID := !ValidID(id) && strings.Contains(id, "{")
+	placeholderID := templateID(id)
 	if !ValidID(id) && !placeholderID {
 		ps.errorf(n, "unit ID %q is not valid; use upper-case letters then digits, such as T1", id)
 		ps.state = unitNotes
@@ -482,11 +542,13 @@ func (ps *parser) closeItem() {
 	}
 	if !it.keyed {
 		u.Extra = append(u.Extra, Field{Value: it.value})
+		u.extraLines = append(u.extraLines, it.line)
 		return
 	}
 	key := canonicalKey(it.key)
 	if key == "" {
 		u.Extra = append(u.Extra, Field{Key: it.key, Value: it.value})
+		u.extraLines = append(u.extraLines, it.line)
 		return
 	}
 	if prev, dup := ps.seen[key]; dup {
@@ -494,6 +556,10 @@ func (ps *parser) closeItem() {
 		return
 	}
 	ps.seen[key] = it.line
+	if u.lines == nil {
+		u.lines = map[string]int{}
+	}
+	u.lines[key] = it.line
 	v := it.value
 	switch key {
 	case keyFiles:

@@ -136,13 +136,21 @@ func TestParseUnits(t *testing.T) {
 			},
 		},
 		{
-			name:  "no unit section is an empty plan",
-			input: doc("# Title", "", "## Notes", "", "- [ ] **T1**: not in a units section"),
+			name:  "no unit section and no unit lines is an empty plan",
+			input: doc("# Title", "", "## Notes", "", "- [ ] not a unit: no ID", "  - [ ] **T1**: indented, a checklist", "```", "- [ ] **T2**: fenced", "```"),
 			check: func(t *testing.T, p *Plan) {
 				assert.Empty(t, p.Units)
 				assert.True(t, p.Placeholder())
 				assert.Equal(t, Development, p.Mode)
-				assert.Equal(t, "- [ ] **T1**: not in a units section", p.Sections[0].Body)
+				assert.Equal(t, "- [ ] not a unit: no ID\n  - [ ] **T1**: indented, a checklist\n```\n- [ ] **T2**: fenced\n```", p.Sections[0].Body)
+			},
+		},
+		{
+			name:  "unit lines outside the units section of a plan that has one are notes",
+			input: doc("## Tasks", "- [ ] **T1**: a", "## Later", "- [ ] **T9**: an idea, not a unit yet"),
+			check: func(t *testing.T, p *Plan) {
+				assert.Equal(t, []string{"T1"}, p.IDs())
+				assert.Equal(t, "- [ ] **T9**: an idea, not a unit yet", p.Sections[1].Body)
 			},
 		},
 	}
@@ -325,6 +333,50 @@ func TestParseErrors(t *testing.T) {
 			`tasks.md:5: dependency line "- T1 →": an arrow needs unit IDs on both sides, such as "T1 -> T2"`},
 		{"template ID left in a real plan", "tasks.md", doc("## Tasks", "- [ ] **T1**: real", "- [ ] **{ID}**: {title}"),
 			`tasks.md:3: unit ID "{ID}" is still template text; give the unit an ID such as T1, or delete it`},
+		{"unit with template sub-items", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Files: `{paths}`", "  - Criteria: {measurable}"),
+			"tasks.md:3: T1: \"{paths}\" is still template text; write the files the unit touches, such as \"Files: `src/login.go`\", or delete the line"},
+		{"template criteria", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Criteria: {measurable}"),
+			`tasks.md:3: T1: "{measurable}" is still template text; write how to tell the unit is done, such as "Criteria: go test ./... passes"`},
+		{"template completion", "tasks.md", doc("## Tasks", "- [ ] **T2**: Add login", "  - Completion: `{signal}`"),
+			"tasks.md:3: T2: \"{signal}\" is still template text; write the signal the agent prints when done, such as \"Completion: `<signal>T2_DONE</signal>`\", or delete the line"},
+		{"template max iterations", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Max iterations: {N}"),
+			`tasks.md:3: T1: "{N}" is still template text; write a number of iterations, such as "Max iterations: 5"`},
+		{"template depends", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Depends: `{none|T1}`"),
+			`tasks.md:3: T1: "{none|T1}" is still template text; write the units it waits for, such as "Depends: T1", or "Depends: none"`},
+		{"template model", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Model: {haiku|sonnet|opus}"),
+			`tasks.md:3: T1: "{haiku|sonnet|opus}" is still template text; write one model, such as "Model: sonnet", or delete the line`},
+		{"template output", "plan.md", doc("## Phases", "- [ ] **R1**: Survey", "  - Output: `{path}`"),
+			"plan.md:3: R1: \"{path}\" is still template text; write the file the unit produces, such as \"Output: `outputs/report.md`\", or delete the line"},
+		{"template in an unknown sub-item", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - Risk: {low|high}"),
+			`tasks.md:3: T1: "{low|high}" is still template text; write one of low, high, such as "Risk: low", or delete the line`},
+		{"template in a keyless sub-item", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "  - {anything else}"),
+			`tasks.md:3: T1: "{anything else}" is still template text; write the text or delete the line`},
+		{"placeholder unit beside a real one", "tasks.md", doc("## Tasks", "- [ ] **T1**: Add login", "- [ ] **T2**: {title}", "  - Max iterations: {N}"),
+			`tasks.md:3: T2: "{title}" is still template text; write the unit's title, such as "- [ ] **T2**: Add the login form", or delete the unit`},
+		{"template total", "tasks.md", doc("# Auth - Tasks", "", "**Created:** 2026-01-14", "**Total:** {N} tasks", "", "## Tasks", "- [ ] **T1**: Add login", "- [ ] **T2**: Add logout"),
+			`tasks.md:4: "{N}" is still template text; write the number of tasks, such as "**Total:** 2 tasks", or delete the line`},
+		{"template total of phases", "plan.md", doc("**Total:** {N} phases", "## Phases", "- [ ] **R1**: Survey"),
+			`plan.md:1: "{N}" is still template text; write the number of phases, such as "**Total:** 1 phase", or delete the line`},
+		{"template status", "tasks.md", doc("**Status**: 1 done, {Y} in progress, {Z} pending", "## Tasks", "- [ ] **T1**: Add login"),
+			`tasks.md:1: "{Y}" is still template text; write the counts, such as "**Status:** 0 done, 0 in progress, 1 pending", or delete the line`},
+		{"template domain", "plan.md", doc("**Domain:** {research|writing|analysis|planning}", "## Phases", "- [ ] **R1**: Survey"),
+			`plan.md:1: "{research|writing|analysis|planning}" is still template text; write one of research, writing, analysis, planning, such as "**Domain:** research", or delete the line`},
+		{"template created", "tasks.md", doc("**Created:** {timestamp}", "## Tasks", "- [ ] **T1**: Add login"),
+			`tasks.md:1: "{timestamp}" is still template text; write the value of "**Created:**" or delete the line`},
+		{"the template with only the title written", "tasks.md", []byte(strings.Replace(itrTemplate, "{title}", "Add login", 1)),
+			`tasks.md:4: "{N}" is still template text; write the number of tasks, such as "**Total:** 1 task", or delete the line`},
+		{"reading errors before template errors", "tasks.md", doc("**Total:** {N} tasks", "## Tasks", "- [ ] **T1**: a", "  - Max iterations: x"),
+			`tasks.md:4: T1: max iterations "x" is not a positive whole number`},
+		{"template errors before graph errors", "tasks.md", doc("## Dependencies", "T1 -> T2", "## Tasks", "- [ ] **T1**: a", "  - Model: {haiku|sonnet|opus}"),
+			`tasks.md:5: T1: "{haiku|sonnet|opus}" is still template text; write one model, such as "Model: sonnet", or delete the line`},
+		{"units before any heading", "tasks.md", doc("# Auth - Tasks", "", "- [ ] **T1**: Add login", "- [ ] **T2**: Add logout", "", "## Notes"),
+			`tasks.md:3: unit T1 comes before any "## " heading and the file has no "## Tasks" heading, so no unit is read; put the units under a "## Tasks" heading`},
+		{"units under another heading", "tasks.md", doc("# Auth - Tasks", "", "## Task list", "", "Intro.", "", "* [x] T1: Add login", "- [ ] **T2**: Add logout"),
+			`tasks.md:7: unit T1 is under "## Task list" and the file has no "## Tasks" heading, so no unit is read; put the units under a "## Tasks" heading`},
+		{"phases under another heading", "plan.md", doc("## Dependencies", "R1 -> R2", "- [ ] **R1**: Survey"),
+			`plan.md:3: unit R1 is under "## Dependencies" and the file has no "## Phases" heading, so no unit is read; put the units under a "## Phases" heading`},
+		{"template units under another heading", "tasks.md", doc("### Tasks", "- [ ] **{ID}**: {title}"),
+			`tasks.md:2: unit {ID} comes before any "## " heading and the file has no "## Tasks" heading, so no unit is read; put the units under a "## Tasks" heading`},
 		{"lowest line first", "tasks.md", doc("## Tasks", "- [ ] **T1**: a", "  - Max iterations: x", "  - Depends: ?", "- [ ] **T1**: b"),
 			`tasks.md:3: T1: max iterations "x" is not a positive whole number`},
 		{"reading errors before graph errors", "tasks.md", doc("## Dependencies", "T9 -> T1", "## Tasks", "- [ ] **T1**: a", "  - Max iterations: x"),
@@ -344,6 +396,64 @@ func TestParseErrors(t *testing.T) {
 			assert.Equal(t, tt.want, fmt.Sprintf("%s:%d: %s", perr.File, perr.Line, perr.Msg))
 		})
 	}
+}
+
+// itrTemplate is templates/files/tasks.md.tmpl as itr writes it for a new
+// task.
+const itrTemplate = `# Auth - Tasks
+
+**Created:** 2026-01-14T10:30:00Z
+**Total:** {N} tasks
+**Status:** {X} done, {Y} in progress, {Z} pending
+
+## Dependencies
+
+T1 → T2 → T3 (sequential)
+T4 (independent)
+
+## Tasks
+
+- [ ] **T1**: {title}
+  - Files: ` + "`{paths}`" + `
+  - Criteria: {measurable}
+  - Completion: ` + "`<signal>T1_DONE</signal>`" + `
+  - Max iterations: 5
+  - Depends: none
+  - Model: {haiku|sonnet|opus}
+
+## Notes
+
+{Context for sub-agents}
+`
+
+// TestTemplateText: a plan that is all template parses as a placeholder
+// plan; template text inside prose, or only part of a title or value, is
+// not template text.
+func TestTemplateText(t *testing.T) {
+	for name, in := range map[string]string{
+		"itr's template":            itrTemplate,
+		"seed template plan.md":     "# {Task Name} - Phases\n\n**Created:** {timestamp}\n**Domain:** {research|writing|analysis|planning}\n**Total:** {N} phases\n\n## Phases\n\n- [ ] **R1**: {title}\n  - Criteria: {measurable}\n  - Output: `{path}`\n  - Max iterations: {N}\n\n## Dependencies\n\nR1 → R2 → R3 → R4 (sequential)\n",
+		"template header, no units": "**Total:** {N} tasks\n**Status:** {X} done, {Y} in progress, {Z} pending\n\n## Tasks\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := Parse("tasks.md", []byte(in))
+			require.NoError(t, err)
+			assert.True(t, p.Placeholder())
+		})
+	}
+
+	filled := strings.NewReplacer("{title}", "Add login", "`{paths}`", "`auth/login.go`", "{measurable}", `refuses "{N}" with file:line`, "{haiku|sonnet|opus}", "opus",
+		"{N}", "1", "{X}", "0", "{Y}", "0", "{Z}", "1").Replace(itrTemplate)
+	filled = strings.Replace(filled, "T1 → T2 → T3 (sequential)\nT4 (independent)", "T1 (alone)", 1)
+	p, err := Parse("tasks.md", []byte(filled))
+	require.NoError(t, err, filled)
+	assert.False(t, p.Placeholder())
+	assert.Equal(t, `refuses "{N}" with file:line`, p.Unit("T1").Criteria)
+	assert.Equal(t, "{Context for sub-agents}", p.Sections[2].Body, "prose is not checked")
+
+	p, err = Parse("tasks.md", doc("# {Feature} - Tasks", "## Tasks", "- [ ] **T1**: {Feature} flags", "  Details {like this}", "  - Criteria: prints {\"ok\": true}", "  - Output: `{\"ok\": true}`", "  - Files: {}", "  - Risk: {a}, {b}", "", "Notes {like this}"))
+	require.NoError(t, err)
+	assert.False(t, p.Placeholder())
 }
 
 func TestTemplatePlanSkipsGraphChecks(t *testing.T) {

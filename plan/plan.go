@@ -8,7 +8,9 @@
 // The package is pure: it reads no files, no clock and no environment.
 // Render writes a parsed plan back so that parsing the result gives the same
 // plan again; text it does not understand (notes, other sections) is kept
-// verbatim.
+// verbatim. Sync keeps a plan file in step with the state without
+// rewriting it: it sets the checkboxes and the Status and Total counts and
+// leaves every other byte as it was.
 package plan
 
 import (
@@ -48,7 +50,8 @@ type Unit struct {
 	// "Depends: none"; Deps gives the union with the dependencies section.
 	Depends []string
 	// Pending holds "Max iterations" and "Depends" sub-items whose value is
-	// still template text such as "{N}", keyed by those names. They mean
+	// still template text such as "{N}", keyed by those names. Parse
+	// accepts them only in a plan that is still the template. They mean
 	// nothing and are kept only so Render writes them back, which it does
 	// only while MaxIterations is 0 and Depends is nil.
 	Pending map[string]string
@@ -62,8 +65,10 @@ type Unit struct {
 	Placeholder bool // the ID or the title is still template text like "{title}"
 	Line        int  // 1-based line of the unit line
 
-	dependsLine int // line of the Depends sub-item, for errors
-	section     int // 1 + index in Plan.Sections of the units section holding it; 0: the first
+	dependsLine int            // line of the Depends sub-item, for errors
+	section     int            // 1 + index in Plan.Sections of the units section holding it; 0: the first
+	lines       map[string]int // known sub-item key → its line, for errors
+	extraLines  []int          // line of each Extra sub-item, for errors
 }
 
 // Signal is the completion signal of the unit: the text inside
@@ -117,6 +122,8 @@ type Plan struct {
 	// Sections are the "## " sections in document order. Render writes them
 	// in this order; a plan built in code may leave it empty.
 	Sections []Section
+
+	metaLines []int // line of each Meta field, for errors
 }
 
 // Error is a problem in a plan file, at a line.
@@ -166,7 +173,9 @@ func (p *Plan) IDs() []string {
 }
 
 // Placeholder reports whether the plan is still the template: every unit is
-// a placeholder, or there are no units.
+// a placeholder, or there are no units. Such a plan parses with its
+// template text; once one unit is real, Parse refuses any template text
+// left in the units or in the "**Key:** value" header lines.
 func (p *Plan) Placeholder() bool {
 	for _, u := range p.Units {
 		if !u.Placeholder {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -154,6 +155,11 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		}
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.GuardrailsFile), Data: g})
 	}
+	if ch, err := w.syncPlan(t, out.After); err != nil {
+		return nil, err
+	} else if ch != nil {
+		changes = append(changes, *ch)
+	}
 	for _, ch := range changes {
 		written[ch.Path] = true
 	}
@@ -174,6 +180,35 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// syncPlan keeps the plan file, the seed's human view, in step with the
+// view after the record: each unit's checkbox ([x] when done) and the
+// **Total:** and **Status:** lines, touching no other byte. It returns the
+// file's change, nil when nothing changes (or there is no readable plan).
+func (w *Workspace) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChange, error) {
+	if t.Plan == nil || t.PlanName == "" {
+		return nil, nil
+	}
+	rel := w.Rel(t.Slug, t.PlanName)
+	data, err := w.ReadWorktree(rel)
+	if err != nil {
+		return nil, nil // the record names a missing or odd plan file elsewhere
+	}
+	counts := plan.Tally(t.Plan.IDs(), func(id string) state.Status {
+		if u := s.Units[id]; u != nil {
+			return u.Status
+		}
+		return state.Pending
+	})
+	synced, changed := plan.Sync(data, func(id string) bool {
+		u := s.Units[id]
+		return u != nil && u.Status == state.Done
+	}, counts)
+	if !changed {
+		return nil, nil
+	}
+	return &gitstate.FileChange{Path: rel, Data: synced}, nil
 }
 
 // refoldStale makes sure a record builds on the fold of the log it sits
