@@ -7,8 +7,8 @@ import (
 )
 
 // graph is the dependency graph of a plan's units, by index in document
-// order. It is rebuilt on every query, so a plan changed in code is seen as
-// it is now.
+// order. A plan built in code rebuilds it on every query, so a change is
+// seen as it is now; a parsed plan, read-only, builds it once.
 type graph struct {
 	ids        []string
 	index      map[string]int
@@ -18,8 +18,19 @@ type graph struct {
 }
 
 // graph builds the graph. Edges naming unknown units or a unit and itself
-// are left out; with errs non-nil each is reported there.
+// are left out; with errs non-nil each is reported there. A parsed plan's
+// graph is built once.
 func (p *Plan) graph(errs *[]*Error) *graph {
+	if errs == nil && p.parsed && p.graphOnce != nil {
+		c := p.graphOnce
+		c.once.Do(func() { c.g = p.build(nil) })
+		return c.g
+	}
+	return p.build(errs)
+}
+
+// build builds the graph afresh.
+func (p *Plan) build(errs *[]*Error) *graph {
 	g := &graph{index: map[string]int{}, lines: map[[2]int]int{}}
 	for _, id := range p.IDs() {
 		g.index[id] = len(g.ids)

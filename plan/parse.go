@@ -42,6 +42,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if err := ps.p.check(); err != nil {
 		return nil, err
 	}
+	ps.p.parsed, ps.p.graphOnce = true, &graphCache{}
 	return ps.p, nil
 }
 

@@ -16,6 +16,7 @@ package plan
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -124,6 +125,18 @@ type Plan struct {
 	Sections []Section
 
 	metaLines []int // line of each Meta field, for errors
+
+	// parsed marks a plan that Parse returned: read-only by contract, so
+	// its dependency graph is built once (graphOnce) instead of on every
+	// query. A plan built in code is rebuilt each time, as it may change.
+	parsed    bool
+	graphOnce *graphCache
+}
+
+// graphCache holds the graph of a parsed plan.
+type graphCache struct {
+	once sync.Once
+	g    *graph
 }
 
 // Error is a problem in a plan file, at a line.
