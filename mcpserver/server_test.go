@@ -93,7 +93,7 @@ func newTask(t *testing.T) string {
 	_, err = ws.Init(workspace.InitRequest{Name: "Demo", Slug: "demo"})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude/iterative/demo/tasks.md"), []byte(tasksMD), 0o644))
-	_, err = ws.Plan("demo")
+	_, err = ws.Plan(workspace.PlanRequest{Slug: "demo"})
 	require.NoError(t, err)
 	checkGit(t, dir)
 	return dir
