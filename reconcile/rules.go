@@ -94,6 +94,7 @@ const (
 	FailedEarly    Code = "failed-early"    // a failed check in in_progress
 	WrongSignal    Code = "wrong-signal"    // not the unit's completion signal
 	BadMove        Code = "bad-move"        // any other move the lifecycle forbids
+	PhaseEarly     Code = "phase-early"     // verify or deliver while units are unfinished
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -132,6 +133,9 @@ type Refusal struct {
 	// Stuck, for NoneReady, says why each unfinished unit cannot move: a
 	// refusal of each (blocked, timed out, waiting), in natural ID order.
 	Stuck []*Refusal
+	// Phase is the phase asked for, for PhaseEarly (Units then lists the
+	// unfinished units with their statuses).
+	Phase state.Phase
 	// Active is set by the reducer when a plan is in force: an unknown
 	// unit is then named against the plan's file.
 	Active bool
@@ -180,6 +184,9 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("signal %q is not the completion signal of %s (%s)", r.Signal, u, r.Want)
 	case BadMove:
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
+	case PhaseEarly:
+		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
+			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
 	}
 	return fmt.Sprintf("unit %s: %s", u, r.Code)
 }
@@ -392,6 +399,39 @@ func unfinished(s *state.State, deps []string) []Dep {
 		out = append(out, dep)
 	}
 	return out
+}
+
+// CheckPhase is the rule for moving the whole task to a phase: verify and
+// deliver come after the work, so while a unit is unfinished they are
+// refused (PhaseEarly) unless forced.
+func CheckPhase(s *state.State, p state.Phase, force bool) error {
+	if force || (p != state.Verify && p != state.Deliver) {
+		return nil
+	}
+	var open []string
+	for _, id := range s.IDs() {
+		if u := s.Units[id]; u.Status != state.Done {
+			open = append(open, fmt.Sprintf("%s %s", id, u.Status))
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	return &Refusal{Code: PhaseEarly, Phase: p, Units: open}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return "s are"
+}
+
+func firstOf(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
 }
 
 // Move is the kind of step Advise suggests.

@@ -117,6 +117,8 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		case store.GuardrailsFile:
 			for _, g := range lessons {
 				g.Line, g.Side = 0, 0
+				// Each lesson says which task it came from.
+				g.Learned = strings.TrimSpace(g.Learned + " (from task " + req.GuardrailsFrom + ")")
 				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
 					return nil, fmt.Errorf("--guardrails-from %s: lesson %q: %w", req.GuardrailsFrom, g.Name, err)
 				}
@@ -420,7 +422,7 @@ func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, sub
 }
 
 // SetPhase moves the task to a phase.
-func (w *Workspace) SetPhase(slug, phase string) (*Outcome, error) {
+func (w *Workspace) SetPhase(slug, phase string, force bool) (*Outcome, error) {
 	p, err := state.ParsePhase(phase)
 	if err != nil {
 		return nil, err
@@ -431,6 +433,9 @@ func (w *Workspace) SetPhase(slug, phase string) (*Outcome, error) {
 	return w.record(slug, func(t *store.Task) (*change, error) {
 		if t.State.Phase == p {
 			return nil, fmt.Errorf("the task is already in phase %s", p)
+		}
+		if err := reconcile.CheckPhase(t.State, p, force); err != nil {
+			return nil, err
 		}
 		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.Stamp()}
 		return &change{entry: e, event: store.EventPhase, subject: "phase " + string(p)}, nil
@@ -457,6 +462,7 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		learned := req.Learned
 		if learned == "" {
+			learned = fmt.Sprintf("task %s, %s", t.Slug, w.Stamp())
 			if c := state.Val(t.State.Current); c != "" {
 				learned = fmt.Sprintf("%s iteration %d", c, state.Val(t.State.CurrentIteration))
 			}

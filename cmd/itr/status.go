@@ -126,6 +126,9 @@ func newLogCmd(g *globals) *cobra.Command {
 		Short: "The task's checkpoint history from git",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			if limit < 0 {
+				return usageError{fmt.Errorf("-n %d: give how many commits to show, 1 or more (0, the default, shows them all)", limit)}
+			}
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
 				rows, err := ws.Log("", limit)
 				if err != nil {

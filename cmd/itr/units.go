@@ -68,16 +68,19 @@ func newUnblockCmd(g *globals) *cobra.Command {
 }
 
 func newPhaseCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "phase PHASE",
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "phase PHASE [--force]",
 		Short: "Move the task to a phase: discover, plan, execute, verify or deliver",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-				return ws.SetPhase(slug, args[0])
+				return ws.SetPhase(slug, args[0], force)
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "move to verify or deliver although units are unfinished")
+	return cmd
 }
 
 func newGuardrailCmd(g *globals) *cobra.Command {

@@ -360,6 +360,9 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	if t.StateErr != nil {
 		return nil, t.StateErr
 	}
+	if t.PlanErr != nil {
+		return nil, t.PlanErr // not an empty title: the plan file's own error
+	}
 	info := &NextInfo{Reasons: []string{}}
 	adv := reconcile.Advise(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries))
 	if adv.Unit != "" {
