@@ -249,6 +249,24 @@ func TestTaskErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "the blob of a commit its Itr-Log does not describe cannot be read",
+			setup: func(t *testing.T) *store.Store {
+				h := newHist(t)
+				h.iteration("T1", 1, "the original words")
+				e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 2, Stamp: h.stamp(),
+					Fields: []progresslog.Field{{Name: "Did", Value: "second"}}}
+				honest := appendEntry(t, h.log, e)
+				rewritten := edit(t, honest, "the original words", "rewritten later")
+				amended := h.commitTask(itrMessage("T1 iteration 2: second", trailers(store.EventIteration, &e, "in_progress", honest)), true,
+					map[string][]byte{store.ProgressFile: rewritten, store.StateFile: fold(t, rewritten)})
+				h.log = honest
+				h.git("put the words back", true, map[string][]byte{h.rel(store.ProgressFile): honest})
+				h.iteration("T1", 3, "three")
+				blob := blobOf(t, h, amended.Hash, store.ProgressFile)
+				return failing(h, when("ReadBlob", func(a ...string) bool { return a[0] == blob }))
+			},
+		},
+		{
 			name: "every read fails after the task is loaded",
 			setup: func(t *testing.T) *store.Store {
 				h, _, _, _ := merged(t)
@@ -311,6 +329,18 @@ func TestFindUndosErrors(t *testing.T) {
 		name  string
 		setup func(t *testing.T) (*hist, func(string, ...string) error)
 	}{
+		{
+			name: "the history before itr's last commit cannot be walked, to see which text itr committed",
+			setup: func(t *testing.T) (*hist, func(string, ...string) error) {
+				h := newHist(t)
+				one := h.iteration("T1", 1, "one")
+				last := h.iteration("T1", 2, "two")
+				h.git("stale and edited", false, map[string][]byte{
+					h.rel(store.ProgressFile): edit(t, h.at(one.Hash, store.ProgressFile), "**Did:** one", "**Did:** one, edited"),
+				})
+				return h, when("History", func(a ...string) bool { return a[0] == last.Hash })
+			},
+		},
 		{
 			name: "the history cannot be walked",
 			setup: func(t *testing.T) (*hist, func(string, ...string) error) {
@@ -387,4 +417,24 @@ func TestFindUndosErrors(t *testing.T) {
 			require.Nil(t, got)
 		})
 	}
+}
+
+// TestTaskFixWithoutUndos: when the undos cannot be looked for (here a
+// read fails; also a log FindUndos cannot write again), a break that
+// itr reconcile would repair gets the fix that writes the log back, which
+// always applies.
+func TestTaskFixWithoutUndos(t *testing.T) {
+	h := newHist(t)
+	one := h.iteration("T1", 1, "one")
+	h.iteration("T1", 2, "two")
+	c := h.git("user work", false, map[string][]byte{h.rel(store.ProgressFile): h.at(one.Hash, store.ProgressFile)})
+	rep, err := verify.Task(h.st, slug)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	require.Contains(t, rep.Findings[0].Fix, "run `itr reconcile`")
+
+	rep, err = verify.Task(failing(h, when("History", func(a ...string) bool { return a[0] == c.Hash })), slug)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Findings)
+	require.Contains(t, rep.Findings[0].Fix, "put them back: the log as it was before the commit, with what was appended since, committed: `git checkout "+short(c.Hash)+"^ -- ")
 }

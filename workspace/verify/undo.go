@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -21,13 +22,22 @@ type Undo struct {
 	By      gitstate.Commit // the first commit whose version lost entries
 	Last    gitstate.Commit // itr's last commit of the task before By
 	Missing []string        // titles of the entries (or lessons) By took out
+	// Deleted says By deleted the file (state.json alone: the logs'
+	// removal is an archive's, not an undo).
+	Deleted bool
 	// Restored is the file with the entries back: itr's last version, then
-	// whatever entries were added on top of By's version since.
+	// whatever entries were added on top of By's version since. An entry
+	// (or lesson) both hold with other text is there once, as itr
+	// committed it (see restoreLog and restoreLessons).
 	Restored []byte
 }
 
 // String describes the undo for a person.
 func (u *Undo) String() string {
+	if u.Deleted {
+		return fmt.Sprintf("commit %s (%q) deleted %s, which itr had committed in %s (the working tree still holds itr's)",
+			store.Short(u.By.Hash), u.By.Subject, u.File, store.Short(u.Last.Hash))
+	}
 	if len(u.Missing) == 0 {
 		return fmt.Sprintf("commit %s (%q) put an older %s in place of the one itr had committed in %s (the working tree still holds itr's)",
 			store.Short(u.By.Hash), u.By.Subject, u.File, store.Short(u.Last.Hash))
@@ -106,7 +116,7 @@ func staleStateOf(st *store.Store, t *store.Task, last gitstate.Commit, between 
 			if revertsItr(between[i], t.Slug) {
 				return nil, nil
 			}
-			return &Undo{File: rel, By: between[i], Last: last, Restored: disk}, nil
+			return &Undo{File: rel, By: between[i], Last: last, Restored: disk, Deleted: h == ""}, nil
 		}
 	}
 	return nil, nil
@@ -178,8 +188,10 @@ func undoOf(st *store.Store, t *store.Task, name string, last gitstate.Commit, b
 				u.Missing = append(u.Missing, e.Title())
 			}
 		}
-		if u.Restored, _, err = progresslog.Union(nil, good, headRaw); err != nil {
-			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		if len(u.Missing) > 0 {
+			if u.Restored, err = restoreLog(st, t, last, good, headRaw); err != nil {
+				return nil, fmt.Errorf("restore %s: %w", rel, err)
+			}
 		}
 	} else {
 		have := map[string]bool{}
@@ -191,8 +203,10 @@ func undoOf(st *store.Store, t *store.Task, name string, last gitstate.Commit, b
 				u.Missing = append(u.Missing, "lesson "+g.Name)
 			}
 		}
-		if u.Restored, err = progresslog.UnionGuardrails(good, headRaw); err != nil {
-			return nil, fmt.Errorf("restore %s: %w", rel, err)
+		if len(u.Missing) > 0 {
+			if u.Restored, err = restoreLessons(good, headRaw); err != nil {
+				return nil, fmt.Errorf("restore %s: %w", rel, err)
+			}
 		}
 	}
 	if len(u.Missing) == 0 {
@@ -211,4 +225,122 @@ func revertsItr(c gitstate.Commit, slug string) bool {
 		return false
 	}
 	return strings.HasPrefix(c.Subject, `Revert "itr(`+slug+`):`)
+}
+
+// restoreLog is progress.md with the entries an undo took out put back:
+// one of good (itr's last committed log) and head (HEAD's) byte for byte,
+// then the entries only the other holds.
+//
+// An entry both hold with different text (head's was rewritten, or good's
+// was and head's is the older text) is written once: the version itr
+// committed wins. When head's versions of all such entries are ones itr
+// committed when it wrote them (an Itr-Log trailer of the task's commits
+// names a prefix of head holding them), head is kept and good's entries
+// follow: the commit that took entries out had also put back text that a
+// commit made without itr rewrote before itr's last commit carried it
+// along. Otherwise good is kept and only head's new entries follow (head's
+// rewrite is dropped; it stays in git's history, and verify names it).
+func restoreLog(st *store.Store, t *store.Task, last gitstate.Commit, good, head []byte) ([]byte, error) {
+	goodLog, headLog := progresslog.Parse(good), progresslog.Parse(head)
+	goodKeys := map[string]string{}
+	for _, e := range goodLog.Entries {
+		goodKeys[e.Title()] = e.Key()
+	}
+	var disputed []progresslog.Entry
+	for _, e := range headLog.Entries {
+		if k, ok := goodKeys[e.Title()]; ok && k != e.Key() {
+			disputed = append(disputed, e)
+		}
+	}
+	if len(disputed) == 0 {
+		merged, _, err := progresslog.Union(nil, good, head)
+		return merged, err
+	}
+	headWins, err := committedByItr(st, t.Slug, last, head, disputed)
+	if err != nil {
+		return nil, err
+	}
+	ours, theirs, other := good, headLog, goodLog
+	if headWins {
+		ours, theirs, other = head, goodLog, headLog
+	}
+	titles := map[string]bool{}
+	for _, e := range other.Entries {
+		titles[e.Title()] = true
+	}
+	rest := &progresslog.Log{Preamble: theirs.Preamble, Newline: theirs.Newline}
+	for _, e := range theirs.Entries {
+		if !titles[e.Title()] {
+			e.Side = progresslog.Both
+			rest.Entries = append(rest.Entries, e)
+		}
+	}
+	merged, _, err := progresslog.Union(nil, ours, rest.Render())
+	return merged, err
+}
+
+// committedByItr reports whether every entry of es is, in head, as one of
+// the task's commits from last back to its Created commit committed it: a
+// prefix of head whose length and SHA-256 an Itr-Log trailer gives holds
+// it.
+func committedByItr(st *store.Store, slug string, last gitstate.Commit, head []byte, es []progresslog.Entry) (bool, error) {
+	digests := map[int]map[string]bool{}
+	err := st.Repo.History(last.Hash, func(c gitstate.Commit) bool {
+		s, _ := c.Trailer(store.TrailerTask)
+		if s != slug || len(c.Parents) >= 2 {
+			return true
+		}
+		if l, d, ok := logTrailer(c); ok && l <= len(head) {
+			if digests[l] == nil {
+				digests[l] = map[string]bool{}
+			}
+			digests[l][d] = true
+		}
+		ev, _ := c.Trailer(store.TrailerEvent)
+		return ev != store.EventCreated
+	})
+	if err != nil {
+		return false, err
+	}
+	lengths := make([]int, 0, len(digests))
+	for l := range digests {
+		lengths = append(lengths, l)
+	}
+	sort.Ints(lengths)
+	p, longest := &prefixDigests{data: head}, 0
+	for _, l := range lengths {
+		if digests[l][p.digest(l)] {
+			longest = l
+		}
+	}
+	have := map[string]bool{}
+	for _, e := range progresslog.Parse(head[:longest]).Entries {
+		have[e.Key()] = true
+	}
+	for _, e := range es {
+		if !have[e.Key()] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// restoreLessons is guardrails.md with the lessons an undo took out put
+// back: good (itr's last committed version) byte for byte, then the
+// lessons only head holds. A lesson both hold under one name with other
+// text is written once, as itr committed it.
+func restoreLessons(good, head []byte) ([]byte, error) {
+	names := map[string]bool{}
+	for _, g := range progresslog.ParseGuardrails(good).Entries {
+		names[g.Name] = true
+	}
+	h := progresslog.ParseGuardrails(head)
+	rest := &progresslog.Guardrails{Preamble: h.Preamble, Newline: h.Newline}
+	for _, g := range h.Entries {
+		if !names[g.Name] {
+			g.Side = progresslog.Both
+			rest.Entries = append(rest.Entries, g)
+		}
+	}
+	return progresslog.UnionGuardrails(good, rest.Render())
 }

@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -147,6 +148,40 @@ func TestFindUndos(t *testing.T) {
 					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.at(one.Hash, store.ProgressFile)}}})
 				require.NoError(t, err)
 				return []undoWant{{file: progress, by: m, last: two, missing: []string{lastTitle(t, h.log)}, restored: h.log}}
+			},
+		},
+		{
+			name: "a lesson taken out, another written by hand on top",
+			build: func(t *testing.T, h *hist) []undoWant {
+				a := h.lesson("Flaky network")
+				b := h.lesson("Slow disk")
+				c := stale(h, "user work", a.Hash, store.GuardrailsFile)
+				hand := "\n## By hand\n- **When**: w\n- **Problem**: p\n- **Solution**: s\n"
+				h.git("a lesson by hand", true, map[string][]byte{h.rel(store.GuardrailsFile): append(h.at(c.Hash, store.GuardrailsFile), hand...)})
+				return []undoWant{{file: guard, by: c, last: b, missing: []string{"lesson Slow disk"}, restored: append(bytes.Clone(h.guard), hand...)}}
+			},
+		},
+		{
+			name: "a lesson taken out and another rewritten: itr's text is kept",
+			build: func(t *testing.T, h *hist) []undoWant {
+				a := h.lesson("Flaky network")
+				b := h.lesson("Slow disk")
+				c := h.git("stale and edited", false, map[string][]byte{h.rel(store.GuardrailsFile): edit(t, h.at(a.Hash, store.GuardrailsFile), "it failed", "it failed twice")})
+				return []undoWant{{file: guard, by: c, last: b, missing: []string{"lesson Slow disk"}, restored: h.guard}}
+			},
+		},
+		{
+			name: "put back as itr first committed an entry, losing one appended since: HEAD's text is kept",
+			build: func(t *testing.T, h *hist) []undoWant {
+				one := h.iteration("T1", 1, "one")
+				// A hand edit that itr's next checkpoint carried along...
+				h.log = edit(t, h.log, "**Did:** one", "**Did:** one, edited")
+				h.git("hand edit", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
+				two := h.iteration("T1", 2, "two")
+				// ... then the log put back as itr wrote it first.
+				c := h.git("restore", true, map[string][]byte{h.rel(store.ProgressFile): h.at(one.Hash, store.ProgressFile)})
+				want := appendEntry(t, h.at(one.Hash, store.ProgressFile), progresslog.Parse(h.log).Entries[2])
+				return []undoWant{{file: progress, by: c, last: two, missing: []string{lastTitle(t, h.log)}, restored: want}}
 			},
 		},
 		{
@@ -319,6 +354,31 @@ func TestTakenOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.want, verify.TakenOut(tc.old, tc.new))
+		})
+	}
+}
+
+// TestFindUndosUnwritable: an entry (or lesson) that cannot be written
+// again as it reads fails the restore, naming the file.
+func TestFindUndosUnwritable(t *testing.T) {
+	for _, name := range []string{store.ProgressFile, store.GuardrailsFile} {
+		t.Run(name, func(t *testing.T) {
+			h := newHist(t)
+			one := h.iteration("T1", 1, "one")
+			a := h.lesson("Flaky network")
+			h.iteration("T1", 2, "two")
+			h.lesson("Slow disk")
+			bad := map[string]string{
+				store.ProgressFile:   "\n## T1 - Iteration 0 - 2026-01-14T12:00:00Z\n**Did:** zero\n",
+				store.GuardrailsFile: "\n## \n- **When**: w\n",
+			}[name]
+			old := map[string]string{store.ProgressFile: one.Hash, store.GuardrailsFile: a.Hash}[name]
+			h.git("stale, and more by hand", false, map[string][]byte{h.rel(name): append(h.at(old, name), bad...)})
+			task, err := h.st.Load(slug)
+			require.NoError(t, err)
+			_, err = verify.FindUndos(h.st, task)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "restore "+h.rel(name)+": ")
 		})
 	}
 }

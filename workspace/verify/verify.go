@@ -5,13 +5,21 @@
 // archive refs resolve. It also finds undos: commits made without itr that
 // took committed entries out (FindUndos), which reconcile and the next
 // write put back.
+//
+// Every finding's fix is a command that repairs it as the history is (a
+// scenario of testdata/script follows each one as printed). A break of the
+// append-only history stays open until a later commit puts back the
+// version before it (then appends): that commit is a repair, not a new
+// break, and the break is listed as repaired. What history keeps for good
+// (a rewrite on a merged branch, a merge that wrote entries, an itr commit
+// that did not add one entry) is resolved by a correction entry appended
+// later, "## Correction of <commit>".
 package verify
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"strconv"
@@ -39,7 +47,8 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Repaired lists breaks of the append-only history that a later
 	// commit undid (it put the log back as it was before the break, then
-	// appended): named, not counted as findings.
+	// appended), and commits that history keeps that a correction entry
+	// records: named, not counted as findings.
 	Repaired []Finding `json:"repaired,omitempty"`
 }
 
@@ -70,174 +79,16 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	}
 	rep := &Report{Slug: slug, Findings: []Finding{}}
 	add := func(f Finding) { rep.Findings = append(rep.Findings, f) }
-	progressRel, stateRel, guardRel := st.Rel(slug, store.ProgressFile), st.Rel(slug, store.StateFile), st.Rel(slug, store.GuardrailsFile)
-
-	// The task's history on the first-parent line, oldest first: every
-	// commit since the task's Created commit, so commits made with plain
-	// git (a revert, a hand edit) are checked too.
-	var commits []gitstate.Commit
-	err = st.Repo.History("HEAD", func(c gitstate.Commit) bool {
-		commits = append(commits, c)
-		v, _ := c.Trailer(store.TrailerTask)
-		ev, _ := c.Trailer(store.TrailerEvent)
-		return !(v == slug && ev == store.EventCreated)
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 {
-		commits[i], commits[j] = commits[j], commits[i]
-	}
+	progressRel, stateRel := st.Rel(slug, store.ProgressFile), st.Rel(slug, store.StateFile)
 
 	// Append-only, commit by commit, and one entry per itr commit.
-	var prevLog, prevGuard []byte
-	var prevLogHash, prevGuardHash string
-	prevEntries := 0
-	prevIsPrefix := false // prevLog is a prefix of HEAD's log, checked by digest
-	prefixes := &prefixDigests{data: t.ProgressRaw}
-	removed := false // the task folder was removed (archived) since prevLog
-	// Each break of the append-only history stays open, with the version
-	// before it, until a later version starts with that version again: the
-	// commit that put the log back repaired it, and the finding moves to
-	// rep.Repaired.
-	type openBreak struct {
-		file   string
-		before []byte
-		f      *Finding
+	v := &verifier{st: st, t: t, slug: slug, rep: rep, prefixes: &prefixDigests{data: t.ProgressRaw},
+		progress: &track{rel: progressRel, head: t.ProgressRaw, headHash: t.HeadFiles[store.ProgressFile]},
+		guard:    &track{rel: st.Rel(slug, store.GuardrailsFile), guard: true, head: t.GuardrailsRaw, headHash: t.HeadFiles[store.GuardrailsFile]}}
+	if err := v.history(); err != nil {
+		return nil, err
 	}
-	var open []openBreak
-	broke := func(file string, before []byte, f Finding) {
-		open = append(open, openBreak{file, before, &f})
-	}
-	repairs := func(file string, now []byte, c gitstate.Commit) {
-		kept := open[:0]
-		for _, b := range open {
-			if b.file == file && bytes.HasPrefix(now, b.before) {
-				b.f.Problem += fmt.Sprintf("; put back by commit %s (%q)", store.Short(c.Hash), c.Subject)
-				b.f.Fix = ""
-				rep.Repaired = append(rep.Repaired, *b.f)
-				continue
-			}
-			kept = append(kept, b)
-		}
-		open = kept
-	}
-	mainLine := make(map[string]bool, len(commits))
-	for _, c := range commits {
-		mainLine[c.Hash] = true
-	}
-	for _, c := range commits {
-		if len(c.Parents) >= 2 {
-			found, err := verifyMerge(st, slug, c, mainLine)
-			if err != nil {
-				return nil, err
-			}
-			rep.Findings = append(rep.Findings, found...)
-		}
-		v, _ := c.Trailer(store.TrailerTask)
-		mine := v == slug && len(c.Parents) < 2
-		if mine {
-			rep.Commits++
-		}
-		hashes, err := st.Repo.FolderHashes(c.Hash, st.TaskDir(slug))
-		if err != nil {
-			return nil, err
-		}
-		logHash, guardHash := hashes[store.ProgressFile], hashes[store.GuardrailsFile]
-		if logHash == "" && prevLog != nil {
-			// The task was archived (its folder removed) here.
-			removed = true
-			continue
-		}
-		ev, _ := c.Trailer(store.TrailerEvent)
-		// A restore brings back an archived log (perhaps an older one
-		// than this line last had) plus one Restored entry: a new base.
-		restore := mine && ev == store.EventRestored && (removed || prevLog == nil)
-		removed = false
-		n := prevEntries
-		if logHash != prevLogHash {
-			// Fast path: the commit's Itr-Log trailer gives the length and
-			// SHA-256 of the log it committed; when that is a prefix of
-			// HEAD's log (hashed once, incrementally), the version is
-			// known without reading its blob, and an append of a prefix
-			// needs no comparison. The cost stays linear in the log.
-			var logAt []byte
-			isPrefix := false
-			if mine && !restore {
-				if l, d, ok := logTrailer(c); ok && l <= len(t.ProgressRaw) && l >= len(prevLog) && prefixes.digest(l) == d {
-					logAt, isPrefix = t.ProgressRaw[:l], true
-				}
-			}
-			if !isPrefix {
-				if logAt, err = st.Blob(logHash); err != nil {
-					return nil, err
-				}
-			}
-			repairs(progressRel, logAt, c)
-			if isPrefix && prevIsPrefix {
-				n = prevEntries + countHeadings(logAt[len(prevLog):])
-				prevLog, prevIsPrefix = logAt, true
-				goto guard
-			}
-			prevIsPrefix = isPrefix
-			if prevLog != nil && !restore {
-				if v := progresslog.IsAppendOnly(prevLog, logAt); v != nil {
-					f := Finding{File: progressRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) broke the append-only history: %s", store.Short(c.Hash), c.Subject, v.Error()),
-						Fix: fmt.Sprintf("entries are never rewritten: revert it (`git revert %s`) or restore the log with `git checkout %s^ -- %s` and commit", store.Short(c.Hash), store.Short(c.Hash), progressRel), Diff: v.Diff}
-					if gone := TakenOut(prevLog, logAt); len(gone) > 0 && !revertsItr(c, slug) {
-						f.Problem = fmt.Sprintf("commit %s (%q) took out %d committed entr%s: %s", store.Short(c.Hash), c.Subject, len(gone), store.Plural(len(gone), "y", "ies"), strings.Join(store.FirstN(gone, 3), "; "))
-						f.Fix = "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
-					}
-					broke(progressRel, prevLog, f)
-				}
-			}
-			if prevLog != nil && len(logAt) >= len(prevLog) && string(logAt[:len(prevLog)]) == string(prevLog) {
-				// An append: count only the new entries, so the check stays
-				// linear in the log's size rather than its square.
-				n = prevEntries + countHeadings(logAt[len(prevLog):])
-			} else {
-				n = len(progresslog.Parse(logAt).Entries)
-			}
-			prevLog = logAt
-		}
-	guard:
-		if guardHash != prevGuardHash {
-			guardAt, err := st.Blob(guardHash)
-			if err != nil {
-				return nil, err
-			}
-			repairs(guardRel, guardAt, c)
-			if prevGuard != nil && !restore {
-				if v := progresslog.IsGuardrailsAppendOnly(prevGuard, guardAt); v != nil {
-					broke(guardRel, prevGuard, Finding{File: guardRel, Commit: c.Hash, Problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", store.Short(c.Hash), c.Subject, v.Error()),
-						Fix: fmt.Sprintf("restore them with `git checkout %s^ -- %s`, append instead, and commit", store.Short(c.Hash), guardRel), Diff: v.Diff})
-				}
-			}
-			prevGuard = guardAt
-		}
-		if mine {
-			ev, _ := c.Trailer(store.TrailerEvent)
-			want := prevEntries + 1
-			if ev == store.EventGuardrail {
-				want = prevEntries
-			}
-			if ev == store.EventReconciled && n > want {
-				want = n // a reconcile commits the entries it adopted with its own
-			}
-			if restore {
-				want = n
-			}
-			if n != want {
-				add(Finding{File: progressRel, Commit: c.Hash,
-					Problem: fmt.Sprintf("the %s commit %s took the log from %d to %d entries; each itr commit adds exactly one entry", ev, store.Short(c.Hash), prevEntries, n),
-					Fix:     "entries written without itr have no commit of their own: run `itr reconcile` to adopt them"})
-			}
-		}
-		prevLogHash, prevGuardHash, prevEntries = logHash, guardHash, n
-	}
-	for _, b := range open {
-		add(*b.f)
-	}
+	v.findings()
 
 	// state.json is the fold.
 	if t.PlanErr != nil {
@@ -265,7 +116,7 @@ func Task(st *store.Store, slug string) (*Report, error) {
 		add(Finding{File: fmt.Sprintf("%s:%d", progressRel, p.Line), Problem: p.Msg, Fix: "entries are never edited: append a correcting entry"})
 	}
 	if t.Log().Conflicted {
-		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: "run `itr reconcile`"})
+		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: conflictFix(progressRel)})
 	}
 	found, err := ArchiveFindings(st)
 	if err != nil {
@@ -323,119 +174,5 @@ func countHeadings(tail []byte) int {
 // new only lacks entries (every entry it has is one of old's, unchanged);
 // otherwise nil (a rewrite, reported as such).
 func TakenOut(old, new []byte) []string {
-	oldEntries := progresslog.Parse(old).Entries
-	have := make(map[string]bool, len(oldEntries))
-	for _, e := range oldEntries {
-		have[e.Key()] = true
-	}
-	kept := map[string]bool{}
-	for _, e := range progresslog.Parse(new).Entries {
-		k := e.Key()
-		if !have[k] {
-			return nil
-		}
-		kept[k] = true
-	}
-	var gone []string
-	for _, e := range oldEntries {
-		if !kept[e.Key()] {
-			gone = append(gone, e.Title())
-		}
-	}
-	return gone
-}
-
-// verifyMerge checks what a merge commit brought in: the merged branch's
-// own commits, from where it left this line, must each extend the log as
-// the one before left it (a hand edit on a branch is found even though the
-// merge's first-parent line never saw it), and every entry of the merged
-// log must be in one of the parents' logs (a merge resolution invents no
-// entry).
-func verifyMerge(st *store.Store, slug string, m gitstate.Commit, mainLine map[string]bool) ([]Finding, error) {
-	progressRel := st.Rel(slug, store.ProgressFile)
-	var side []gitstate.Commit // newest first
-	base := ""
-	err := st.Repo.History(m.Parents[1], func(c gitstate.Commit) bool {
-		if mainLine[c.Hash] {
-			base = c.Hash
-			return false
-		}
-		side = append(side, c)
-		return len(side) < 100000
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out []Finding
-	// Only the commits that changed the log are read (by blob hash).
-	hashAt := func(rev string) (string, error) {
-		h, err := st.Repo.FileHashAt(rev, progressRel)
-		if errors.Is(err, gitstate.ErrNotFound) {
-			return "", nil
-		}
-		return h, err
-	}
-	var prev []byte
-	prevHash := ""
-	if base != "" {
-		if prevHash, err = hashAt(base); err != nil {
-			return nil, err
-		}
-		if prev, err = st.Blob(prevHash); err != nil {
-			return nil, err
-		}
-	}
-	for i := len(side) - 1; i >= 0; i-- {
-		c := side[i]
-		h, err := hashAt(c.Hash)
-		if err != nil {
-			return nil, err
-		}
-		if h == prevHash {
-			continue
-		}
-		cur, err := st.Blob(h)
-		if err != nil {
-			return nil, err
-		}
-		prevHash = h
-		if cur == nil || prev == nil {
-			prev = cur
-			continue
-		}
-		if v := progresslog.IsAppendOnly(prev, cur); v != nil {
-			out = append(out, Finding{File: progressRel, Commit: c.Hash,
-				Problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch: %s", store.Short(c.Hash), c.Subject, store.Short(m.Hash), v.Error()),
-				Fix:     fmt.Sprintf("entries are never rewritten: restore the log with `git checkout %s -- %s`, append a correcting entry, and commit", store.Short(m.Parents[0]), progressRel), Diff: v.Diff})
-		}
-		prev = cur
-	}
-	// Every entry of the merge is in a parent's log.
-	merged, err := st.ReadAt(m.Hash, progressRel)
-	if err != nil || merged == nil {
-		return out, err
-	}
-	known := map[string]bool{}
-	for _, p := range m.Parents {
-		data, err := st.ReadAt(p, progressRel)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range progresslog.Parse(data).Entries {
-			known[e.Key()] = true
-		}
-	}
-	var invented []string
-	for _, e := range progresslog.Parse(merged).Entries {
-		// A Reconciled entry may record how a merge was resolved.
-		if e.Kind != progresslog.KindReconciled && !known[e.Key()] {
-			invented = append(invented, e.Title())
-		}
-	}
-	if len(invented) > 0 {
-		out = append(out, Finding{File: progressRel, Commit: m.Hash,
-			Problem: fmt.Sprintf("merge commit %s (%q) holds %d entr%s in neither parent's log: %s", store.Short(m.Hash), m.Subject, len(invented), store.Plural(len(invented), "y", "ies"), strings.Join(store.FirstN(invented, 3), "; ")),
-			Fix:     "entries come from checkpoints, not from merge resolutions: run `itr reconcile` after taking the log of one side (`git checkout <side> -- " + progressRel + "`)"})
-	}
-	return out, nil
+	return takenOut(items(false, old), items(false, new))
 }

@@ -106,7 +106,7 @@ func TestTask(t *testing.T) {
 				return taskWant{commits: 4, findings: []finding{{
 					file: progress, commit: c.Hash,
 					problem: fmt.Sprintf("commit %s (%q) broke the append-only history", short(c.Hash), "hand edit"),
-					fix:     "revert it (`git revert " + short(c.Hash) + "`)",
+					fix:     "`git checkout " + short(c.Hash) + "^ -- " + progress + " && git show HEAD:" + progress + " | tail -c +" + fmt.Sprint(len(h.at(c.Hash, store.ProgressFile))+1) + " >> " + progress + " && git commit --no-verify -q -m 'restore progress.md as before " + short(c.Hash) + "' -- " + progress + "`",
 					diff:    "-**Did:** the original words\n+**Did:** rewritten later",
 				}}}
 			},
@@ -231,7 +231,7 @@ func TestTask(t *testing.T) {
 				return taskWant{commits: 3, findings: []finding{{
 					file: guard, commit: c.Hash,
 					problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails", short(c.Hash), "edit a lesson"),
-					fix:     "`git checkout " + short(c.Hash) + "^ -- " + guard + "`",
+					fix:     "`git checkout " + short(c.Hash) + "^ -- " + guard + " && git show HEAD:" + guard + " | tail -c +",
 					diff:    "+- **Problem**: it failed twice",
 				}}}
 			},
@@ -244,7 +244,7 @@ func TestTask(t *testing.T) {
 				c := h.git("stale index", false, map[string][]byte{h.rel(store.GuardrailsFile): h.at(a.Hash, store.GuardrailsFile)})
 				r := h.reconciled()
 				return taskWant{commits: 4, repaired: []finding{{file: guard, commit: c.Hash,
-					problem: fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: guardrails.md: ", short(c.Hash), "stale index"),
+					problem: fmt.Sprintf("commit %s (%q) took out 1 lesson of %s: lesson Slow disk", short(c.Hash), "stale index", guard),
 					more:    fmt.Sprintf("; put back by commit %s (%q)", short(r.Hash), r.Subject)}}}
 			},
 		},
@@ -339,7 +339,7 @@ func TestTask(t *testing.T) {
 				c := h.iteration("T1", 2, "two")
 				return taskWant{commits: 3, findings: []finding{{file: progress, commit: c.Hash,
 					problem: fmt.Sprintf("the iteration commit %s took the log from 2 to 4 entries; each itr commit adds exactly one entry", short(c.Hash)),
-					fix:     "run `itr reconcile` to adopt them"}}}
+					fix:     "this commit stays in the history, so record it: `printf '\\n## Correction of " + short(c.Hash) + "\\n"}}}
 			},
 		},
 		{
@@ -442,7 +442,7 @@ func TestTask(t *testing.T) {
 				edited := h.git("edit an earlier entry", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, baseLog, "**Did:** one", "**Did:** one, edited")})
 				require.NoError(t, h.repo.SetHead("refs/heads/main"))
 				h.log = baseLog
-				two := h.iteration("T1", 2, "two")
+				h.iteration("T1", 2, "two")
 				h.log = append(bytes.Clone(h.log), "\n## T1 - Iteration 9 - 2026-01-01T00:00:00Z\n**Did:** invented\n"...)
 				m, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when(), Worktree: true,
 					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(t, h.log)}}})
@@ -450,11 +450,11 @@ func TestTask(t *testing.T) {
 				return taskWant{commits: 3, findings: []finding{
 					{file: progress, commit: edited.Hash,
 						problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch", short(edited.Hash), "edit an earlier entry", short(m.Hash)),
-						fix:     "`git checkout " + short(two.Hash) + " -- " + progress + "`",
+						fix:     "`printf '\\n## Correction of " + short(edited.Hash) + "\\n",
 						diff:    "+**Did:** one, edited"},
 					{file: progress, commit: m.Hash,
 						problem: fmt.Sprintf("merge commit %s (%q) holds 1 entry in neither parent's log: T1 - Iteration 9 - 2026-01-01T00:00:00Z", short(m.Hash), "merge side"),
-						fix:     "entries come from checkpoints, not from merge resolutions"},
+						fix:     "entries come from checkpoints, not from merge resolutions, and the merge stays in the history: record it: `printf '\\n## Correction of " + short(m.Hash) + "\\n"},
 				}}
 			},
 		},
@@ -520,6 +520,110 @@ func TestTask(t *testing.T) {
 					Fields: []progresslog.Field{{Name: "From", Value: "refs/tags/itr/archive/demo/2026-01-14"}}}, nil)
 				h.iteration("T1", 2, "two again")
 				return taskWant{commits: 7}
+			},
+		},
+		{
+			name: "restored from an archive older than a break: the break is left behind",
+			build: func(t *testing.T, h *hist) taskWant {
+				createdLog := h.log
+				h.iteration("T1", 1, "one")
+				h.lesson("Flaky network")
+				h.log = edit(t, h.log, "**Did:** one", "**Did:** one, edited")
+				c := h.git("hand edit", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
+				h.guard = edit(t, h.guard, "it failed", "it failed twice")
+				g := h.git("edit a lesson", true, map[string][]byte{h.rel(store.GuardrailsFile): h.guard})
+				archived := h.itr(store.EventArchived, "archive", &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: h.stamp()}, nil)
+				archive(t, h, archived.Hash, "refs/tags/itr/archive/demo/2026-01-14-2")
+				_, err := h.repo.CreateTag("refs/tags/itr/archive/demo/2026-01-14", h.created.Hash, "older\n", gitstate.Signature{Name: "A", Email: "a@example.com", When: t0})
+				require.NoError(t, err)
+				h.removeTask()
+				// The log as the older archive has it; guardrails.md as
+				// the newer (with the edited lesson).
+				h.log = createdLog
+				r := h.itr(store.EventRestored, "restore from itr/archive/demo/2026-01-14", &progresslog.Entry{Kind: progresslog.KindRestored, Stamp: h.stamp(),
+					Fields: []progresslog.Field{{Name: "From", Value: "refs/tags/itr/archive/demo/2026-01-14"}}}, nil)
+				h.iteration("T1", 2, "two")
+				return taskWant{
+					findings: []finding{{file: guard, commit: g.Hash, problem: "rewrote earlier guardrails"}},
+					repaired: []finding{{file: progress, commit: c.Hash, problem: "broke the append-only history",
+						more: fmt.Sprintf("; left behind by the restore in commit %s (%q)", short(r.Hash), r.Subject)}},
+				}
+			},
+		},
+		{
+			name: "an amended itr commit that claims to put back a rewrite is read",
+			build: func(t *testing.T, h *hist) taskWant {
+				h.iteration("T1", 1, "the original words")
+				honest1 := h.log
+				c := h.git("hand edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "the original words", "rewritten")})
+				e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 2, Stamp: h.stamp(),
+					Fields: []progresslog.Field{{Name: "Did", Value: "second"}}}
+				honest := appendEntry(t, honest1, e)
+				// Its trailer says it put the words back; its log keeps
+				// the rewrite.
+				kept := edit(t, honest, "the original words", "rewritten")
+				h.commitTask(itrMessage("T1 iteration 2: second", trailers(store.EventIteration, &e, "in_progress", honest)), true,
+					map[string][]byte{store.ProgressFile: kept, store.StateFile: fold(t, kept)})
+				h.log = honest
+				back := h.git("put the words back", true, map[string][]byte{h.rel(store.ProgressFile): honest})
+				h.iteration("T1", 3, "three")
+				return taskWant{repaired: []finding{{file: progress, commit: c.Hash, problem: "broke the append-only history",
+					more: fmt.Sprintf("; put back by commit %s (%q)", short(back.Hash), back.Subject)}}}
+			},
+		},
+		{
+			name: "conflict markers committed, then resolved with both sides",
+			build: func(t *testing.T, h *hist) taskWant {
+				h.iteration("T1", 1, "one")
+				clean := h.log
+				conflicted := append(bytes.Clone(clean), "\n<<<<<<< ours\n## T1 - Iteration 2 - 2026-01-14T12:00:00Z\n**Did:** ours\n=======\n## T2 - Iteration 1 - 2026-01-14T12:00:00Z\n**Did:** theirs\n>>>>>>> theirs\n"...)
+				h.git("merge by hand", true, map[string][]byte{h.rel(store.ProgressFile): conflicted, h.rel(store.StateFile): foldLoose(conflicted)})
+				h.log = append(bytes.Clone(clean), "\n## T1 - Iteration 2 - 2026-01-14T12:00:00Z\n**Did:** ours\n\n## T2 - Iteration 1 - 2026-01-14T12:00:00Z\n**Did:** theirs\n"...)
+				h.git("resolved", true, map[string][]byte{h.rel(store.ProgressFile): h.log, h.rel(store.StateFile): foldLoose(h.log)})
+				return taskWant{}
+			},
+		},
+		{
+			name: "conflict markers committed, then resolved with one side only",
+			build: func(t *testing.T, h *hist) taskWant {
+				h.iteration("T1", 1, "one")
+				clean := h.log
+				conflicted := append(bytes.Clone(clean), "\n<<<<<<< ours\n## T1 - Iteration 2 - 2026-01-14T12:00:00Z\n**Did:** ours\n=======\n## T2 - Iteration 1 - 2026-01-14T12:00:00Z\n**Did:** theirs\n>>>>>>> theirs\n"...)
+				h.git("merge by hand", true, map[string][]byte{h.rel(store.ProgressFile): conflicted, h.rel(store.StateFile): foldLoose(conflicted)})
+				h.log = append(bytes.Clone(clean), "\n## T1 - Iteration 2 - 2026-01-14T12:00:00Z\n**Did:** ours\n"...)
+				c := h.git("resolved", true, map[string][]byte{h.rel(store.ProgressFile): h.log, h.rel(store.StateFile): foldLoose(h.log)})
+				return taskWant{findings: []finding{{file: progress, commit: c.Hash, problem: "took out 1 committed entry: T2 - Iteration 1 - 2026-01-14T12:00:00Z"}}}
+			},
+		},
+		{
+			name: "conflict markers in guardrails.md resolved with both sides",
+			build: func(t *testing.T, h *hist) taskWant {
+				h.lesson("Flaky network")
+				clean := h.guard
+				lesson := func(name string) string {
+					return "## " + name + "\n- **When**: w\n- **Problem**: p\n- **Solution**: s\n- **Note**: by hand\n"
+				}
+				h.git("merge by hand", true, map[string][]byte{h.rel(store.GuardrailsFile): append(bytes.Clone(clean), "\n<<<<<<< ours\n"+lesson("Ours")+"=======\n"+lesson("Theirs")+">>>>>>> theirs\n"...)})
+				h.guard = append(bytes.Clone(clean), "\n"+lesson("Ours")+"\n"+lesson("Theirs")...)
+				h.git("resolved", true, map[string][]byte{h.rel(store.GuardrailsFile): h.guard})
+				return taskWant{}
+			},
+		},
+		{
+			name: "a correction without a line end after it",
+			build: func(t *testing.T, h *hist) taskWant {
+				base := h.iteration("T1", 1, "one")
+				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
+				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				s := h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
+				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.iteration("T1", 2, "two")
+				_, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
+				require.NoError(t, err)
+				h.log = append(bytes.Clone(h.log), "\n## Not a correction\nof "+short(s.Hash)+"\n\n## Correction of "+short(s.Hash)+" \r"...)
+				r := h.git("note", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
+				return taskWant{repaired: []finding{{file: progress, commit: s.Hash, problem: "broke the append-only history on its branch",
+					more: fmt.Sprintf("; recorded by commit %s (%q)", short(r.Hash), r.Subject)}}}
 			},
 		},
 		{
