@@ -465,14 +465,32 @@ func canonicalKey(key string) string {
 	return ""
 }
 
+// matchUnitLine matches `^[-*] \[([ xX])\][ \t]+(.*)$` (unitRe) by hand,
+// as it is asked of every line of a plan: box is the character in the
+// brackets, rest the text after the spaces.
+func matchUnitLine(line string) (box byte, rest string, ok bool) {
+	if len(line) < 6 || (line[0] != '-' && line[0] != '*') || line[1] != ' ' || line[2] != '[' || line[4] != ']' {
+		return 0, "", false
+	}
+	if box = line[3]; box != ' ' && box != 'x' && box != 'X' {
+		return 0, "", false
+	}
+	after := line[5:]
+	rest = strings.TrimLeft(after, " \t")
+	if len(rest) == len(after) || strings.ContainsAny(rest, "\n") {
+		return 0, "", false
+	}
+	return box, rest, true
+}
+
 // splitUnitLine reads the part of a unit line after "- [ ] ": the ID and the
 // title. ok is false when it is not a unit line at all.
 func splitUnitLine(line string) (id, title string, done, ok bool) {
-	m := unitRe.FindStringSubmatch(line)
-	if m == nil {
+	m1, m2, matched := matchUnitLine(line)
+	if !matched {
 		return "", "", false, false
 	}
-	done, rest := m[1] != " ", m[2]
+	done, rest := m1 != ' ', m2
 	if strings.HasPrefix(rest, "**") {
 		j := strings.Index(rest[2:], "**")
 		if j < 0 {

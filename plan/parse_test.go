@@ -470,3 +470,20 @@ func TestTemplatePlanSkipsGraphChecks(t *testing.T) {
 	_, err = Parse("tasks.md", []byte(strings.Replace(string(in), "{title}", "Add the model", 1)))
 	require.EqualError(t, err, "tasks.md:3: the dependency line names T2, which is not defined; add a unit T2 or remove it from the line")
 }
+
+// TestMatchUnitLineIsUnitRe: the hand-written matcher agrees with the
+// regular expression it replaces, on lines of every shape.
+func TestMatchUnitLineIsUnitRe(t *testing.T) {
+	for _, line := range []string{
+		"- [ ] **T1**: a", "* [x] T2: b", "- [X]\tT3", "- [ ]", "- [ ] ", "- [ ]  ", "- [y] T1", "-  [ ] T1",
+		"- [ ]T1", "+ [ ] T1", "- [ ] \t  x  ", "", "- [", "- [ ] é", "  - [ ] T1", "- [ ] a\nb",
+	} {
+		m := unitRe.FindStringSubmatch(line)
+		box, rest, ok := matchUnitLine(line)
+		assert.Equal(t, m != nil, ok, "%q", line)
+		if m != nil && ok {
+			assert.Equal(t, m[1], string(box), "%q", line)
+			assert.Equal(t, m[2], rest, "%q", line)
+		}
+	}
+}

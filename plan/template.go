@@ -23,6 +23,9 @@ var wholeRe = regexp.MustCompile(`^\{[^{}"':\n]+\}$`)
 // is template text, one "{...}" and nothing else, such as "{title}" or
 // "`{paths}`"; else "".
 func templateText(v string) string {
+	if !strings.Contains(v, "{") {
+		return "" // the common case, without the regexp
+	}
 	s := strings.TrimSpace(strings.ReplaceAll(v, "`", ""))
 	if wholeRe.MatchString(s) {
 		return s
