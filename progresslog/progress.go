@@ -38,6 +38,10 @@ const (
 	KindArchived
 	// KindRestored is "## Task - Restored - ts".
 	KindRestored
+	// KindAdopted is "## Task - Adopted - ts": the facts of a task folder
+	// written without itr that its log holds no evidence for, taken from
+	// its committed state.json, with Units and Commits.
+	KindAdopted
 )
 
 // events are the event words of the headings, by kind.
@@ -52,6 +56,7 @@ var events = [...]string{
 	KindReconciled: "Reconciled",
 	KindArchived:   "Archived",
 	KindRestored:   "Restored",
+	KindAdopted:    "Adopted",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

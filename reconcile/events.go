@@ -39,6 +39,22 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		if len(ev.Dropped) > 0 {
 			ev.Reason = field("Reason")
 		}
+	case progresslog.KindAdopted:
+		units, err := parseAdopted(field("Units"))
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		ev.Adopted, ev.Current = units, field("Current")
+		if ph := field("Phase"); ph != "" {
+			if p, err := state.ParsePhase(ph); err == nil {
+				ev.Phase = p
+			}
+		}
+		for _, c := range strings.Split(field("Commits"), "\n") {
+			if c = strings.TrimSpace(c); c != "" {
+				ev.Commits = append(ev.Commits, c)
+			}
+		}
 	case progresslog.KindPhase:
 		p, err := state.ParsePhase(e.Phase)
 		if err != nil {

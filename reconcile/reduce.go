@@ -45,9 +45,11 @@ type Event struct {
 	Name         string // for Created: the task's name
 	Mode         state.Mode
 	Domain       string
-	Commits      []string // work commits as "abc1234: subject"
-	Dropped      []string // for Planned: started units removed from the plan on purpose
-	Line         int      // the entry's line in progress.md, for messages
+	Commits      []string      // work commits as "abc1234: subject"
+	Dropped      []string      // for Planned: started units removed from the plan on purpose
+	Adopted      []AdoptedUnit // for Adopted: the facts kept of each unit
+	Current      string        // for Adopted: the current unit
+	Line         int           // the entry's line in progress.md, for messages
 }
 
 // Input is everything Fold needs.
@@ -258,6 +260,9 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		touch()
 	case progresslog.KindArchived:
 		s.Phase = state.Complete
+		touch()
+	case progresslog.KindAdopted:
+		adopt(s, ev)
 		touch()
 	case progresslog.KindRestored:
 		s.Phase = state.Execute

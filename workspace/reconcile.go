@@ -32,6 +32,9 @@ type ReconcileReport struct {
 	// Adopted is set when progress.md had entries appended but not
 	// committed (a crash between the write and the commit): they are kept.
 	Adopted int `json:"adopted_entries"`
+	// Kept lists what a first reconcile of a folder written without itr
+	// kept of its committed state.json (an Adopted entry), unit by unit.
+	Kept []string `json:"kept,omitempty"`
 	// Restored is set when an uncommitted edit of earlier entries was undone.
 	Restored bool `json:"restored_log"`
 	// Saved lists where replaced content was kept, so nothing is lost.
@@ -52,7 +55,7 @@ type ReconcileReport struct {
 
 // Clean reports whether state.json and the log already agreed.
 func (r *ReconcileReport) Clean() bool {
-	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0
+	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0 && len(r.Kept) == 0
 }
 
 // Reconcile rebuilds state.json from the log by the rule "trust git over
@@ -160,7 +163,23 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 			}
 		}
 	}
-	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: recorded, Plan: t.Plan, Entries: log.Entries})
+	// A folder written without itr is adopted first: what its committed
+	// state.json knows and its log does not is kept as an Adopted entry.
+	entries := log.Entries
+	var adoption *progresslog.Entry
+	if t.State != nil && reconcile.NeedsAdoption(entries) {
+		folded, _ := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries})
+		if fields := reconcile.Adoption(t.State, folded, t.Plan); fields != nil {
+			adoption = &progresslog.Entry{Kind: progresslog.KindAdopted, Stamp: w.Stamp(), Fields: fields}
+			entries = append(entries[:len(entries):len(entries)], *adoption)
+			for _, f := range fields {
+				for _, line := range strings.Split(f.Value, "\n") {
+					rep.Kept = append(rep.Kept, strings.ToLower(f.Name)+" "+line)
+				}
+			}
+		}
+	}
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: recorded, Plan: t.Plan, Entries: entries})
 	for _, p := range problems {
 		rep.Problems = append(rep.Problems, strings.Replace(p.Error(), "progress.md", progressRel, 1))
 	}
@@ -198,6 +217,12 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 		fields = append(fields, progresslog.Field{Name: "Saved", Value: strings.Join(rep.Saved, "\n")})
 	}
 	e := progresslog.Entry{Kind: progresslog.KindReconciled, Stamp: w.Stamp(), Fields: fields}
+	event := store.EventReconciled
+	if adoption != nil {
+		// One entry a commit: the adoption is this reconcile's entry.
+		e, event = *adoption, store.EventAdopted
+		found = append([]string{fmt.Sprintf("adopted a task folder written without itr: kept %d fact%s of its committed state.json", len(rep.Kept), store.Plural(len(rep.Kept), "", "s"))}, found...)
+	}
 	newLog, err := progresslog.Append(logBytes, e)
 	if err != nil {
 		return nil, err
@@ -223,7 +248,10 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 			subject += fmt.Sprintf(", %d discrepanc%s", n, store.Plural(n, "y", "ies"))
 		}
 	}
-	c := &change{entry: &e, event: store.EventReconciled, subject: subject}
+	if adoption != nil {
+		subject = fmt.Sprintf("adopt: %d fact%s of state.json kept", len(rep.Kept), store.Plural(len(rep.Kept), "", "s"))
+	}
+	c := &change{entry: &e, event: event, subject: subject}
 	if len(found) > 0 {
 		c.body = strings.Join(found, "\n")
 	}

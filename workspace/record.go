@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -106,6 +107,17 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 			return nil, err
 		}
 	}
+	// A folder written without itr is adopted first, as its own commit:
+	// the record must not build on a fold that lacks what its state.json
+	// knows (done units, blocks, confirmations).
+	if t.State != nil && needsAdoption(t) && repaired == nil {
+		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
+			return nil, fmt.Errorf("adopt the task folder written without itr: %w", err)
+		}
+		if t, err = w.Load(slug); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.CheckClean(t); err != nil {
 		return nil, err
 	}
@@ -180,6 +192,15 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// needsAdoption reports whether the task's log was written without itr
+// and never adopted; a log with a Created or Adopted heading is not read.
+func needsAdoption(t *store.Task) bool {
+	if bytes.Contains(t.ProgressRaw, []byte(" - Created - ")) || bytes.Contains(t.ProgressRaw, []byte(" - Adopted - ")) {
+		return false
+	}
+	return reconcile.NeedsAdoption(t.Log().Entries)
 }
 
 // syncPlan keeps the plan file, the seed's human view, in step with the

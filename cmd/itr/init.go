@@ -84,6 +84,10 @@ func printRepaired(w io.Writer, out *workspace.Outcome) {
 	if out.Repaired == nil {
 		return
 	}
+	if n := len(out.Repaired.Kept); n > 0 {
+		fmt.Fprintf(w, "Note: adopted a task folder written without itr first: kept %d fact%s of its committed state.json (committed %s)\n",
+			n, map[bool]string{true: "", false: "s"}[n == 1], short(out.Repaired.Commit))
+	}
 	for _, u := range out.Repaired.Undone {
 		fmt.Fprintf(w, "Note: %s; put back from history (committed %s)\n", terminalSafe(u.Text), short(out.Repaired.Commit))
 	}

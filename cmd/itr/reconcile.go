@@ -61,6 +61,16 @@ func printReconcile(w io.Writer, rep *workspace.ReconcileReport, opts workspace.
 		}
 		fmt.Fprintf(w, "  %s; %s\n", terminalSafe(u.Text), verb)
 	}
+	if len(rep.Kept) > 0 {
+		verb := "adopted"
+		if rep.Commit == "" {
+			verb = "to adopt"
+		}
+		fmt.Fprintf(w, "  %s a task folder written without itr: its log has no evidence for these facts of its committed state.json, kept as an Adopted entry:\n", verb)
+		for _, k := range rep.Kept {
+			fmt.Fprintf(w, "    %s\n", k)
+		}
+	}
 	for _, d := range rep.Discrepancies {
 		fmt.Fprintf(w, "  %s\n", d)
 	}

@@ -27,6 +27,7 @@ const (
 	EventReconciled = "reconciled"
 	EventArchived   = "archived"
 	EventRestored   = "restored"
+	EventAdopted    = "adopted"
 )
 
 // Stamp is the entry timestamp of now.

@@ -118,7 +118,35 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		return nil, nil, err
 	}
 	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
-	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: t.Log().Entries})
+	entries := t.Log().Entries
+	var adoptionNote string
+	if t.State != nil && archive == "" && reconcile.NeedsAdoption(entries) {
+		// Not written by itr: the view is what adoption will keep.
+		folded, _ := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries})
+		fields := reconcile.Adoption(t.State, folded, t.Plan)
+		var keep []string
+		for _, f := range fields {
+			if f.Name == "Units" {
+				keep = strings.Split(f.Value, "\n")
+			}
+		}
+		adoptionNote = "this task was not written by itr (its log has no Created entry); `itr reconcile` (or the next itr write) adopts it, keeping everything"
+		if len(keep) > 0 {
+			adoptionNote = fmt.Sprintf("this task was not written by itr (its log has no Created entry): its log holds no evidence for what state.json says of %d unit%s, which `itr reconcile` (or the next itr write) adopts and keeps: %s",
+				len(keep), store.Plural(len(keep), "", "s"), strings.Join(store.FirstN(keep, 3), "; "))
+			// The preview is stamped with the view's own time, so only what
+			// adoption keeps shows, not the moment it will run.
+			stamp := state.Val(t.State.Updated)
+			if stamp == "" {
+				stamp = st.Now().Format(time.RFC3339)
+			}
+			entries = append(entries[:len(entries):len(entries)], progresslog.Entry{Kind: progresslog.KindAdopted, Stamp: stamp, Fields: fields})
+		}
+	}
+	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries})
+	if adoptionNote != "" {
+		sum.Warnings = append(sum.Warnings, adoptionNote)
+	}
 	s := t.State
 	if s == nil {
 		s = derived
@@ -133,6 +161,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	if t.PlanErr != nil {
 		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
 	}
+
 	if disk, err := st.ReadWorktree(st.Rel(slug, store.StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
 		sum.Warnings = append(sum.Warnings, st.Rel(slug, store.StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
