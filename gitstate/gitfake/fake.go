@@ -289,7 +289,7 @@ func (f *Repo) SetHead(target string) error {
 	f.lock("SetHead")
 	defer f.unlock()
 	if strings.HasPrefix(target, "refs/") {
-		if err := validRefName(target); err != nil {
+		if err := gitstate.ValidRefName(target); err != nil {
 			return err
 		}
 		f.head = "ref: " + target
@@ -352,7 +352,7 @@ func (f *Repo) SetConflict(path string, base, ours, theirs []byte) {
 func (f *Repo) SetRef(name, hash string) error {
 	f.lock("SetRef")
 	defer f.unlock()
-	if err := validRefName(name); err != nil {
+	if err := gitstate.ValidRefName(name); err != nil {
 		return err
 	}
 	if hash == "" {
@@ -569,7 +569,7 @@ func (f *Repo) toCommit(h string) (gitstate.Commit, error) {
 		Author:    c.author,
 		Committer: c.commit,
 		Message:   c.message,
-		Subject:   subject(c.message),
+		Subject:   gitstate.MessageSubject(c.message),
 		Trailers:  gitstate.ParseTrailers(c.message),
 	}, nil
 }
@@ -777,34 +777,6 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// validRefName applies git's check-ref-format rules to a full ref name, as
-// gitstate does.
-func validRefName(name string) error {
-	bad := func(why string) error {
-		return fmt.Errorf("%q is not a valid git ref name: %s", name, why)
-	}
-	if !strings.HasPrefix(name, "refs/") {
-		return bad("it must start with refs/")
-	}
-	if strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") {
-		return bad("it ends with '/' or '.'")
-	}
-	if strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") {
-		return bad("it contains '..', '@{' or '//'")
-	}
-	for _, c := range name {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
-			return bad(fmt.Sprintf("it contains %q", c))
-		}
-	}
-	for _, comp := range strings.Split(name, "/") {
-		if comp == "" || strings.HasPrefix(comp, ".") || strings.HasSuffix(comp, ".lock") {
-			return bad(fmt.Sprintf("the part %q is empty, starts with '.' or ends with .lock", comp))
-		}
-	}
-	return nil
 }
 
 // refClash refuses a ref name that is a folder of an existing ref or has
@@ -1474,7 +1446,7 @@ func (f *Repo) commit(req gitstate.CommitRequest, more []string, allowEmpty bool
 	if err != nil {
 		return gitstate.Commit{}, err
 	}
-	msg := cleanMessage(req.Message)
+	msg := gitstate.CleanMessage(req.Message)
 	hash := f.put(typeCommit, encodeCommit(commitObject{tree: tree, parents: parents, author: author, commit: committer, message: msg}))
 	if req.Worktree {
 		if err := f.writeWorktree(changes); err != nil {
@@ -1489,7 +1461,7 @@ func (f *Repo) commit(req gitstate.CommitRequest, more []string, allowEmpty bool
 		Author:    author,
 		Committer: committer,
 		Message:   msg,
-		Subject:   subject(msg),
+		Subject:   gitstate.MessageSubject(msg),
 		Trailers:  gitstate.ParseTrailers(msg),
 	}, nil
 }
@@ -1499,37 +1471,6 @@ func orNone(h string) string {
 		return "(no commit)"
 	}
 	return h
-}
-
-// cleanMessage trims trailing whitespace and blank lines and ends the
-// message with one newline, as `git commit` does.
-func cleanMessage(m string) string {
-	lines := strings.Split(m, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t\r")
-	}
-	for len(lines) > 0 && lines[0] == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// subject returns git's %s: the first paragraph joined with spaces.
-func subject(msg string) string {
-	var parts []string
-	for _, l := range strings.Split(msg, "\n") {
-		if strings.TrimSpace(l) == "" {
-			if len(parts) > 0 {
-				break
-			}
-			continue
-		}
-		parts = append(parts, strings.TrimSpace(l))
-	}
-	return strings.Join(parts, " ")
 }
 
 // writeWorktree writes or deletes each path in the working tree; a delete
@@ -1636,7 +1577,7 @@ func (f *Repo) SetBranch(name, commit string, who gitstate.Signature, msg string
 	if err := f.checkCommit(name, commit); err != nil {
 		return err
 	}
-	if err := validRefName(name); err != nil {
+	if err := gitstate.ValidRefName(name); err != nil {
 		return err
 	}
 	if err := f.refClash(name); err != nil {
@@ -1663,7 +1604,7 @@ func (f *Repo) CreateTag(name, commit, message string, tagger gitstate.Signature
 	if tagger.Name == "" || tagger.Email == "" {
 		return "", fmt.Errorf("tag %s: the tagger needs a name and an email: %w", name, gitstate.ErrNoIdentity)
 	}
-	if err := validRefName(name); err != nil {
+	if err := gitstate.ValidRefName(name); err != nil {
 		return "", err
 	}
 	if err := f.checkCommit(name, commit); err != nil {
