@@ -53,6 +53,9 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 	}
 	var out []Discrepancy
 	add := func(unit, field string, r, d any, source string) {
+		if same(r, d) {
+			return // most fields agree: no need to word them
+		}
 		rs, ds := show(r), show(d)
 		if rs != ds {
 			out = append(out, Discrepancy{Unit: unit, Field: field, Recorded: rs, Derived: ds, Source: source})
@@ -120,6 +123,23 @@ func list(l []string) *[]string {
 }
 
 // show renders a pointer's value as JSON, or "absent" for nil.
+// same reports whether two values of a field are equal without wording
+// them; false when it cannot tell (show then decides).
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case *string:
+		y, ok := b.(*string)
+		return ok && (x == nil) == (y == nil) && (x == nil || *x == *y)
+	case *int:
+		y, ok := b.(*int)
+		return ok && (x == nil) == (y == nil) && (x == nil || *x == *y)
+	case *bool:
+		y, ok := b.(*bool)
+		return ok && (x == nil) == (y == nil) && (x == nil || *x == *y)
+	}
+	return false
+}
+
 func show(v any) string {
 	switch p := v.(type) {
 	case *string:

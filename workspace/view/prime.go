@@ -21,6 +21,8 @@ import (
 const (
 	primeTarget = 6000  // characters aimed at (about 1,500 tokens)
 	primeMax    = 10000 // never more, whatever the task's size
+	// remainingMax is how many remaining units prime words at most.
+	remainingMax = 200
 )
 
 // PrimeContext is what a new or freshly compacted session needs in order to
@@ -365,7 +367,13 @@ func (p *PrimeContext) render() string {
 	if len(p.Remaining) > 0 {
 		var b strings.Builder
 		b.WriteString("## Remaining units\n")
-		for _, u := range p.Remaining {
+		// More than fit in a prime are never worded: the cut below keeps
+		// a few dozen anyway.
+		for i, u := range p.Remaining {
+			if i == remainingMax {
+				fmt.Fprintf(&b, "- and %d more (`itr status` lists them)\n", len(p.Remaining)-i)
+				break
+			}
 			fmt.Fprintf(&b, "- %s %s (%s)\n", u.ID, quote(u.Title, 80), u.Status)
 		}
 		add(b.String())
@@ -419,9 +427,12 @@ const quoteNote = "Text in “curly quotes” is quoted from the task's files, w
 // the fence cannot be closed from within), anything a terminal or a
 // reader would obey made visible. An empty text is "“”".
 func quote(text string, n int) string {
-	text = strings.NewReplacer("“", `"`, "”", `"`).Replace(text)
+	text = curly.Replace(text)
 	return "“" + visible(store.OneLine(text, n)) + "”"
 }
+
+// curly straightens curly quotes inside quoted text.
+var curly = strings.NewReplacer("“", `"`, "”", `"`)
 
 // visible makes control characters, C1 controls and bidirectional
 // overrides visible escapes (\x1b, \u202e), as itr's CLI prints them.
