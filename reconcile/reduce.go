@@ -347,21 +347,28 @@ func unit(s *state.State, id string) *state.Unit {
 // in_progress). It is idempotent.
 func sync(s *state.State, p *plan.Plan) {
 	if active(p) {
-		want := map[string]bool{}
 		for _, pu := range p.Units {
-			want[pu.ID] = true
 			u := s.Units[pu.ID]
 			if u == nil {
 				u = &state.Unit{ID: pu.ID, Status: state.Pending}
 				s.Units[pu.ID] = u
 			}
-			if pu.MaxIterations > 0 {
+			if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
 				u.MaxIterations = state.Ptr(pu.MaxIterations)
 			}
 		}
-		for id := range s.Units {
-			if !want[id] {
-				delete(s.Units, id)
+		// The view now has every unit of the plan; only when it has more
+		// are the others dropped (one map of the plan's IDs, not on every
+		// event).
+		if len(s.Units) != len(p.Units) {
+			want := make(map[string]bool, len(p.Units))
+			for _, pu := range p.Units {
+				want[pu.ID] = true
+			}
+			for id := range s.Units {
+				if !want[id] {
+					delete(s.Units, id)
+				}
 			}
 		}
 		if s.Current != nil && s.Units[*s.Current] == nil {

@@ -323,6 +323,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		if active(p) || !state.ValidID(ev.Unit) {
 			return unknown(s, p, ev.Unit, true)
 		}
+		if ev.Kind == progresslog.KindUnblocked {
+			// It would come in pending: there is nothing to unblock.
+			return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
+		}
 		return nil // without a plan, the first event of a unit brings it in
 	}
 	switch ev.Kind {
