@@ -72,6 +72,9 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if !req.Force && req.Reason != "" {
 		return nil, fmt.Errorf("--reason goes with --force; drop it, or add --force to archive unfinished units")
 	}
+	if err := plainText("reason", req.Reason); err != nil {
+		return nil, err
+	}
 	slug, err := w.Select(req.Slug)
 	if err != nil {
 		return nil, err

@@ -1,5 +1,7 @@
 package workspace
 
+import "strings"
+
 // FieldError is a request that lacks or misuses one of its fields, as
 // data: the field by its domain name ("did", "reason"), what is wrong with
 // it and how to fix it. Each front end words the field its own way: the
@@ -25,4 +27,18 @@ func (e *FieldError) Worded(name string) string {
 // required is the FieldError of a missing field.
 func required(field, fix string) *FieldError {
 	return &FieldError{Field: field, Problem: "is required", Fix: fix}
+}
+
+// plainText refuses a text field holding a NUL byte: git refuses NUL in a
+// commit message (fsck's nulInCommit, and every server that checks what it
+// receives), and itr writes each such text into one. fields are pairs of
+// domain name and value; the first offender is named.
+func plainText(fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if strings.IndexByte(fields[i+1], 0) >= 0 {
+			return &FieldError{Field: fields[i], Problem: "holds a NUL byte (\\x00)",
+				Fix: "remove it; git refuses NUL in a commit, and itr records this text in one"}
+		}
+	}
+	return nil
 }

@@ -33,6 +33,9 @@ type InitRequest struct {
 // discover and a Created entry in progress.md, as one commit.
 func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	name := strings.TrimSpace(req.Name)
+	if err := plainText("name", req.Name, "domain", req.Domain); err != nil {
+		return nil, err
+	}
 	if name == "" {
 		return nil, fmt.Errorf("the task needs a name: itr init \"User authentication\"")
 	}
@@ -184,6 +187,9 @@ func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 	if len(req.Drop) > 0 && strings.TrimSpace(req.Reason) == "" {
 		return nil, required("reason", "say why the units are dropped")
 	}
+	if err := plainText("reason", req.Reason); err != nil {
+		return nil, err
+	}
 	rep := &PlanReport{}
 	out, err := w.record(req.Slug, func(t *store.Task) (*change, error) {
 		if t.Plan == nil {
@@ -301,6 +307,9 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, required("did", "say what this iteration did")
 	}
+	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit); err != nil {
+		return nil, err
+	}
 	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		return w.iteration(t, reconcile.Intent{Action: reconcile.Work,
 			Unit: req.Unit, Signal: req.Signal, Verified: req.Verified}, req)
@@ -324,6 +333,9 @@ type FinishRequest struct {
 func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Evidence) == "" {
 		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
+	}
+	if err := plainText("evidence", req.Evidence, "unit", req.Unit); err != nil {
+		return nil, err
 	}
 	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		return w.iteration(t, reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed},
@@ -397,6 +409,9 @@ func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, required("reason", "say what the unit waits for")
 	}
+	if err := plainText("reason", reason, "unit", id); err != nil {
+		return nil, err
+	}
 	return w.unitEvent(slug, id, progresslog.KindBlocked, store.EventBlocked, "block "+id+": "+reason,
 		[]progresslog.Field{{Name: "Reason", Value: reason}})
 }
@@ -458,6 +473,9 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 		if strings.TrimSpace(f.v) == "" {
 			return nil, required(f.field, f.fix)
 		}
+	}
+	if err := plainText("name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
+		return nil, err
 	}
 	return w.record(req.Slug, func(t *store.Task) (*change, error) {
 		learned := req.Learned
