@@ -80,6 +80,9 @@ func (w *Workspace) Close() error { return w.Repo.Close() }
 // so a killed itr never leaves a stale lock. The git CLI is excluded by the
 // lock files gitstate takes on refs and the index.
 func (w *Workspace) lock() (func(), error) {
+	if err := w.CheckRoot(); err != nil {
+		return nil, err
+	}
 	p := w.Repo.ItrPath("itr.lock")
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {

@@ -72,3 +72,14 @@ func TestOneLineWithNoRoom(t *testing.T) {
 	assert.Equal(t, "…", store.OneLine("anything", -3))
 	assert.Equal(t, "", store.OneLine("", 0))
 }
+
+// TestCheckRootRefusesALinkOnTheWay: a link anywhere on the way to the
+// task root inside the work tree is refused, a missing root is not.
+func TestCheckRootRefusesALinkOnTheWay(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.s.CheckRoot(), "no root yet")
+	f.symlink(".claude", t.TempDir())
+	err := f.s.CheckRoot()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), ".claude is a symbolic link")
+}

@@ -169,3 +169,21 @@ func (s *Store) Select(slug string) (string, error) {
 	return "", fmt.Errorf("%w chosen: %d tasks are active (%s); pick one with --task SLUG or ITR_TASK",
 		ErrNoTask, len(slugs), strings.Join(slugs, ", "))
 }
+
+// CheckRoot refuses a task root that has a symbolic link on the way to it
+// inside the work tree (.claude linked to a folder elsewhere): git adds
+// nothing behind a link, so what itr wrote there would be committed as
+// paths git cannot see.
+func (s *Store) CheckRoot() error {
+	for dir := s.Root; dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		fi, err := os.Lstat(s.Abs(dir))
+		if err != nil {
+			continue // not there yet: itr makes it a real folder
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(s.Abs(dir))
+			return fmt.Errorf("%s is a symbolic link (to %s): git adds nothing behind a link, so itr will not write tasks there; make %s a real folder inside the repository, or choose another root (--root, ITR_ROOT, root: in .itr.yaml)", dir, target, dir)
+		}
+	}
+	return nil
+}
