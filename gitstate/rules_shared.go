@@ -13,3 +13,7 @@ func CleanMessage(m string) string { return cleanMessage(m) }
 // MessageSubject returns git's %s of a commit message: its first paragraph
 // joined with spaces.
 func MessageSubject(msg string) string { return subject(msg) }
+
+// NormaliseChanges validates the paths of a commit's changes and keeps the
+// last change per path, as CommitFiles does.
+func NormaliseChanges(in []FileChange) ([]FileChange, error) { return normaliseChanges(in) }

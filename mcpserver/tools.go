@@ -325,7 +325,7 @@ func Worded(err error) error {
 	case reconcile.UnitTimedOut:
 		msg = fmt.Sprintf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", u, r.Max)
 	case reconcile.WaitsFor:
-		msg = fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first", u, deps(r.Waiting))
+		msg = fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first", u, reconcile.JoinDeps(r.Waiting))
 	case reconcile.NotStarted:
 		msg = fmt.Sprintf("unit %s is %s: start it with a checkpoint first (call checkpoint with what its first iteration did)", u, r.Status)
 	case reconcile.FailedEarly:
@@ -357,15 +357,7 @@ func stuck(r *reconcile.Refusal) string {
 	case reconcile.UnitTimedOut:
 		return fmt.Sprintf("%s used all %d iterations", r.Unit, r.Max)
 	case reconcile.WaitsFor:
-		return fmt.Sprintf("%s waits for %s", r.Unit, deps(r.Waiting))
+		return fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting))
 	}
 	return r.Error()
-}
-
-func deps(ds []reconcile.Dep) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = d.String()
-	}
-	return strings.Join(parts, ", ")
 }

@@ -191,6 +191,9 @@ func (r *Refusal) Worded(field func(string) string) string {
 	return fmt.Sprintf("unit %s: %s", u, r.Code)
 }
 
+// JoinDeps reads "T1 (pending), T2 (missing)".
+func JoinDeps(ds []Dep) string { return joinDeps(ds) }
+
 func joinDeps(ds []Dep) string {
 	parts := make([]string, len(ds))
 	for i, d := range ds {

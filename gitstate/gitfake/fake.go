@@ -1218,41 +1218,6 @@ func (f *Repo) JournalLocks(path string) {
 	f.journal = path
 }
 
-// normaliseChanges validates paths and keeps the last change per path, as
-// gitstate does.
-func normaliseChanges(in []gitstate.FileChange, allowEmpty bool) ([]gitstate.FileChange, error) {
-	if len(in) == 0 && !allowEmpty {
-		return nil, errors.New("commit: no changes given; pass at least one FileChange")
-	}
-	byPath := map[string]int{}
-	var out []gitstate.FileChange
-	for _, c := range in {
-		p := c.Path
-		if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "\\") || strings.Contains(p, "\x00") {
-			return nil, fmt.Errorf("commit: path %q is not a repository-relative slash path", p)
-		}
-		for _, comp := range strings.Split(p, "/") {
-			if comp == "" || comp == "." || comp == ".." || gitstate.InGitDir(comp) {
-				return nil, fmt.Errorf("commit: path %q has an invalid component %q", p, comp)
-			}
-		}
-		if i, ok := byPath[p]; ok {
-			out[i] = c
-			continue
-		}
-		byPath[p] = len(out)
-		out = append(out, c)
-	}
-	for _, a := range out {
-		for _, b := range out {
-			if !a.Delete && !b.Delete && strings.HasPrefix(b.Path, a.Path+"/") {
-				return nil, fmt.Errorf("commit: %q is both a file and a folder of %q; commit one of them", a.Path, b.Path)
-			}
-		}
-	}
-	return out, nil
-}
-
 // dirChange is the set of changes under one folder.
 type dirChange struct {
 	files map[string]*gitstate.FileChange
@@ -1801,4 +1766,13 @@ func (f *Repo) Close() error {
 	}
 	f.mu.Unlock()
 	return nil
+}
+
+// normaliseChanges is gitstate's rule for the changes of a commit; the
+// fake alone may be asked for an empty one.
+func normaliseChanges(in []gitstate.FileChange, allowEmpty bool) ([]gitstate.FileChange, error) {
+	if len(in) == 0 && allowEmpty {
+		return nil, nil
+	}
+	return gitstate.NormaliseChanges(in)
 }

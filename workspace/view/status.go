@@ -418,11 +418,7 @@ func whyNone(s *state.State, adv reconcile.Advice) []string {
 		case reconcile.UnitTimedOut:
 			out = append(out, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", r.Unit, r.Max))
 		case reconcile.WaitsFor:
-			deps := make([]string, len(r.Waiting))
-			for i, d := range r.Waiting {
-				deps[i] = d.String()
-			}
-			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, strings.Join(deps, ", ")))
+			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting)))
 		}
 	}
 	if len(out) == 0 {
