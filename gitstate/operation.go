@@ -35,9 +35,15 @@ func (r *Repo) Operation() string {
 // commit a rebase stopped at or is applying, and the last one a rebase
 // picked. A merge driver looks among them for the other side.
 func (r *Repo) OperationHeads() []string {
+	return operationHeads(r.gitDir, r.ResolveRev)
+}
+
+// operationHeads reads the operation's heads from gitDir, resolving the
+// commit a rebase last picked with resolve.
+func operationHeads(gitDir string, resolve func(string) (string, error)) []string {
 	var out []string
 	for _, f := range []string{"MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "FETCH_HEAD", "rebase-merge/stopped-sha", "rebase-apply/original-commit"} {
-		data, err := os.ReadFile(filepath.Join(r.gitDir, filepath.FromSlash(f)))
+		data, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(f)))
 		if err != nil {
 			continue
 		}
@@ -47,12 +53,12 @@ func (r *Repo) OperationHeads() []string {
 			}
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(r.gitDir, "rebase-merge", "done")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(gitDir, "rebase-merge", "done")); err == nil {
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		for i := len(lines) - 1; i >= 0; i-- {
 			fields := strings.Fields(lines[i])
 			if len(fields) >= 2 {
-				if h, err := r.ResolveRev(fields[1]); err == nil {
+				if h, err := resolve(fields[1]); err == nil {
 					out = append(out, h)
 					break
 				}

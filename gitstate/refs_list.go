@@ -2,6 +2,8 @@ package gitstate
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -55,4 +57,13 @@ func (r *Repo) FileHashAt(rev, path string) (string, error) {
 		return "", err
 	}
 	return e.Hash.String(), nil
+}
+
+// BlobID is BlobHash: the native engine serves SHA-1 repositories only.
+func (r *Repo) BlobID(data []byte) string { return BlobHash(data) }
+
+// WorktreeFile reads a file of the working tree as it is: the native engine
+// serves only repositories where git stores a file's bytes unconverted.
+func (r *Repo) WorktreeFile(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(r.root, filepath.FromSlash(rel)))
 }

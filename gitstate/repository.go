@@ -33,6 +33,13 @@ type Reader interface {
 	Operation() string
 	// OperationHeads are the commits being merged in (MERGE_HEAD, ...).
 	OperationHeads() []string
+	// BlobID is the object name data has as a blob in this repository
+	// (SHA-1 or SHA-256, as the repository names objects).
+	BlobID(data []byte) string
+	// WorktreeFile reads a file of the working tree (rel is relative to
+	// its top, with slashes) as git would store it: after the line-ending
+	// conversions and clean filters its attributes ask for.
+	WorktreeFile(rel string) ([]byte, error)
 }
 
 // Writer is what itr writes: commits of given paths, the index, branches,

@@ -48,14 +48,15 @@ func Open(opts Options) (*Workspace, error) {
 			return nil, fmt.Errorf("find the current directory: %w", err)
 		}
 	}
-	repo, err := gitstate.Open(dir)
+	loc, err := gitstate.Locate(dir)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := store.LoadConfig(repo.Root())
-	if err != nil {
-		repo.Close()
-		return nil, err
+	var cfg store.Config
+	if loc.Root != "" {
+		if cfg, err = store.LoadConfig(loc.Root); err != nil {
+			return nil, err
+		}
 	}
 	root := opts.Root
 	if root == "" {
@@ -64,11 +65,18 @@ func Open(opts Options) (*Workspace, error) {
 	if root == "" {
 		root = store.DefaultRoot
 	}
+	// The engine is chosen once per command, from the repository, the
+	// environment and the attributes that apply to the task root.
+	repo, choice, err := gitstate.OpenAt(loc, gitstate.OpenOptions{Scope: root, RunHooks: cfg.RunHooks})
+	if err != nil {
+		return nil, err
+	}
 	st, err := store.New(repo, root, cfg, opts.Task, opts.Now)
 	if err != nil {
 		repo.Close()
 		return nil, err
 	}
+	st.Engine = choice
 	return &Workspace{Store: st}, nil
 }
 

@@ -152,7 +152,7 @@ history whenever the two disagree.`,
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
-		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g),
+		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g),
 	)
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())

@@ -87,6 +87,19 @@ func TestRepo(t *testing.T) {
 	})
 }
 
+// TestGitEngine runs the contract on *gitstate.GitRepo, the engine on
+// git's own plumbing, in a plain repository, and checks each case with git.
+func TestGitEngine(t *testing.T) {
+	needGit(t)
+	gitcontract.Run(t, func(t *testing.T) gitstate.Repository {
+		_, dir := openReal(t)
+		g, err := gitstate.OpenGit(dir)
+		require.NoError(t, err)
+		t.Cleanup(func() { checkWithGit(t, g, dir); _ = g.Close() })
+		return g
+	})
+}
+
 // TestFake runs the contract on gitfake.
 func TestFake(t *testing.T) {
 	gitcontract.Run(t, func(t *testing.T) gitstate.Repository {
@@ -97,7 +110,7 @@ func TestFake(t *testing.T) {
 // checkWithGit compares what r reports with what git reports: the objects
 // are sound, the working tree of committed files is clean, and the index,
 // the refs and the first-parent history are git's.
-func checkWithGit(t *testing.T, r *gitstate.Repo, dir string) {
+func checkWithGit(t *testing.T, r gitstate.Repository, dir string) {
 	t.Helper()
 	git(t, dir, "fsck", "--strict", "--no-progress")
 	for _, line := range strings.Split(strings.TrimRight(git(t, dir, "status", "--porcelain"), "\n"), "\n") {

@@ -227,7 +227,7 @@ var methods = func() map[string]bool {
 // noError are the methods that return no error, which Fail cannot make fail.
 var noError = map[string]bool{
 	"Root": true, "Operation": true, "OperationHeads": true, "ItrPath": true,
-	"WorktreeItrPath": true, "ConfigFile": true, "JournalLocks": true,
+	"WorktreeItrPath": true, "ConfigFile": true, "JournalLocks": true, "BlobID": true,
 }
 
 // Fail makes every later call of the method (a name of gitstate.Repository's
@@ -1775,4 +1775,20 @@ func normaliseChanges(in []gitstate.FileChange, allowEmpty bool) ([]gitstate.Fil
 		return nil, nil
 	}
 	return gitstate.NormaliseChanges(in)
+}
+
+// BlobID is gitstate.BlobHash: the fake names objects with SHA-1.
+func (f *Repo) BlobID(data []byte) string {
+	f.count("BlobID")
+	return gitstate.BlobHash(data)
+}
+
+// WorktreeFile reads a file of the fake's working tree as it is (the fake
+// applies no attributes), failing as Fail says.
+func (f *Repo) WorktreeFile(rel string) ([]byte, error) {
+	if err := f.enter("WorktreeFile"); err != nil {
+		return nil, err
+	}
+	f.mu.Unlock()
+	return os.ReadFile(filepath.Join(f.root, filepath.FromSlash(rel)))
 }

@@ -465,7 +465,7 @@ var errNoTheirs = errors.New("cannot tell which commit the other side of the mer
 // commitWithBlob finds the commit whose file rel holds exactly data: the
 // other side of the operation in progress.
 func commitWithBlob(st *store.Store, heads []string, rel string, data []byte) (string, error) {
-	want := gitstate.BlobHash(data)
+	want := st.Repo.BlobID(data)
 	var candidates []string
 	candidates = append(candidates, operationHeads(st, heads)...)
 	refs, err := st.Repo.Refs("refs/heads/", "refs/remotes/", "refs/tags/")

@@ -21,10 +21,16 @@ const ConfigFile = ".itr.yaml"
 //	identity:                   # who itr's commits are by, instead of git's identity
 //	  name: Build Agent
 //	  email: agent@example.com
+//	run_hooks: true             # itr's commits run the repository's commit hooks
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
 	Identity Identity `yaml:"identity"`
+	// RunHooks runs the repository's pre-commit, prepare-commit-msg,
+	// commit-msg and post-commit hooks around itr's commits, as `git
+	// commit` runs them; by default itr's commits run none, as `git
+	// commit-tree` runs none.
+	RunHooks bool `yaml:"run_hooks"`
 }
 
 // Identity overrides the author and committer of itr's commits.
@@ -121,8 +127,13 @@ func LoadConfig(top string) (Config, error) {
 			if (c.Identity.Name == "") != (c.Identity.Email == "") {
 				return c, bad(k, "identity needs both name and email")
 			}
+		case "run_hooks":
+			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
+				return c, bad(v, "run_hooks is true or false")
+			}
+			c.RunHooks = v.Value == "true"
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks)", k.Value)
 		}
 	}
 	return c, nil

@@ -31,6 +31,8 @@ type Store struct {
 	Task string
 	// Clock is the time source; nil is time.Now.
 	Clock func() time.Time
+	// Engine is the gitstate engine serving Repo and why it was chosen.
+	Engine gitstate.Choice
 }
 
 // New returns the store of repo with the task root root (cleaned and

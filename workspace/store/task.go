@@ -190,7 +190,8 @@ func (s *Store) ReadWorktree(rel string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", rel)
 	}
-	return os.ReadFile(p)
+	// As git would store it: a CRLF clone's file reads as its LF blob.
+	return s.Repo.WorktreeFile(rel)
 }
 
 // CheckClean refuses to record when a log file or state.json differs on
@@ -256,11 +257,11 @@ func (s *Store) FolderChanges(t *Task, written map[string]bool) ([]gitstate.File
 		if written[rel] {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := s.Repo.WorktreeFile(rel)
 		if err != nil {
 			return err
 		}
-		if committed[rel] == gitstate.BlobHash(data) {
+		if committed[rel] == s.Repo.BlobID(data) {
 			return nil
 		}
 		changes = append(changes, gitstate.FileChange{Path: rel, Data: data})

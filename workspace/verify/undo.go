@@ -104,7 +104,7 @@ func staleStateOf(st *store.Store, t *store.Task, last gitstate.Commit, between 
 		return nil, err
 	}
 	disk, err := st.ReadWorktree(rel)
-	if err != nil || gitstate.BlobHash(disk) != lastHash {
+	if err != nil || st.Repo.BlobID(disk) != lastHash {
 		return nil, nil
 	}
 	for i := len(between) - 1; i >= 0; i-- {

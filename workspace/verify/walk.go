@@ -209,7 +209,7 @@ func (v *verifier) progressAt(c gitstate.Commit, hash string, mine, restore bool
 	if mine && !restore {
 		if l, d, ok := logTrailer(c); ok && l <= len(p.head) && l >= len(p.prev) && v.prefixes.digest(l) == d {
 			now, trusted = p.head[:l], true
-			if v.closes(p, now) && gitstate.BlobHash(now) != hash {
+			if v.closes(p, now) && v.st.Repo.BlobID(now) != hash {
 				trusted = false
 			}
 		}
@@ -276,7 +276,7 @@ func (v *verifier) confirm() error {
 	p := v.progress
 	cl := p.pending
 	p.pending = nil
-	if cl == nil || (len(cl.log) == len(p.head) && cl.hash == p.headHash) || gitstate.BlobHash(cl.log) == cl.hash {
+	if cl == nil || (len(cl.log) == len(p.head) && cl.hash == p.headHash) || v.st.Repo.BlobID(cl.log) == cl.hash {
 		return nil
 	}
 	real, err := v.st.Blob(cl.hash)

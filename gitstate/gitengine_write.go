@@ -1,0 +1,662 @@
+package gitstate
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CommitFiles writes one commit of the given paths on the current branch,
+// as git's own plumbing writes it:
+//
+//  1. each file's blob with `git hash-object -w --path=P`, so the
+//     attributes, line endings and clean filters of P apply;
+//  2. the trees on the way to the changed paths, patched from HEAD's and
+//     written with `git hash-object -t tree` (git checks them);
+//  3. with run_hooks, the pre-commit, prepare-commit-msg and commit-msg
+//     hooks, on a private index holding HEAD and the change, as `git commit
+//     <paths>` runs them; a failing hook refuses the commit;
+//  4. the commit with `git commit-tree` (-S where commit.gpgSign asks for a
+//     signature: gpg, ssh or x509 as gpg.format says);
+//  5. the branch through HEAD with `git update-ref HEAD NEW OLD`, git's own
+//     compare-and-swap, logged in the reflogs of HEAD and the branch;
+//  6. the index entries of the paths with `git update-index --index-info`
+//     and, with req.Worktree, the files with `git checkout-index`, so the
+//     working tree holds what `git checkout` would write (CRLF in a CRLF
+//     clone, smudged by filters) and git status stays clean.
+//
+// Until step 5 nothing but unreachable objects is written: a refusal, a
+// failing hook or a moved HEAD changes nothing a person can see.
+func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	changes, err := normaliseChanges(req.Changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	if req.Worktree && g.root == "" {
+		return Commit{}, fmt.Errorf("commit: the repository %s is bare; it has no working tree to write files into", g.gitDir)
+	}
+	when := req.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	msg := cleanMessage(req.Message)
+	env := []string{"GIT_AUTHOR_DATE=" + gitDate(when), "GIT_COMMITTER_DATE=" + gitDate(when)}
+	if req.Author != nil {
+		env = append(env, identityEnv("AUTHOR", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
+		env = append(env, identityEnv("COMMITTER", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
+	} else if _, err := g.run(nil, "var", "GIT_AUTHOR_IDENT"); err != nil {
+		return Commit{}, fmt.Errorf("commit: %w: git says: %s; set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com`", ErrNoIdentity, gitStderr(err))
+	}
+	if req.Worktree {
+		if err := g.checkWorktree(changes); err != nil {
+			return Commit{}, err
+		}
+	}
+	blobs, err := g.writeBlobs(changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	cfg, err := g.files.loadConfig("")
+	if err != nil {
+		return Commit{}, err
+	}
+	sign := isTrue(cfg.value("commit", "", "gpgsign"))
+	for attempt := 0; ; attempt++ {
+		head, err := g.head()
+		if err != nil {
+			return Commit{}, err
+		}
+		if head.Detached {
+			return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
+		}
+		if req.Expect != "" && head.Hash != req.Expect && !g.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
+			return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
+		}
+		parent := head.Hash
+		var tree string
+		message := msg
+		if g.runHooks {
+			tree, message, err = g.hookedTree(parent, changes, blobs, msg, env)
+		} else {
+			tree, err = g.writeTree(parent, changes, blobs)
+		}
+		if err != nil {
+			return Commit{}, err
+		}
+		args := []string{"commit-tree", tree}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		if sign {
+			args = append(args, "-S")
+		}
+		out, err := g.runEnv(env, []byte(message), args...)
+		if err != nil {
+			return Commit{}, fmt.Errorf("commit: %w", err)
+		}
+		id := strings.TrimSpace(string(out))
+		old := parent
+		if old == "" {
+			old = strings.Repeat("0", g.hexLen)
+		}
+		kind := "commit"
+		if parent == "" {
+			kind = "commit (initial)"
+		}
+		subj, _, _ := strings.Cut(message, "\n")
+		_, err = g.runEnv(env, nil, "update-ref", "-m", reflogMessage(kind+": "+subj), "HEAD", id, old)
+		if err != nil {
+			now, herr := g.head()
+			moved := herr == nil && (now.Hash != parent || now.Branch != head.Branch)
+			if !moved {
+				return Commit{}, fmt.Errorf("commit: move %s: %w", head.Branch, err)
+			}
+			if req.Expect != "" && !g.guardsUnchanged(req.Guard, req.Expect, now.Hash) {
+				return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(now.Hash), req.Expect)
+			}
+			if attempt >= maxRebuilds {
+				return Commit{}, fmt.Errorf("commit: %w %d times while committing; retry when the other git process is done", ErrHeadMoved, attempt+1)
+			}
+			continue
+		}
+		if err := g.syncIndex(parent, changes, blobs, req.Worktree); err != nil {
+			return Commit{}, err
+		}
+		if g.runHooks {
+			g.hook(nil, "post-commit")
+		}
+		o, ok, err := g.query("contents", id)
+		if err != nil || !ok {
+			return Commit{}, fmt.Errorf("commit: read back %s: %w", id, ErrNotFound)
+		}
+		return g.decodeCommit(id, o.data)
+	}
+}
+
+// guardsUnchanged reports whether every guard path names the same entry
+// (or nothing) at commits a and b.
+func (g *GitRepo) guardsUnchanged(guards []string, a, b string) bool {
+	if len(guards) == 0 || a == "" || b == "" {
+		return false
+	}
+	for _, p := range guards {
+		ea, erra := g.entry(a, p)
+		eb, errb := g.entry(b, p)
+		switch {
+		case errors.Is(erra, ErrNotFound) && errors.Is(errb, ErrNotFound):
+		case erra != nil || errb != nil:
+			return false
+		case ea.id != eb.id || ea.typ != eb.typ:
+			return false
+		}
+	}
+	return true
+}
+
+// writeBlobs writes the new files' blobs through git, each as if it were
+// at its path, a few at a time.
+func (g *GitRepo) writeBlobs(changes []FileChange) (map[string]string, error) {
+	out := map[string]string{}
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first error
+		slots = make(chan struct{}, 4)
+	)
+	for _, c := range changes {
+		if c.Delete {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func(c FileChange) {
+			defer func() { <-slots; wg.Done() }()
+			id, err := g.run(c.Data, "hash-object", "-w", "--stdin", "--path="+c.Path)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("commit: write %s: %w", c.Path, err)
+				}
+				return
+			}
+			out[c.Path] = strings.TrimSpace(string(id))
+		}(c)
+	}
+	wg.Wait()
+	return out, first
+}
+
+// treeNode is a folder touched by a change: its files and its subfolders.
+type treeNode struct {
+	files map[string]*FileChange
+	dirs  map[string]*treeNode
+}
+
+func newTreeNode() *treeNode {
+	return &treeNode{files: map[string]*FileChange{}, dirs: map[string]*treeNode{}}
+}
+
+// writeTree patches parent's tree with the changes and writes the new trees
+// in one `git hash-object -w -t tree --stdin-paths`; their names are
+// computed here and checked against git's.
+func (g *GitRepo) writeTree(parent string, changes []FileChange, blobs map[string]string) (string, error) {
+	root := newTreeNode()
+	for i := range changes {
+		c := &changes[i]
+		parts := strings.Split(c.Path, "/")
+		n := root
+		for _, d := range parts[:len(parts)-1] {
+			if n.dirs[d] == nil {
+				n.dirs[d] = newTreeNode()
+			}
+			n = n.dirs[d]
+		}
+		n.files[parts[len(parts)-1]] = c
+	}
+	oldRoot := ""
+	if parent != "" {
+		o, ok, err := g.query("info", parent+"^{tree}")
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", fmt.Errorf("commit: tree of %s: %w", parent, ErrNotFound)
+		}
+		oldRoot = o.id
+	}
+	var bodies [][]byte
+	var ids []string
+	var build func(old string, n *treeNode, prefix string) (string, bool, error)
+	build = func(old string, n *treeNode, prefix string) (string, bool, error) {
+		var es []rawTreeEntry
+		if old != "" {
+			var err error
+			if es, err = g.tree(old); err != nil {
+				return "", false, err
+			}
+		}
+		idx := map[string]int{}
+		for i, e := range es {
+			idx[e.name] = i
+		}
+		drop := map[string]bool{}
+		set := func(e rawTreeEntry) {
+			if i, ok := idx[e.name]; ok {
+				es[i] = e
+				delete(drop, e.name)
+				return
+			}
+			idx[e.name] = len(es)
+			es = append(es, e)
+		}
+		for name, c := range n.files {
+			if c.Delete {
+				if _, ok := idx[name]; ok {
+					drop[name] = true
+				}
+				continue
+			}
+			if i, ok := idx[name]; ok && es[i].isDir() && n.dirs[name] == nil {
+				return "", false, fmt.Errorf("commit: %s is a folder at HEAD; delete it in the same commit to put a file there", c.Path)
+			}
+			set(rawTreeEntry{mode: "100644", name: name, id: blobs[c.Path]})
+		}
+		for name, sub := range n.dirs {
+			subOld := ""
+			if i, ok := idx[name]; ok && !drop[name] {
+				if !es[i].isDir() {
+					if onlyDeletesIn(sub) {
+						continue // nothing under a file to delete
+					}
+					return "", false, fmt.Errorf("commit: %s is a file at HEAD, not a folder; delete it in the same commit to put a folder there", joinPath(prefix, name))
+				}
+				subOld = es[i].id
+			}
+			id, empty, err := build(subOld, sub, joinPath(prefix, name))
+			if err != nil {
+				return "", false, err
+			}
+			if empty {
+				if _, ok := idx[name]; ok {
+					drop[name] = true
+				}
+				continue
+			}
+			set(rawTreeEntry{mode: "40000", name: name, id: id})
+		}
+		kept := es[:0]
+		for _, e := range es {
+			if !drop[e.name] {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 && prefix != "" {
+			return "", true, nil
+		}
+		sort.Slice(kept, func(i, j int) bool { return treeSortKey(kept[i]) < treeSortKey(kept[j]) })
+		var b bytes.Buffer
+		for _, e := range kept {
+			raw, err := hex.DecodeString(e.id)
+			if err != nil || len(raw) != g.hexLen/2 {
+				return "", false, fmt.Errorf("commit: entry %s has a bad object name %q", e.name, e.id)
+			}
+			b.WriteString(e.mode + " " + e.name + "\x00")
+			b.Write(raw)
+		}
+		id := objectID(g.format, "tree", b.Bytes())
+		bodies = append(bodies, b.Bytes())
+		ids = append(ids, id)
+		return id, false, nil
+	}
+	rootID, _, err := build(oldRoot, root, "")
+	if err != nil {
+		return "", err
+	}
+	if err := g.writeTrees(bodies, ids); err != nil {
+		return "", err
+	}
+	return rootID, nil
+}
+
+// onlyDeletesIn reports whether a folder of the change only deletes.
+func onlyDeletesIn(n *treeNode) bool {
+	for _, c := range n.files {
+		if !c.Delete {
+			return false
+		}
+	}
+	for _, d := range n.dirs {
+		if !onlyDeletesIn(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// treeSortKey is git's order of tree entries: a folder sorts as "name/".
+func treeSortKey(e rawTreeEntry) string {
+	if e.isDir() {
+		return e.name + "/"
+	}
+	return e.name
+}
+
+// writeTrees writes tree bodies with one git process and checks that git
+// named each as computed.
+func (g *GitRepo) writeTrees(bodies [][]byte, ids []string) error {
+	if len(bodies) == 0 {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "itr-trees-")
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	var paths bytes.Buffer
+	for i, b := range bodies {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		paths.WriteString(p + "\n")
+	}
+	out, err := g.run(paths.Bytes(), "hash-object", "-w", "-t", "tree", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return fmt.Errorf("commit: write trees: %w", err)
+	}
+	got := strings.Fields(string(out))
+	for i, id := range ids {
+		if i >= len(got) || got[i] != id {
+			return fmt.Errorf("commit: git named tree %d %v, itr computed %s; report it", i, got, id)
+		}
+	}
+	return nil
+}
+
+// indexLines are the `git update-index --index-info` lines that put the
+// changes in the index: a removal of every stage, then the new entry.
+func (g *GitRepo) indexLines(parent string, changes []FileChange, blobs map[string]string) ([]byte, []string, error) {
+	zero := strings.Repeat("0", g.hexLen)
+	var b bytes.Buffer
+	var written []string
+	for _, c := range changes {
+		if c.Delete {
+			paths := []string{c.Path}
+			if parent != "" {
+				sub := map[string]string{}
+				if err := g.walkTree(parent, c.Path, true, func(p string, e rawTreeEntry) { sub[p] = e.id }); err != nil {
+					return nil, nil, err
+				}
+				for p := range sub {
+					paths = append(paths, p)
+				}
+			}
+			staged, err := g.stagedLocked(c.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, e := range staged {
+				paths = append(paths, e.Path)
+			}
+			for _, p := range paths {
+				fmt.Fprintf(&b, "0 %s\t%s\x00", zero, p)
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "0 %s\t%s\x00", zero, c.Path)
+		fmt.Fprintf(&b, "100644 %s\t%s\x00", blobs[c.Path], c.Path)
+		written = append(written, c.Path)
+	}
+	return b.Bytes(), written, nil
+}
+
+// stagedLocked is Staged for a caller holding g.mu.
+func (g *GitRepo) stagedLocked(dir string) ([]IndexEntry, error) {
+	g.mu.Unlock()
+	defer g.mu.Lock()
+	return g.Staged(dir)
+}
+
+// syncIndex puts the committed paths in the index and, with worktree, the
+// files in the working tree as git checks them out.
+func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[string]string, worktree bool) error {
+	if g.root == "" {
+		return nil
+	}
+	lines, written, err := g.indexLines(parent, changes, blobs)
+	if err != nil {
+		return err
+	}
+	if err := g.retryLocked(func() error {
+		_, err := g.run(lines, "update-index", "-z", "--index-info")
+		return err
+	}); err != nil {
+		return fmt.Errorf("commit: the branch moved, but the index was not updated (`git status` shows the task's files as changed; `itr reconcile` repairs it): %w", err)
+	}
+	if !worktree {
+		return nil
+	}
+	for _, c := range changes {
+		if c.Delete {
+			dst := filepath.Join(g.root, filepath.FromSlash(c.Path))
+			if err := os.RemoveAll(dst); err != nil {
+				return fmt.Errorf("delete %s: %w", dst, err)
+			}
+			for d := filepath.Dir(dst); d != g.root && len(d) > len(g.root); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
+		}
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, p := range written {
+		in.WriteString(p + "\x00")
+	}
+	return g.retryLocked(func() error {
+		_, err := g.run(in.Bytes(), "checkout-index", "-f", "-q", "-z", "--stdin")
+		if err != nil {
+			return fmt.Errorf("commit: write the files to the working tree: %w", err)
+		}
+		return nil
+	})
+}
+
+// checkWorktree refuses, before anything is written, a file whose folder
+// cannot be made in the working tree (a file or a link stands there).
+func (g *GitRepo) checkWorktree(changes []FileChange) error {
+	for _, c := range changes {
+		if c.Delete {
+			continue
+		}
+		parts := strings.Split(c.Path, "/")
+		for i := 1; i < len(parts); i++ {
+			p := filepath.Join(g.root, filepath.FromSlash(strings.Join(parts[:i], "/")))
+			fi, err := os.Lstat(p)
+			if errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("commit: %w", err)
+			}
+			if !fi.IsDir() {
+				return fmt.Errorf("commit: cannot write %s: %s is not a folder in the working tree; move it away", c.Path, p)
+			}
+		}
+		dst := filepath.Join(g.root, filepath.FromSlash(c.Path))
+		if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
+			return fmt.Errorf("commit: cannot write %s: it is a folder in the working tree; move it away", c.Path)
+		}
+	}
+	return nil
+}
+
+// retryLocked runs fn again while git reports index.lock held by another
+// git process, for up to the lock budget.
+func (g *GitRepo) retryLocked(fn func() error) error {
+	deadline := time.Now().Add(2 * time.Second)
+	for delay := time.Millisecond; ; delay *= 2 {
+		err := fn()
+		if err == nil || !strings.Contains(gitStderr(err), ".lock") || time.Now().After(deadline) {
+			if err != nil && strings.Contains(gitStderr(err), ".lock") {
+				return fmt.Errorf("%w: %w", ErrLocked, err)
+			}
+			return err
+		}
+		if delay > 100*time.Millisecond {
+			delay = 100 * time.Millisecond
+		}
+		time.Sleep(delay)
+	}
+}
+
+// Stage writes the files to the working tree and the index at stage 0
+// (replacing conflict stages), as `git add` would store them.
+func (g *GitRepo) Stage(changes []FileChange) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.root == "" {
+		return fmt.Errorf("stage: the repository %s is bare", g.gitDir)
+	}
+	changes, err := normaliseChanges(changes)
+	if err != nil {
+		return err
+	}
+	if err := g.checkWorktree(changes); err != nil {
+		return err
+	}
+	blobs, err := g.writeBlobs(changes)
+	if err != nil {
+		return err
+	}
+	head, err := g.head()
+	if err != nil {
+		return err
+	}
+	return g.syncIndex(head.Hash, changes, blobs, true)
+}
+
+// hookedTree runs pre-commit, prepare-commit-msg and commit-msg as `git
+// commit <paths>` runs them: on a private index holding parent's tree and
+// the change (GIT_INDEX_FILE), so a hook that stages more is heard, and on
+// the message in a file a hook may edit. It returns the tree of that index
+// and the final message.
+func (g *GitRepo) hookedTree(parent string, changes []FileChange, blobs map[string]string, msg string, env []string) (string, string, error) {
+	dir, err := os.MkdirTemp(g.gitDir, "itr-hooks-")
+	if err != nil {
+		return "", "", fmt.Errorf("commit: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	index := filepath.Join(dir, "index")
+	ienv := append(append([]string{}, env...), "GIT_INDEX_FILE="+index, "GIT_EDITOR=:")
+	readTree := []string{"read-tree", "--empty"}
+	if parent != "" {
+		readTree = []string{"read-tree", parent}
+	}
+	if _, err := g.runEnv(ienv, nil, readTree...); err != nil {
+		return "", "", fmt.Errorf("commit: private index: %w", err)
+	}
+	lines, _, err := g.indexLines(parent, changes, blobs)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := g.runEnv(ienv, lines, "update-index", "-z", "--index-info"); err != nil {
+		return "", "", fmt.Errorf("commit: private index: %w", err)
+	}
+	if err := g.hook(ienv, "pre-commit"); err != nil {
+		return "", "", err
+	}
+	msgFile := filepath.Join(dir, "COMMIT_EDITMSG")
+	if err := os.WriteFile(msgFile, []byte(msg), 0o644); err != nil {
+		return "", "", fmt.Errorf("commit: %w", err)
+	}
+	if err := g.hook(ienv, "prepare-commit-msg", msgFile, "message"); err != nil {
+		return "", "", err
+	}
+	if err := g.hook(ienv, "commit-msg", msgFile); err != nil {
+		return "", "", err
+	}
+	edited, err := os.ReadFile(msgFile)
+	if err != nil {
+		return "", "", fmt.Errorf("commit: %w", err)
+	}
+	final := cleanMessage(stripComments(string(edited)))
+	if strings.TrimSpace(final) == "" {
+		return "", "", errors.New("commit: a commit hook left the message empty; nothing was committed")
+	}
+	out, err := g.runEnv(ienv, nil, "write-tree")
+	if err != nil {
+		return "", "", fmt.Errorf("commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), final, nil
+}
+
+// stripComments drops the lines a hook wrote as comments ("#"), as git's
+// default cleanup does.
+func stripComments(m string) string {
+	lines := strings.Split(m, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// HookError is a commit hook that refused itr's commit: its name, exit
+// code and what it printed.
+type HookError struct {
+	Hook   string
+	Code   int
+	Output string
+}
+
+// Error implements error.
+func (e *HookError) Error() string {
+	out := strings.TrimSpace(e.Output)
+	if out != "" {
+		out = ":\n" + out
+	}
+	return fmt.Sprintf("commit: the %s hook refused the commit (exit %d); nothing was committed (run_hooks: true in .itr.yaml runs the repository's hooks; fix what it reports, or set run_hooks: false)%s", e.Hook, e.Code, out)
+}
+
+// hook runs one hook with `git hook run --ignore-missing` (core.hooksPath
+// applies); its output goes to itr's stderr as git's does, and with a
+// failure into the error.
+func (g *GitRepo) hook(env []string, name string, args ...string) error {
+	if env == nil {
+		env = []string{"GIT_EDITOR=:"}
+	}
+	full := append([]string{"hook", "run", "--ignore-missing", name}, "--")
+	full = append(full, args...)
+	out, err := g.runEnv(env, nil, full...)
+	var ge *GitError
+	text := string(out)
+	if errors.As(err, &ge) {
+		text += ge.Stderr
+	}
+	if text != "" {
+		os.Stderr.WriteString(text)
+	}
+	if err != nil {
+		if name == "post-commit" {
+			return nil
+		}
+		return &HookError{Hook: name, Code: exitCode(err), Output: text}
+	}
+	return nil
+}
