@@ -67,12 +67,12 @@ func locateByGit(dir string) (Location, error) {
 	if err != nil {
 		return Location{}, fmt.Errorf("open %s: %w", dir, err)
 	}
-	out, err := runGit(git, abs, nil, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository", "--is-inside-work-tree")
+	out, err := runGit(git, abs, nil, nil, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--is-bare-repository")
 	if err != nil {
 		return Location{}, notRepo(abs, err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) < 4 {
+	if len(lines) < 3 {
 		return Location{}, fmt.Errorf("open %s: git rev-parse answered %q", abs, out)
 	}
 	loc := Location{GitDir: lines[0], CommonDir: lines[1], ByGit: true}
@@ -80,7 +80,9 @@ func locateByGit(dir string) (Location, error) {
 		loc.CommonDir = filepath.Join(abs, loc.CommonDir)
 	}
 	loc.CommonDir = filepath.Clean(loc.CommonDir)
-	if lines[3] == "true" {
+	// Not bare: the top git names (with GIT_DIR alone, the current folder,
+	// as git takes it), even when the current folder is outside it.
+	if lines[2] != "true" {
 		top, err := runGit(git, abs, nil, nil, "rev-parse", "--show-toplevel")
 		if err != nil {
 			return Location{}, notRepo(abs, err)
@@ -901,7 +903,7 @@ func (g *GitRepo) WorktreeFile(rel string) ([]byte, error) {
 func (g *GitRepo) Committer(now time.Time) (Signature, error) {
 	out, err := g.run(nil, "var", "GIT_COMMITTER_IDENT")
 	if err != nil {
-		return Signature{}, fmt.Errorf("%w: git says: %s; set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com`", ErrNoIdentity, gitStderr(err))
+		return Signature{}, fmt.Errorf("%w: git says: %s; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)", ErrNoIdentity, gitStderr(err))
 	}
 	s := parseSignature(bytes.TrimSpace(out))
 	if now.IsZero() {

@@ -54,7 +54,7 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 		env = append(env, identityEnv("AUTHOR", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
 		env = append(env, identityEnv("COMMITTER", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
 	} else if _, err := g.run(nil, "var", "GIT_AUTHOR_IDENT"); err != nil {
-		return Commit{}, fmt.Errorf("commit: %w: git says: %s; set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com`", ErrNoIdentity, gitStderr(err))
+		return Commit{}, fmt.Errorf("commit: %w: git says: %s; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)", ErrNoIdentity, gitStderr(err))
 	}
 	if req.Worktree {
 		if err := g.checkWorktree(changes); err != nil {
@@ -467,7 +467,7 @@ func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[strin
 		in.WriteString(p + "\x00")
 	}
 	return g.retryLocked(func() error {
-		_, err := g.run(in.Bytes(), "checkout-index", "-f", "-q", "-z", "--stdin")
+		_, err := g.run(in.Bytes(), "checkout-index", "-f", "-u", "-q", "-z", "--stdin")
 		if err != nil {
 			return fmt.Errorf("commit: write the files to the working tree: %w", err)
 		}
@@ -593,7 +593,7 @@ func (g *GitRepo) hookedTree(parent string, changes []FileChange, blobs map[stri
 	if err != nil {
 		return "", "", fmt.Errorf("commit: %w", err)
 	}
-	final := cleanMessage(stripComments(string(edited)))
+	final := cleanMessage(keepTrailers(msg, stripComments(string(edited))))
 	if strings.TrimSpace(final) == "" {
 		return "", "", errors.New("commit: a commit hook left the message empty; nothing was committed")
 	}
@@ -659,4 +659,49 @@ func (g *GitRepo) hook(env []string, name string, args ...string) error {
 		return &HookError{Hook: name, Code: exitCode(err), Output: text}
 	}
 	return nil
+}
+
+// keepTrailers makes sure a message a hook edited still ends with the
+// trailers of the message itr wrote (the Itr-* keys itr reads its history
+// by): those a hook pushed out of the trailer block (by adding a paragraph
+// after it) are taken out of the body and appended to the final block.
+func keepTrailers(orig, final string) string {
+	want := ParseTrailers(orig)
+	have := map[string]bool{}
+	for _, t := range ParseTrailers(final) {
+		have[t.Key+": "+t.Value] = true
+	}
+	var missing []string
+	for _, t := range want {
+		if !have[t.Key+": "+t.Value] {
+			missing = append(missing, t.Key+": "+t.Value)
+		}
+	}
+	if len(missing) == 0 {
+		return final
+	}
+	drop := map[string]bool{}
+	for _, m := range missing {
+		drop[m] = true
+	}
+	var kept []string
+	for _, l := range strings.Split(strings.TrimRight(final, "\n"), "\n") {
+		if !drop[strings.TrimSpace(l)] {
+			kept = append(kept, l)
+		}
+	}
+	// Blank lines left where the trailers were fold into one.
+	var b []string
+	for _, l := range kept {
+		if strings.TrimSpace(l) == "" && len(b) > 0 && strings.TrimSpace(b[len(b)-1]) == "" {
+			continue
+		}
+		b = append(b, l)
+	}
+	body := strings.TrimRight(strings.Join(b, "\n"), "\n")
+	sep := "\n\n"
+	if len(ParseTrailers(body+"\n")) > 0 {
+		sep = "\n" // the body ends in a trailer block: join it
+	}
+	return body + sep + strings.Join(missing, "\n") + "\n"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -168,7 +169,30 @@ func (g *globals) open() (*workspace.Workspace, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return workspace.Open(opts)
+	ws, err := workspace.Open(opts)
+	if err == nil {
+		traceEngine(g.io.Getenv("ITR_ENGINE_TRACE"), ws)
+	}
+	return ws, err
+}
+
+// traceEngine appends the engine a command runs on, and its first reason,
+// to the file ITR_ENGINE_TRACE names (for counting engines across the
+// scenarios; nothing is written without it).
+func traceEngine(file string, ws *workspace.Workspace) {
+	if file == "" {
+		return
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	line := string(ws.Engine.Engine)
+	if len(ws.Engine.Reasons) > 0 {
+		line += "\t" + ws.Engine.Reasons[0].Setting
+	}
+	fmt.Fprintln(f, line)
 }
 
 // withWorkspace opens the workspace, runs fn with it and closes it.

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -35,6 +37,17 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
 		RequireExplicitExec: true,
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "root":
+				return os.Geteuid() == 0, nil
+			case "newergit":
+				// Set up once; why it could not be is printed once.
+				_, err := newerGit()
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
@@ -50,9 +63,25 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_CONFIG_COUNT", "1")
 			env.Setenv("GIT_CONFIG_KEY_0", "init.defaultBranch")
 			env.Setenv("GIT_CONFIG_VALUE_0", "main")
+			// ITR_ENGINE=git runs every scenario on git's plumbing;
+			// ITR_ENGINE_TRACE counts the engines the scenarios choose.
+			for _, v := range []string{"ITR_ENGINE", "ITR_ENGINE_TRACE"} {
+				if val := os.Getenv(v); val != "" {
+					env.Setenv(v, val)
+				}
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// usenewergit: puts git 2.47 (../shared/tools/newer-git) first on
+			// PATH for the rest of the script (guard it with [newergit]).
+			"usenewergit": func(ts *testscript.TestScript, neg bool, args []string) {
+				dir, err := newerGit()
+				if err != nil {
+					ts.Fatalf("newer git (2.47) could not be set up: %v", err)
+				}
+				ts.Setenv("PATH", dir+string(os.PathListSeparator)+ts.Getenv("PATH"))
+			},
 			// itrexit CODE ARGS...: runs itr ARGS and checks its exit code;
 			// stdout and stderr are kept for the next stdout/stderr lines.
 			"itrexit": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -134,11 +163,70 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+var (
+	newerGitOnce sync.Once
+	newerGitDir  string
+	newerGitErr  error
+	newerGitSaid sync.Once
+)
+
+// newerGit installs git 2.47 with ../shared/tools/newer-git once per test
+// process (cached under $ITR_NEWER_GIT, else the user cache folder) and
+// returns the folder of its git program.
+func newerGit() (string, error) {
+	newerGitOnce.Do(func() {
+		tool, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "tools", "newer-git"))
+		if err != nil {
+			newerGitErr = err
+			return
+		}
+		if _, err := os.Stat(tool); err != nil {
+			newerGitErr = fmt.Errorf("%s is missing (../shared is not beside the checkout)", tool)
+			return
+		}
+		cache := os.Getenv("ITR_NEWER_GIT")
+		if cache == "" {
+			base, err := os.UserCacheDir()
+			if err != nil {
+				newerGitErr = err
+				return
+			}
+			cache = filepath.Join(base, "itr-newer-git")
+		}
+		out, err := exec.Command("bash", tool, cache).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+			}
+			newerGitErr = err
+			return
+		}
+		newerGitDir = filepath.Dir(strings.TrimSpace(string(out)))
+	})
+	if newerGitErr != nil {
+		newerGitSaid.Do(func() {
+			fmt.Fprintf(os.Stderr, "SKIP: the reftable scenarios need git 2.47 from ../shared/tools/newer-git, which could not be set up: %v\n", newerGitErr)
+		})
+	}
+	return newerGitDir, newerGitErr
+}
+
 func runGit(ts *testscript.TestScript, args ...string) string {
-	cmd := exec.Command("git", args...)
+	// The script's git: usenewergit puts another first on its PATH.
+	git := "git"
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if p := filepath.Join(dir, "git"); dir != "" {
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				git = p
+				break
+			}
+		}
+	}
+	cmd := exec.Command(git, args...)
 	cmd.Dir = ts.MkAbs(".")
 	cmd.Env = os.Environ()
-	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM"} {
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_NOSYSTEM", "PATH"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	out, err := cmd.CombinedOutput()

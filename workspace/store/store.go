@@ -125,6 +125,11 @@ func Slugify(name string) string {
 func (s *Store) Slugs() ([]string, error) {
 	entries, err := os.ReadDir(s.Abs(s.Root))
 	if errors.Is(err, os.ErrNotExist) {
+		// Not in the working tree: say so when HEAD has it (a folder
+		// outside the sparse-checkout cone, or one deleted by hand).
+		if files, lerr := s.Repo.ListFiles("HEAD", s.Root); lerr == nil && len(files) > 0 {
+			return nil, fmt.Errorf("the task root %s is committed but not in the working tree: it is outside the sparse-checkout cone (add it with `git sparse-checkout add %s`) or was deleted (restore it with `git checkout HEAD -- %s`)", s.Root, s.Root, s.Root)
+		}
 		return nil, nil
 	}
 	if err != nil {
