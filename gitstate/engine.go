@@ -217,6 +217,13 @@ func Choose(loc Location, opts OpenOptions) (Choice, error) {
 	return Choice{Engine: EngineGit, Reasons: rs, Location: loc, ObjectFormat: format}, nil
 }
 
+// Folders are where the repository is, for a person (itr doctor): the
+// working tree top ("" when bare), this worktree's git directory and the
+// common one. Paths inside them are gitstate's to build.
+func (c Choice) Folders() (root, gitDir, commonDir string) {
+	return c.Location.Root, c.Location.GitDir, c.Location.CommonDir
+}
+
 // GitVersion is what `git --version` says, or "" when git is not on PATH.
 func GitVersion() string {
 	git, err := exec.LookPath("git")

@@ -8,8 +8,8 @@ type DoctorReport struct {
 	Engine       string         `json:"engine"`
 	Reasons      []DoctorReason `json:"reasons"`
 	Root         string         `json:"root"`
-	GitDir       string         `json:"git_dir"`
-	CommonDir    string         `json:"common_dir"`
+	GitFolder    string         `json:"git_dir"`
+	CommonFolder string         `json:"common_dir"`
 	TaskRoot     string         `json:"task_root"`
 	ObjectFormat string         `json:"object_format"`
 	RunHooks     bool           `json:"run_hooks"`
@@ -26,12 +26,13 @@ type DoctorReason struct {
 // Doctor reports the engine chosen for this command and its reasons.
 func (w *Workspace) Doctor() DoctorReport {
 	c := w.Engine
+	root, gitDir, common := c.Folders()
 	rep := DoctorReport{
 		Engine:       string(c.Engine),
 		Reasons:      []DoctorReason{},
-		Root:         c.Location.Root,
-		GitDir:       c.Location.GitDir,
-		CommonDir:    c.Location.CommonDir,
+		Root:         root,
+		GitFolder:    gitDir,
+		CommonFolder: common,
 		TaskRoot:     w.Root,
 		ObjectFormat: c.ObjectFormat,
 		RunHooks:     w.Config.RunHooks,

@@ -48,7 +48,7 @@ func printDoctor(w io.Writer, rep workspace.DoctorReport) {
 		root = "(bare)"
 	}
 	fmt.Fprintf(w, "Repository: %s\n", terminalSafe(root))
-	fmt.Fprintf(w, "Git dir:    %s\n", terminalSafe(rep.GitDir))
+	fmt.Fprintf(w, "Git dir:    %s\n", terminalSafe(rep.GitFolder))
 	fmt.Fprintf(w, "Objects:    %s\n", rep.ObjectFormat)
 	fmt.Fprintf(w, "Task root:  %s\n", terminalSafe(rep.TaskRoot))
 	fmt.Fprintf(w, "Run hooks:  %v\n", rep.RunHooks)
