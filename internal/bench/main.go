@@ -1,10 +1,14 @@
 // Command bench measures itr against the git CLI in the same run, on
 // repositories it builds with git fast-import: SMALL (~100 files) and LARGE
 // (~100,000 files in nested folders, ~2,000 commits). It prints medians,
-// ratios and peak memory. It also times itr prime and itr status on tasks of
-// 100 to 10,000 chained units in fresh repositories (units.go, -units; -only
-// units runs that table alone). It is `make bench`; it is not a test and
-// asserts nothing about time.
+// ratios and peak memory: itr checkpoint on the native engine, on git's own
+// plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone (where itr
+// chooses git's plumbing) against git add && git commit in the same rounds,
+// with their targets (engines.go; -only engines runs that comparison
+// alone). It also times itr prime and itr status on tasks of 100 to 10,000
+// chained units in fresh repositories (units.go, -units; -only units runs
+// that table alone). It is `make bench`; it is not a test and asserts
+// nothing about time (a target missed prints OVER).
 package main
 
 import (
@@ -16,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -34,7 +39,7 @@ func main() {
 	skipCheckpoint := flag.Bool("skip-checkpoint", false, "skip the checkpoint/status part")
 	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
 	units := flag.String("units", "100,1000,10000", "comma-separated unit counts for the itr prime/status table (units.go); empty skips it")
-	only := flag.String("only", "", "run one part alone: units (the -units table, no SMALL or LARGE repository); empty runs everything")
+	only := flag.String("only", "", "run one part alone: units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -58,14 +63,23 @@ func main() {
 		fmt.Printf("itr bench — %s, units only\n", time.Now().UTC().Format(time.RFC3339))
 		benchUnits(*itr, *dir, *units, env)
 		return
+	case "engines":
+		// The checkpoint comparison alone: no itr status history, growth,
+		// merge or units.
+		*history, *growth, *merge, *units, *skipCheckpoint = 0, "", 0, "", false
 	default:
-		check(fmt.Errorf("-only %q: the part that runs alone is units", *only))
+		check(fmt.Errorf("-only %q: the parts that run alone are units and engines", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
 		sizes = append(sizes, repoSize{"LARGE", 99980, 960, 2000})
 	}
-	fmt.Printf("itr bench — %s, runs=%d, medians of whole processes\n\n", time.Now().UTC().Format(time.RFC3339), *runs)
+	part := ""
+	if *only != "" {
+		part = ", " + *only + " only"
+	}
+	fmt.Printf("itr bench — %s%s, %s, %d cores, runs=%d, medians of whole processes (load average %s)\n\n",
+		time.Now().UTC().Format(time.RFC3339), part, gitVersion(env), runtime.NumCPU(), *runs, loadAverage())
 	for _, size := range sizes {
 		base := filepath.Join(*dir, strings.ToLower(size.name)+"-base")
 		if _, err := os.Stat(filepath.Join(base, ".git")); err != nil {
@@ -170,6 +184,17 @@ func buildRepo(dir string, size repoSize, env []string) error {
 	return run(env, dir, "git", "status", "--porcelain")
 }
 
+// gitVersion is what `git --version` says.
+func gitVersion(env []string) string {
+	cmd := exec.Command("git", "--version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "git ?"
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func run(env []string, dir string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.Dir, cmd.Env = dir, env
@@ -234,55 +259,18 @@ const benchPlan = `# Bench - Tasks
 - [ ] **T1**: Iterate
 `
 
+// benchCheckpoint times itr checkpoint on each engine against the git CLI
+// (compareCheckpoints, engines.go) and, with history above 0, itr status
+// on a task with that many checkpoints.
 func benchCheckpoint(itr, dir, base, name string, runs, history int, env []string) {
-	repo := filepath.Join(dir, strings.ToLower(name)+"-run")
-	gitRepo := filepath.Join(dir, strings.ToLower(name)+"-run-git")
-	fmt.Printf("\n== %s\n", name)
-	// Two copies of the same task: itr checkpoints in one, the git CLI
-	// commits in the other, one after the other in each round, so both see
-	// the same load on the machine and the ratio holds even when it is busy.
-	for _, r := range []string{repo, gitRepo} {
-		clone(env, base, r)
-		check(run(env, r, itr, "init", "Bench", "--slug", "bench"))
-		check(os.WriteFile(filepath.Join(r, ".claude", "iterative", "bench", "tasks.md"), []byte(benchPlan), 0o644))
-		check(run(env, r, itr, "plan"))
-		check(run(env, r, itr, "checkpoint", "T1", "--did", "warm up"))
+	repo := compareCheckpoints(itr, dir, base, name, runs, env)
+	if history <= 0 {
+		return
 	}
 	task := filepath.Join(repo, ".claude", "iterative", "bench")
-	gitTask := filepath.Join(gitRepo, ".claude", "iterative", "bench")
-	rel := filepath.Join(".claude", "iterative", "bench")
-
-	var itrTimes, statusAfterItr, gitTimes, statusAfterGit []time.Duration
-	var itrRSS, gitRSS int64
-	for i := 0; i < runs; i++ {
-		// itr checkpoint, then git status right after it.
-		d, rss := timed(env, repo, itr, "checkpoint", "T1", "--did", fmt.Sprintf("iteration %d", i))
-		itrTimes = append(itrTimes, d)
-		itrRSS = max(itrRSS, rss)
-		d, _ = timed(env, repo, "git", "status", "--porcelain")
-		statusAfterItr = append(statusAfterItr, d)
-
-		// The git CLI doing the same: append an entry, rewrite
-		// state.json, add the task folder and commit.
-		appendFile(filepath.Join(gitTask, "progress.md"), fmt.Sprintf("\n## T1 - Iteration %d - 2026-01-01T00:00:00Z\n**Did:** git %d\n", 1000+i, i))
-		appendFile(filepath.Join(gitTask, "state.json"), " ")
-		d1, rss1 := timed(env, gitRepo, "git", "add", rel)
-		d2, rss2 := timed(env, gitRepo, "git", "commit", "-q", "-m", fmt.Sprintf("git checkpoint %d", i))
-		gitTimes = append(gitTimes, d1+d2)
-		gitRSS = max(gitRSS, rss1, rss2)
-		d, _ = timed(env, gitRepo, "git", "status", "--porcelain")
-		statusAfterGit = append(statusAfterGit, d)
-	}
-	mi, mg := median(itrTimes), median(gitTimes)
-	fmt.Printf("itr checkpoint            %10s   peak %6.1f MiB\n", ms(mi), float64(itrRSS)/1024)
-	fmt.Printf("git add DIR && git commit %10s   peak %6.1f MiB\n", ms(mg), float64(gitRSS)/1024)
-	fmt.Printf("ratio itr/git             %10.2f   (median of per-round ratios %.2f)\n", float64(mi)/float64(mg), medianRatio(itrTimes, gitTimes))
-	si, sg := median(statusAfterItr), median(statusAfterGit)
-	fmt.Printf("git status after itr      %10s\n", ms(si))
-	fmt.Printf("git status after git      %10s   ratio %.2f\n", ms(sg), float64(si)/float64(sg))
 
 	// itr status on a task with `history` checkpoints.
-	check(os.RemoveAll(gitRepo))
+	fmt.Println()
 	clone(env, base, repo)
 	check(run(env, repo, itr, "init", "Bench", "--slug", "bench"))
 	check(os.WriteFile(filepath.Join(task, "tasks.md"), []byte(benchPlan), 0o644))
