@@ -30,7 +30,13 @@ import (
 //  6. the index entries of the paths with `git update-index --index-info`
 //     and, with req.Worktree, the files with `git checkout-index`, so the
 //     working tree holds what `git checkout` would write (CRLF in a CRLF
-//     clone, smudged by filters) and git status stays clean.
+//     clone, smudged by filters) and git status stays clean. In a
+//     cone-mode sparse checkout the files are written inside and outside
+//     the cone alike, tracked, as `git add --sparse` and `git commit`
+//     leave them (`git sparse-checkout reapply` takes the ones outside
+//     out); without req.Worktree, a path outside the cone that has no file
+//     gets a skip-worktree entry, as git keeps such a path, so that git
+//     does not see it as deleted.
 //
 // Until step 5 nothing but unreachable objects is written: a refusal, a
 // failing hook or a moved HEAD changes nothing a person can see.
@@ -70,6 +76,10 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 		return Commit{}, err
 	}
 	sign := isTrue(cfg.value("commit", "", "gpgsign"))
+	cone, err := g.sparseCone(cfg)
+	if err != nil {
+		return Commit{}, err
+	}
 	for attempt := 0; ; attempt++ {
 		head, err := g.head()
 		if err != nil {
@@ -128,7 +138,7 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 			}
 			continue
 		}
-		if err := g.syncIndex(parent, changes, blobs, req.Worktree); err != nil {
+		if err := g.syncIndex(parent, changes, blobs, req.Worktree, cone); err != nil {
 			return Commit{}, err
 		}
 		if g.runHooks {
@@ -428,8 +438,11 @@ func (g *GitRepo) stagedLocked(dir string) ([]IndexEntry, error) {
 }
 
 // syncIndex puts the committed paths in the index and, with worktree, the
-// files in the working tree as git checks them out.
-func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[string]string, worktree bool) error {
+// files in the working tree as git checks them out. Without worktree, a
+// path outside the sparse cone (when there is one) that has no file in the
+// working tree is marked skip-worktree: git's form of a path outside the
+// cone, which neither `git status` nor `git commit -a` takes for deleted.
+func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[string]string, worktree bool, cone *sparseCone) error {
 	if g.root == "" {
 		return nil
 	}
@@ -437,8 +450,25 @@ func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[strin
 	if err != nil {
 		return err
 	}
+	var skip []string
+	if cone != nil && !worktree {
+		for _, p := range written {
+			if cone.includes(p) {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(g.root, filepath.FromSlash(p))); errors.Is(err, os.ErrNotExist) {
+				skip = append(skip, p)
+			}
+		}
+	}
 	if err := g.retryLocked(func() error {
-		_, err := g.run(lines, "update-index", "-z", "--index-info")
+		if _, err := g.run(lines, "update-index", "-z", "--index-info"); err != nil {
+			return err
+		}
+		if len(skip) == 0 {
+			return nil
+		}
+		_, err := g.run([]byte(strings.Join(skip, "\x00")+"\x00"), "update-index", "-z", "--skip-worktree", "--stdin")
 		return err
 	}); err != nil {
 		return fmt.Errorf("commit: the branch moved, but the index was not updated (`git status` shows the task's files as changed; `itr reconcile` repairs it): %w", err)
@@ -546,7 +576,118 @@ func (g *GitRepo) Stage(changes []FileChange) error {
 	if err != nil {
 		return err
 	}
-	return g.syncIndex(head.Hash, changes, blobs, true)
+	return g.syncIndex(head.Hash, changes, blobs, true, nil)
+}
+
+// sparseCone is a cone-mode sparse checkout: the folders whose whole
+// content is in the working tree and the folders on the way to them, whose
+// own files are; the files at the top always are.
+type sparseCone struct {
+	full      bool            // "/*" without "!/*/": everything
+	recursive map[string]bool // folder → all below it
+	parents   map[string]bool // folder → its files
+}
+
+// sparseCone reads this worktree's sparse checkout when it is in cone mode
+// (core.sparseCheckout and core.sparseCheckoutCone, patterns in
+// info/sparse-checkout); nil when there is none, or when its patterns are
+// not cone patterns, which git then matches as gitignore patterns (itr
+// marks nothing skip-worktree there).
+func (g *GitRepo) sparseCone(cfg *configSet) (*sparseCone, error) {
+	if g.root == "" || !isTrue(cfg.value("core", "", "sparsecheckout")) || !isTrue(cfg.value("core", "", "sparsecheckoutcone")) {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(g.gitDir, "info", "sparse-checkout"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // git checks out everything without the file
+	}
+	if err != nil {
+		return nil, fmt.Errorf("commit: read the sparse-checkout patterns: %w", err)
+	}
+	return parseCone(string(data)), nil
+}
+
+// parseCone reads cone-mode patterns as git does (dir.c,
+// add_pattern_to_hashsets): "/*" and "!/*/" at the top, "/a/" for a
+// folder with everything below it, "!/a/*/" for a folder on the way to
+// one, whose files only are in. Anything else is not a cone: nil.
+func parseCone(data string) *sparseCone {
+	c := &sparseCone{recursive: map[string]bool{}, parents: map[string]bool{}}
+	for _, line := range strings.Split(data, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		neg := line[0] == '!'
+		if neg {
+			line = line[1:]
+		}
+		dir := strings.HasSuffix(line, "/")
+		line = strings.TrimSuffix(line, "/")
+		switch {
+		case line == "/*" && neg && dir:
+			c.full = false
+			continue
+		case line == "/*" && !neg && !dir:
+			c.full = true
+			continue
+		case len(line) < 2 || line[0] != '/' || !dir || strings.Contains(line, "**"):
+			return nil
+		}
+		name, parent := line[1:], false
+		if strings.HasSuffix(name, "/*") {
+			if !neg {
+				return nil
+			}
+			name, parent = strings.TrimSuffix(name, "/*"), true
+		} else if neg {
+			return nil
+		}
+		var b strings.Builder
+		for i := 0; i < len(name); i++ {
+			switch ch := name[i]; {
+			case ch == '\\' && i+1 < len(name) && strings.IndexByte(`*?[\\`, name[i+1]) >= 0:
+				i++
+				b.WriteByte(name[i])
+			case ch == '*' || ch == '?' || ch == '[' || ch == '\\':
+				return nil // a glob: not a cone pattern
+			default:
+				b.WriteByte(ch)
+			}
+		}
+		if parent {
+			c.parents[b.String()] = true
+			delete(c.recursive, b.String())
+		} else {
+			c.recursive[b.String()] = true
+		}
+	}
+	return c
+}
+
+// includes reports whether a file's path is in the cone (dir.c,
+// path_matches_pattern_list in cone mode).
+func (c *sparseCone) includes(p string) bool {
+	if c.full || c.recursive[p] {
+		return true
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return true // the files at the top always are
+	}
+	if c.parents[p[:i]] {
+		return true
+	}
+	for d := p[:i]; ; {
+		if c.recursive[d] {
+			return true
+		}
+		j := strings.LastIndexByte(d, '/')
+		if j < 0 {
+			return false
+		}
+		d = d[:j]
+	}
 }
 
 // hookedTree runs pre-commit, prepare-commit-msg and commit-msg as `git
@@ -595,7 +736,7 @@ func (g *GitRepo) hookedTree(parent string, changes []FileChange, blobs map[stri
 	}
 	final := cleanMessage(keepTrailers(msg, stripComments(string(edited))))
 	if strings.TrimSpace(final) == "" {
-		return "", "", errors.New("commit: a commit hook left the message empty; nothing was committed")
+		return "", "", errors.New("commit: a commit hook left the message empty, or left it so that git would not read itr's Itr-* trailers as trailers (a \"---\" line ends them); nothing was committed")
 	}
 	out, err := g.runEnv(ienv, nil, "write-tree")
 	if err != nil {
@@ -664,8 +805,13 @@ func (g *GitRepo) hook(env []string, name string, args ...string) error {
 // keepTrailers makes sure a message a hook edited still ends with the
 // trailers of the message itr wrote (the Itr-* keys itr reads its history
 // by): those a hook pushed out of the trailer block (by adding a paragraph
-// after it) are taken out of the body and appended to the final block.
+// after it) are taken out of the body and appended to the final block. It
+// returns "" when the message is empty or the trailers cannot be kept.
 func keepTrailers(orig, final string) string {
+	if strings.TrimSpace(final) == "" {
+		return ""
+	}
+	final = cleanMessage(final) // as git will store it: what is a trailer there
 	want := ParseTrailers(orig)
 	have := map[string]bool{}
 	for _, t := range ParseTrailers(final) {
@@ -698,10 +844,23 @@ func keepTrailers(orig, final string) string {
 		}
 		b = append(b, l)
 	}
-	body := strings.TrimRight(strings.Join(b, "\n"), "\n")
+	body := strings.Trim(cleanMessage(strings.Join(b, "\n")), "\n")
+	if strings.TrimSpace(body) == "" {
+		return "" // nothing but itr's trailers: the hook emptied the message
+	}
 	sep := "\n\n"
 	if len(ParseTrailers(body+"\n")) > 0 {
 		sep = "\n" // the body ends in a trailer block: join it
 	}
-	return body + sep + strings.Join(missing, "\n") + "\n"
+	out := body + sep + strings.Join(missing, "\n") + "\n"
+	have = map[string]bool{}
+	for _, t := range ParseTrailers(out) {
+		have[t.Key+": "+t.Value] = true
+	}
+	for _, t := range want {
+		if !have[t.Key+": "+t.Value] {
+			return "" // git would not read them as trailers (a "---" line, ...)
+		}
+	}
+	return out
 }
