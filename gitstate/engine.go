@@ -31,6 +31,7 @@ type Reason struct {
 	Setting string // e.g. "core.autocrlf", ".gitattributes:3", "GIT_DIR"
 	Value   string // what it holds
 	Why     string // what git does there that the native engine does not
+	conv    string // "lines" or "filters" for a conversion of content
 }
 
 // String words a reason for a person.
@@ -51,6 +52,22 @@ type Choice struct {
 	// ObjectFormat is how the repository names objects: "sha1" or
 	// "sha256".
 	ObjectFormat string
+	// LineEndings is set when git may convert line endings of itr's files
+	// (core.autocrlf, core.eol, text/eol/crlf attributes); Filters when
+	// other conversions may apply (filter, ident, working-tree-encoding).
+	// Without either, git stores a file's bytes as they are.
+	LineEndings, Filters bool
+	// Reftable is set when refs live in reftable, not in files.
+	Reftable bool
+}
+
+// conversions classifies the reasons that are conversions of content.
+func conversions(rs []Reason) (lines, filters bool) {
+	for _, r := range rs {
+		lines = lines || r.conv == "lines"
+		filters = filters || r.conv == "filters"
+	}
+	return lines, filters
 }
 
 // Location is where a repository is: its working tree top ("" when bare),
@@ -157,7 +174,7 @@ func OpenAt(loc Location, opts OpenOptions) (Repository, Choice, error) {
 		}
 		return &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt}, choice, nil
 	}
-	g, err := openGit(loc, opts)
+	g, err := openGit(loc, opts, choice)
 	if err != nil {
 		return nil, choice, err
 	}
@@ -170,7 +187,7 @@ func OpenAt(loc Location, opts OpenOptions) (Repository, Choice, error) {
 // opts.Scope. It reads files only; it runs no git.
 func Choose(loc Location, opts OpenOptions) (Choice, error) {
 	var rs []Reason
-	add := func(setting, value, why string) { rs = append(rs, Reason{setting, value, why}) }
+	add := func(setting, value, why string) { rs = append(rs, Reason{Setting: setting, Value: value, Why: why}) }
 	if v := os.Getenv("ITR_ENGINE"); v != "" {
 		switch strings.ToLower(v) {
 		case "git":
@@ -211,10 +228,13 @@ func Choose(loc Location, opts OpenOptions) (Choice, error) {
 	if format == "" {
 		format = "sha1"
 	}
-	if len(rs) == 0 {
-		return Choice{Engine: EngineNative, Location: loc, ObjectFormat: format}, nil
+	c := Choice{Engine: EngineNative, Location: loc, ObjectFormat: format,
+		Reftable: strings.EqualFold(strings.TrimSpace(cfg.value("extensions", "", "refstorage")), "reftable")}
+	c.LineEndings, c.Filters = conversions(rs)
+	if len(rs) > 0 {
+		c.Engine, c.Reasons = EngineGit, rs
 	}
-	return Choice{Engine: EngineGit, Reasons: rs, Location: loc, ObjectFormat: format}, nil
+	return c, nil
 }
 
 // Folders are where the repository is, for a person (itr doctor): the
@@ -282,7 +302,7 @@ func ownership(loc Location) (Reason, bool) {
 // configReasons lists the settings the native engine does not reproduce.
 func configReasons(cfg *configSet) []Reason {
 	var rs []Reason
-	add := func(setting, value, why string) { rs = append(rs, Reason{setting, value, why}) }
+	add := func(setting, value, why string) { rs = append(rs, Reason{Setting: setting, Value: value, Why: why}) }
 	switch v := strings.TrimSpace(cfg.value("core", "", "repositoryformatversion")); v {
 	case "", "0", "1":
 	default:
@@ -312,10 +332,10 @@ func configReasons(cfg *configSet) []Reason {
 		}
 	}
 	if v := cfg.value("core", "", "autocrlf"); isTrue(v) || strings.EqualFold(strings.TrimSpace(v), "input") {
-		add("core.autocrlf", v, "git converts line endings of text files between the working tree and the repository")
+		rs = append(rs, Reason{"core.autocrlf", v, "git converts line endings of text files between the working tree and the repository", "lines"})
 	}
 	if v := cfg.value("core", "", "eol"); strings.EqualFold(strings.TrimSpace(v), "crlf") {
-		add("core.eol", v, "git writes text files to the working tree with CRLF line endings")
+		rs = append(rs, Reason{"core.eol", v, "git writes text files to the working tree with CRLF line endings", "lines"})
 	}
 	if v := cfg.value("core", "", "safecrlf"); v != "" && !strings.EqualFold(strings.TrimSpace(v), "false") {
 		if isTrue(cfg.value("core", "", "autocrlf")) {
@@ -442,8 +462,12 @@ func attributeFileReasons(loc Location, file string) []Reason {
 			}
 			key, _, _ := strings.Cut(tok, "=")
 			if conversionAttrs[key] {
+				conv := "filters"
+				if key == "text" || key == "eol" || key == "crlf" {
+					conv = "lines"
+				}
 				rs = append(rs, Reason{Setting: fmt.Sprintf("%s:%d", name, n), Value: tok,
-					Why: "git converts " + fields[0] + " between the working tree and the repository"})
+					Why: "git converts " + fields[0] + " between the working tree and the repository", conv: conv})
 				break
 			}
 		}

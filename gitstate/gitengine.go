@@ -42,6 +42,12 @@ type GitRepo struct {
 	runHooks  bool
 	signTags  bool
 	cat       *catFile
+	// What Choose found: conversions that may apply to the task's files,
+	// and whether refs live in reftable.
+	lineEndings, filters, reftable bool
+	// hasher is one `git hash-object -w --stdin-paths` that reads working
+	// tree files as git stores them, for the life of the repository.
+	hasher *hashPaths
 }
 
 var _ Repository = (*GitRepo)(nil)
@@ -53,7 +59,11 @@ func OpenGit(dir string) (*GitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openGit(loc, OpenOptions{})
+	c, err := Choose(loc, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return openGit(loc, OpenOptions{}, c)
 }
 
 // locateByGit asks git where the repository around dir is (GIT_DIR and the
@@ -104,10 +114,11 @@ func notRepo(dir string, err error) error {
 	return fmt.Errorf("open %s: %w", dir, err)
 }
 
-// openGit opens a located repository on git's plumbing: git checks it (and
-// refuses what git refuses, such as a repository owned by someone else),
-// names its object format, and the object reader starts.
-func openGit(loc Location, opts OpenOptions) (*GitRepo, error) {
+// openGit opens a located repository on git's plumbing with what Choose
+// found: its object format, ref backend and the conversions that may apply
+// to its files. Where the repository belongs to someone else (or the format
+// is not known) git is asked first, and refuses what git refuses.
+func openGit(loc Location, opts OpenOptions, c Choice) (*GitRepo, error) {
 	git, err := gitProgram()
 	if err != nil {
 		return nil, err
@@ -118,15 +129,25 @@ func openGit(loc Location, opts OpenOptions) (*GitRepo, error) {
 	}
 	g := &GitRepo{
 		git: git, root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir,
-		files:    &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt},
-		runHooks: opts.RunHooks,
+		files:       &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt},
+		runHooks:    opts.RunHooks,
+		format:      c.ObjectFormat,
+		lineEndings: c.LineEndings,
+		filters:     c.Filters,
+		reftable:    c.Reftable,
 	}
 	g.env = childEnv(loc)
-	out, err := g.run(nil, "rev-parse", "--show-object-format")
-	if err != nil {
-		return nil, notRepo(g.dir(), err)
+	ask := g.format != "sha1" && g.format != "sha256"
+	for _, r := range c.Reasons {
+		ask = ask || strings.HasPrefix(r.Setting, "owner of ")
 	}
-	g.format = strings.TrimSpace(string(out))
+	if ask {
+		out, err := g.run(nil, "rev-parse", "--show-object-format")
+		if err != nil {
+			return nil, notRepo(g.dir(), err)
+		}
+		g.format = strings.TrimSpace(string(out))
+	}
 	switch g.format {
 	case "sha1":
 		g.hexLen = 40
@@ -246,12 +267,18 @@ func (g *GitRepo) ObjectFormat() string { return g.format }
 func (g *GitRepo) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.cat != nil {
-		err := g.cat.close()
-		g.cat = nil
-		return err
+	var err error
+	if g.hasher != nil {
+		err = g.hasher.close()
+		g.hasher = nil
 	}
-	return nil
+	if g.cat != nil {
+		if cerr := g.cat.close(); err == nil {
+			err = cerr
+		}
+		g.cat = nil
+	}
+	return err
 }
 
 // catFile is one `git cat-file --batch-command` that answers object
@@ -359,6 +386,28 @@ func (g *GitRepo) Head() (Head, error) {
 }
 
 func (g *GitRepo) head() (Head, error) {
+	if !g.reftable {
+		// Refs are files: HEAD is read as git reads it, and its branch
+		// resolved by the object reader (loose, then packed refs).
+		branch, hash, err := g.headFile()
+		if err != nil {
+			return Head{}, err
+		}
+		if branch == "" {
+			return Head{Hash: hash, Detached: true}, nil
+		}
+		h := Head{Branch: branch}
+		o, ok, err := g.query("info", branch)
+		if err != nil {
+			return Head{}, err
+		}
+		if !ok {
+			h.Unborn = true
+		} else {
+			h.Hash = o.id
+		}
+		return h, nil
+	}
 	out, err := g.run(nil, "symbolic-ref", "-q", "HEAD")
 	switch {
 	case err == nil:
@@ -871,31 +920,6 @@ func objectID(format, typ string, data []byte) string {
 	fmt.Fprintf(h, "%s %d\x00", typ, len(data))
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// WorktreeFile returns a working tree file as git would store it: `git
-// hash-object -w` applies the attributes, line endings and filters of its
-// path, and the blob is read back.
-func (g *GitRepo) WorktreeFile(rel string) ([]byte, error) {
-	abs := filepath.Join(g.root, filepath.FromSlash(rel))
-	if _, err := os.Lstat(abs); err != nil {
-		return nil, err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out, err := g.run(nil, "hash-object", "-w", "--", rel)
-	if err != nil {
-		return nil, fmt.Errorf("read %s as git stores it: %w", rel, err)
-	}
-	id := strings.TrimSpace(string(out))
-	o, ok, err := g.query("contents", id)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("read %s: blob %s: %w", rel, id, ErrNotFound)
-	}
-	return o.data, nil
 }
 
 // Committer is the identity git gives for a commit at now (`git var

@@ -29,6 +29,10 @@ func encodePack(format string, objs []packObject) ([]byte, error) {
 	b.WriteString("PACK")
 	_ = binary.Write(&b, binary.BigEndian, uint32(2))
 	_ = binary.Write(&b, binary.BigEndian, uint32(len(objs)))
+	zw, err := zlib.NewWriterLevel(&b, zlib.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
 	for _, o := range objs {
 		t, ok := packTypes[o.typ]
 		if !ok {
@@ -43,10 +47,7 @@ func encodePack(format string, objs []packObject) ([]byte, error) {
 			size >>= 7
 		}
 		b.WriteByte(c)
-		zw, err := zlib.NewWriterLevel(&b, zlib.BestSpeed)
-		if err != nil {
-			return nil, err
-		}
+		zw.Reset(&b)
 		if _, err := zw.Write(o.data); err != nil {
 			return nil, err
 		}

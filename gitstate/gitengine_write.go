@@ -16,27 +16,33 @@ import (
 // CommitFiles writes one commit of the given paths on the current branch,
 // as git's own plumbing writes it:
 //
-//  1. each file's blob with `git hash-object -w --path=P`, so the
-//     attributes, line endings and clean filters of P apply;
-//  2. the trees on the way to the changed paths, patched from HEAD's and
-//     written with `git hash-object -t tree` (git checks them);
+//  1. each file's blob: where a clean filter, ident or an encoding may
+//     apply, or line endings may be converted and the file holds a CR,
+//     with `git hash-object -w --path=P`, so git converts it as `git add`
+//     would; elsewhere git stores the bytes as they are, and the blob is
+//     named here;
+//  2. the trees on the way to the changed paths, patched from HEAD's;
 //  3. with run_hooks, the pre-commit, prepare-commit-msg and commit-msg
 //     hooks, on a private index holding HEAD and the change, as `git commit
 //     <paths>` runs them; a failing hook refuses the commit;
-//  4. the commit with `git commit-tree` (-S where commit.gpgSign asks for a
-//     signature: gpg, ssh or x509 as gpg.format says);
+//  4. the commit: with `git commit-tree -S` where commit.gpgSign asks for a
+//     signature (gpg, ssh or x509 as gpg.format says) or hooks ran; else
+//     named here, with the identity git's configuration gives; blobs,
+//     trees and commit go to git in one pack for `git unpack-objects`,
+//     which checks and writes them, and each name is checked against git's;
 //  5. the branch through HEAD with `git update-ref HEAD NEW OLD`, git's own
 //     compare-and-swap, logged in the reflogs of HEAD and the branch;
-//  6. the index entries of the paths with `git update-index --index-info`
-//     and, with req.Worktree, the files with `git checkout-index`, so the
-//     working tree holds what `git checkout` would write (CRLF in a CRLF
-//     clone, smudged by filters) and git status stays clean. In a
-//     cone-mode sparse checkout the files are written inside and outside
-//     the cone alike, tracked, as `git add --sparse` and `git commit`
-//     leave them (`git sparse-checkout reapply` takes the ones outside
-//     out); without req.Worktree, a path outside the cone that has no file
-//     gets a skip-worktree entry, as git keeps such a path, so that git
-//     does not see it as deleted.
+//  6. the index and, with req.Worktree, the working tree: where git stores
+//     bytes unconverted, the files are written and `git update-index --add
+//     --remove --stdin` records them (stat data included, so git status
+//     stays fast); elsewhere `git update-index --index-info` and `git
+//     checkout-index -u` write what `git checkout` would write (CRLF in a
+//     CRLF clone, smudged by filters). In a cone-mode sparse checkout the
+//     files are written inside and outside the cone alike, tracked, as `git
+//     add --sparse` and `git commit` leave them (`git sparse-checkout
+//     reapply` takes the ones outside out); without req.Worktree, a path
+//     outside the cone that has no file gets a skip-worktree entry, as git
+//     keeps such a path, so that git does not see it as deleted.
 //
 // Until step 5 nothing but unreachable objects is written: a refusal, a
 // failing hook or a moved HEAD changes nothing a person can see.
@@ -55,23 +61,21 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 		when = time.Now()
 	}
 	msg := cleanMessage(req.Message)
-	env := []string{"GIT_AUTHOR_DATE=" + gitDate(when), "GIT_COMMITTER_DATE=" + gitDate(when)}
-	if req.Author != nil {
-		env = append(env, identityEnv("AUTHOR", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
-		env = append(env, identityEnv("COMMITTER", Signature{Name: req.Author.Name, Email: req.Author.Email})...)
-	} else if _, err := g.run(nil, "var", "GIT_AUTHOR_IDENT"); err != nil {
-		return Commit{}, fmt.Errorf("commit: %w: git says: %s; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)", ErrNoIdentity, gitStderr(err))
-	}
 	if req.Worktree {
 		if err := g.checkWorktree(changes); err != nil {
 			return Commit{}, err
 		}
 	}
-	blobs, err := g.writeBlobs(changes)
+	cfg, err := g.files.loadConfig("")
 	if err != nil {
 		return Commit{}, err
 	}
-	cfg, err := g.files.loadConfig("")
+	author, committer, err := g.identities(req.Author, when)
+	if err != nil {
+		return Commit{}, err
+	}
+	env := append(identityEnv("AUTHOR", author), identityEnv("COMMITTER", committer)...)
+	blobs, objs, err := g.blobObjects(changes)
 	if err != nil {
 		return Commit{}, err
 	}
@@ -80,6 +84,7 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
+	written := map[string]bool{}
 	for attempt := 0; ; attempt++ {
 		head, err := g.head()
 		if err != nil {
@@ -92,28 +97,49 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 			return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
 		}
 		parent := head.Hash
-		var tree string
+		var parents []string
+		if parent != "" {
+			parents = []string{parent}
+		}
+		var tree, id string
 		message := msg
 		if g.runHooks {
+			if err := g.writeNew(objs, written); err != nil {
+				return Commit{}, err
+			}
 			tree, message, err = g.hookedTree(parent, changes, blobs, msg, env)
+			if err != nil {
+				return Commit{}, err
+			}
 		} else {
-			tree, err = g.writeTree(parent, changes, blobs)
+			var trees []packObject
+			tree, trees, err = g.buildTrees(parent, changes, blobs)
+			if err != nil {
+				return Commit{}, err
+			}
+			pending := append(append([]packObject{}, objs...), trees...)
+			if !sign {
+				c := g.newObject("commit", commitBody(tree, parents, author, committer, message))
+				pending, id = append(pending, c), c.id
+			}
+			if err := g.writeNew(pending, written); err != nil {
+				return Commit{}, err
+			}
 		}
-		if err != nil {
-			return Commit{}, err
+		if id == "" {
+			args := []string{"commit-tree", tree}
+			if parent != "" {
+				args = append(args, "-p", parent)
+			}
+			if sign {
+				args = append(args, "-S")
+			}
+			out, err := g.runEnv(env, []byte(message), args...)
+			if err != nil {
+				return Commit{}, fmt.Errorf("commit: %w", err)
+			}
+			id = strings.TrimSpace(string(out))
 		}
-		args := []string{"commit-tree", tree}
-		if parent != "" {
-			args = append(args, "-p", parent)
-		}
-		if sign {
-			args = append(args, "-S")
-		}
-		out, err := g.runEnv(env, []byte(message), args...)
-		if err != nil {
-			return Commit{}, fmt.Errorf("commit: %w", err)
-		}
-		id := strings.TrimSpace(string(out))
 		old := parent
 		if old == "" {
 			old = strings.Repeat("0", g.hexLen)
@@ -152,6 +178,58 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 	}
 }
 
+// identities are the author and committer of a commit at when: who, when
+// given; else git's configuration and environment as the native engine
+// reads them (the same precedence as git's), or, where `git -c` settings
+// are in play or that finds none, `git var`.
+func (g *GitRepo) identities(who *Signature, when time.Time) (author, committer Signature, err error) {
+	if who != nil {
+		s := Signature{Name: who.Name, Email: who.Email, When: when}
+		return s, s, nil
+	}
+	if _, set := os.LookupEnv("GIT_CONFIG_PARAMETERS"); !set {
+		head, _ := g.head()
+		if cfg, cerr := g.files.loadConfig(head.Branch); cerr == nil {
+			a, aerr := identity(cfg, "author", when)
+			c, cerr := identity(cfg, "committer", when)
+			if aerr == nil && cerr == nil {
+				return a, c, nil
+			}
+		}
+	}
+	for i, role := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		out, err := g.run(nil, "var", role)
+		if err != nil {
+			return Signature{}, Signature{}, fmt.Errorf("commit: %w: git says: %s; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL)", ErrNoIdentity, gitStderr(err))
+		}
+		s := parseSignature(bytes.TrimSpace(out))
+		s.When = when
+		if i == 0 {
+			author = s
+		} else {
+			committer = s
+		}
+	}
+	return author, committer, nil
+}
+
+// writeNew writes the objects not written yet (by name) in one pack.
+func (g *GitRepo) writeNew(objs []packObject, written map[string]bool) error {
+	var todo []packObject
+	for _, o := range objs {
+		if !written[o.id] {
+			todo = append(todo, o)
+		}
+	}
+	if err := g.writeObjects(todo); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	for _, o := range todo {
+		written[o.id] = true
+	}
+	return nil
+}
+
 // guardsUnchanged reports whether every guard path names the same entry
 // (or nothing) at commits a and b.
 func (g *GitRepo) guardsUnchanged(guards []string, a, b string) bool {
@@ -172,10 +250,20 @@ func (g *GitRepo) guardsUnchanged(guards []string, a, b string) bool {
 	return true
 }
 
-// writeBlobs writes the new files' blobs through git, each as if it were
-// at its path, a few at a time.
-func (g *GitRepo) writeBlobs(changes []FileChange) (map[string]string, error) {
+// needsGit reports whether git may store other bytes than data at a path:
+// a filter, ident or encoding may apply, or line endings may be converted
+// and data holds a CR.
+func (g *GitRepo) needsGit(data []byte) bool {
+	return g.filters || (g.lineEndings && bytes.IndexByte(data, '\r') >= 0)
+}
+
+// blobObjects names the new files' blobs. Those git may convert are
+// written by git now, as if each were at its path (`git hash-object -w
+// --path`, a few at a time); the others are returned to be written in the
+// commit's pack.
+func (g *GitRepo) blobObjects(changes []FileChange) (map[string]string, []packObject, error) {
 	out := map[string]string{}
+	var objs []packObject
 	var (
 		mu    sync.Mutex
 		wg    sync.WaitGroup
@@ -184,6 +272,12 @@ func (g *GitRepo) writeBlobs(changes []FileChange) (map[string]string, error) {
 	)
 	for _, c := range changes {
 		if c.Delete {
+			continue
+		}
+		if !g.needsGit(c.Data) {
+			o := g.newObject("blob", c.Data)
+			out[c.Path] = o.id
+			objs = append(objs, o)
 			continue
 		}
 		wg.Add(1)
@@ -203,7 +297,7 @@ func (g *GitRepo) writeBlobs(changes []FileChange) (map[string]string, error) {
 		}(c)
 	}
 	wg.Wait()
-	return out, first
+	return out, objs, first
 }
 
 // treeNode is a folder touched by a change: its files and its subfolders.
@@ -216,10 +310,9 @@ func newTreeNode() *treeNode {
 	return &treeNode{files: map[string]*FileChange{}, dirs: map[string]*treeNode{}}
 }
 
-// writeTree patches parent's tree with the changes and writes the new trees
-// in one `git hash-object -w -t tree --stdin-paths`; their names are
-// computed here and checked against git's.
-func (g *GitRepo) writeTree(parent string, changes []FileChange, blobs map[string]string) (string, error) {
+// buildTrees patches parent's tree with the changes and returns the new
+// trees, named here, to be written with the commit.
+func (g *GitRepo) buildTrees(parent string, changes []FileChange, blobs map[string]string) (string, []packObject, error) {
 	root := newTreeNode()
 	for i := range changes {
 		c := &changes[i]
@@ -237,15 +330,14 @@ func (g *GitRepo) writeTree(parent string, changes []FileChange, blobs map[strin
 	if parent != "" {
 		o, ok, err := g.query("info", parent+"^{tree}")
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if !ok {
-			return "", fmt.Errorf("commit: tree of %s: %w", parent, ErrNotFound)
+			return "", nil, fmt.Errorf("commit: tree of %s: %w", parent, ErrNotFound)
 		}
 		oldRoot = o.id
 	}
-	var bodies [][]byte
-	var ids []string
+	var trees []packObject
 	var build func(old string, n *treeNode, prefix string) (string, bool, error)
 	build = func(old string, n *treeNode, prefix string) (string, bool, error) {
 		var es []rawTreeEntry
@@ -323,19 +415,15 @@ func (g *GitRepo) writeTree(parent string, changes []FileChange, blobs map[strin
 			b.WriteString(e.mode + " " + e.name + "\x00")
 			b.Write(raw)
 		}
-		id := objectID(g.format, "tree", b.Bytes())
-		bodies = append(bodies, b.Bytes())
-		ids = append(ids, id)
-		return id, false, nil
+		o := g.newObject("tree", b.Bytes())
+		trees = append(trees, o)
+		return o.id, false, nil
 	}
 	rootID, _, err := build(oldRoot, root, "")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if err := g.writeTrees(bodies, ids); err != nil {
-		return "", err
-	}
-	return rootID, nil
+	return rootID, trees, nil
 }
 
 // onlyDeletesIn reports whether a folder of the change only deletes.
@@ -359,38 +447,6 @@ func treeSortKey(e rawTreeEntry) string {
 		return e.name + "/"
 	}
 	return e.name
-}
-
-// writeTrees writes tree bodies with one git process and checks that git
-// named each as computed.
-func (g *GitRepo) writeTrees(bodies [][]byte, ids []string) error {
-	if len(bodies) == 0 {
-		return nil
-	}
-	dir, err := os.MkdirTemp("", "itr-trees-")
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	var paths bytes.Buffer
-	for i, b := range bodies {
-		p := filepath.Join(dir, fmt.Sprint(i))
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			return fmt.Errorf("commit: %w", err)
-		}
-		paths.WriteString(p + "\n")
-	}
-	out, err := g.run(paths.Bytes(), "hash-object", "-w", "-t", "tree", "--no-filters", "--stdin-paths")
-	if err != nil {
-		return fmt.Errorf("commit: write trees: %w", err)
-	}
-	got := strings.Fields(string(out))
-	for i, id := range ids {
-		if i >= len(got) || got[i] != id {
-			return fmt.Errorf("commit: git named tree %d %v, itr computed %s; report it", i, got, id)
-		}
-	}
-	return nil
 }
 
 // indexLines are the `git update-index --index-info` lines that put the
@@ -445,6 +501,9 @@ func (g *GitRepo) stagedLocked(dir string) ([]IndexEntry, error) {
 func (g *GitRepo) syncIndex(parent string, changes []FileChange, blobs map[string]string, worktree bool, cone *sparseCone) error {
 	if g.root == "" {
 		return nil
+	}
+	if worktree && !g.lineEndings && !g.filters {
+		return g.syncVerbatim(parent, changes)
 	}
 	lines, written, err := g.indexLines(parent, changes, blobs)
 	if err != nil {
@@ -534,6 +593,66 @@ func (g *GitRepo) checkWorktree(changes []FileChange) error {
 	return nil
 }
 
+// syncVerbatim is syncIndex where git stores files' bytes as they are:
+// the files are written (or deleted) here, dated a second back so that the
+// index git writes next vouches for them, and one `git update-index --add
+// --remove` records them with their stat data, replacing any conflict
+// stages, as `git add` does.
+func (g *GitRepo) syncVerbatim(parent string, changes []FileChange) error {
+	var paths []string
+	for _, c := range changes {
+		dst := filepath.Join(g.root, filepath.FromSlash(c.Path))
+		if c.Delete {
+			gone := map[string]bool{c.Path: true}
+			if parent != "" {
+				if err := g.walkTree(parent, c.Path, true, func(p string, _ rawTreeEntry) { gone[p] = true }); err != nil {
+					return err
+				}
+			}
+			staged, err := g.stagedLocked(c.Path)
+			if err != nil {
+				return err
+			}
+			for _, e := range staged {
+				gone[e.Path] = true
+			}
+			for p := range gone {
+				paths = append(paths, p)
+			}
+			if err := os.RemoveAll(dst); err != nil {
+				return fmt.Errorf("delete %s: %w", dst, err)
+			}
+			for d := filepath.Dir(dst); d != g.root && len(d) > len(g.root); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return fmt.Errorf("create folder for %s: %w", dst, err)
+		}
+		if err := writeFileAtomic(dst, c.Data, false); err != nil {
+			return err
+		}
+		past := time.Now().Add(-time.Second).Truncate(time.Second)
+		_ = os.Chtimes(dst, past, past)
+		paths = append(paths, c.Path)
+	}
+	sort.Strings(paths)
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p + "\x00")
+	}
+	if err := g.retryLocked(func() error {
+		_, err := g.run(in.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin")
+		return err
+	}); err != nil {
+		return fmt.Errorf("commit: the branch moved, but the index was not updated (`git status` shows the task's files as changed; `itr reconcile` repairs it): %w", err)
+	}
+	return nil
+}
+
 // retryLocked runs fn again while git reports index.lock held by another
 // git process, for up to the lock budget.
 func (g *GitRepo) retryLocked(fn func() error) error {
@@ -568,9 +687,12 @@ func (g *GitRepo) Stage(changes []FileChange) error {
 	if err := g.checkWorktree(changes); err != nil {
 		return err
 	}
-	blobs, err := g.writeBlobs(changes)
+	blobs, objs, err := g.blobObjects(changes)
 	if err != nil {
 		return err
+	}
+	if err := g.writeObjects(objs); err != nil {
+		return fmt.Errorf("stage: %w", err)
 	}
 	head, err := g.head()
 	if err != nil {
