@@ -343,7 +343,11 @@ func (g *GitRepo) query(verb, name string) (object, bool, error) {
 	fail := func(err error) (object, bool, error) {
 		c.close()
 		g.cat = nil
-		return object{}, false, fmt.Errorf("git cat-file %s %s: %w %s", verb, name, err, strings.TrimSpace(c.err.String()))
+		if said := strings.Join(strings.Fields(c.err.String()), " "); said != "" {
+			// git stopped: say what it said (a repository it refuses, ...).
+			return object{}, false, fmt.Errorf("git cannot read this repository: %s", said)
+		}
+		return object{}, false, fmt.Errorf("git cat-file %s %s: %w", verb, name, err)
 	}
 	if _, err := c.in.WriteString(verb + " " + name + "\n"); err != nil {
 		return fail(err)
