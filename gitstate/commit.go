@@ -193,7 +193,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 		idx   *rawIndex
 		plan  *indexPlan
 	)
-	indexPath := filepath.Join(r.gitDir, "index")
+	indexPath := r.indexFile()
 	if r.root != "" {
 		ilock, err = r.acquireLock(indexPath)
 		if err != nil {

@@ -101,14 +101,13 @@ var locationEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CE
 // contentEnv are the variables that change what git reads or writes once
 // the repository is found, which the native engine does not honour
 // (GIT_AUTHOR_NAME and the like it does; GIT_CONFIG_COUNT, _GLOBAL and
-// _SYSTEM too).
+// _SYSTEM too; and GIT_INDEX_FILE, which git sets for every commit hook).
+// GIT_AUTHOR_DATE and GIT_COMMITTER_DATE are no reason: on both engines an
+// itr commit is dated by itr's clock, the time of the entry it records.
 var contentEnv = []struct{ name, why string }{
-	{"GIT_INDEX_FILE", "git reads and writes this index instead of the repository's"},
 	{"GIT_OBJECT_DIRECTORY", "git keeps objects in this folder instead of the repository's"},
 	{"GIT_ALTERNATE_OBJECT_DIRECTORIES", "git reads objects from these folders too"},
 	{"GIT_CONFIG_PARAMETERS", "git applies these `git -c` settings"},
-	{"GIT_AUTHOR_DATE", "git takes the author date from the environment"},
-	{"GIT_COMMITTER_DATE", "git takes the commit date from the environment"},
 	{"GIT_NAMESPACE", "git puts refs under this namespace"},
 	{"GIT_REPLACE_REF_BASE", "git reads replacement objects from here"},
 	{"GIT_NO_REPLACE_OBJECTS", "git does not apply replace refs"},

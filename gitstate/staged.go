@@ -29,13 +29,7 @@ func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 	if r.root == "" {
 		return nil, nil
 	}
-	path := filepath.Join(r.gitDir, "index")
-	if f := os.Getenv("GIT_INDEX_FILE"); f != "" {
-		path = f
-		if !filepath.IsAbs(f) {
-			path = filepath.Join(r.root, f)
-		}
-	}
+	path := r.indexFile()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -59,6 +53,18 @@ func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 		return nil
 	})
 	return out, err
+}
+
+// indexFile is the index git uses: GIT_INDEX_FILE when set (relative to
+// the working tree top, where git runs), else <git dir>/index.
+func (r *Repo) indexFile() string {
+	if f := os.Getenv("GIT_INDEX_FILE"); f != "" {
+		if !filepath.IsAbs(f) {
+			return filepath.Join(r.root, f)
+		}
+		return f
+	}
+	return filepath.Join(r.gitDir, "index")
 }
 
 // ReadBlob returns the content of the blob with the given hash.
@@ -86,7 +92,7 @@ func (r *Repo) Stage(changes []FileChange) error {
 	if err != nil {
 		return err
 	}
-	indexPath := filepath.Join(r.gitDir, "index")
+	indexPath := r.indexFile()
 	lock, err := r.acquireLock(indexPath)
 	if err != nil {
 		return err

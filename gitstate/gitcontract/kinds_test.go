@@ -8,6 +8,7 @@ package gitcontract_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -600,16 +601,29 @@ func TestKindGitDirEnv(t *testing.T) {
 }
 
 // TestKindIndexFileEnv: GIT_INDEX_FILE names another index: itr's entries
-// go there, and the repository's own index is not written.
+// go there, and the repository's own index is not written. The native
+// engine honours it (git sets it for every commit hook, where itr's own
+// pre-commit hook runs), and so does git's plumbing (ITR_ENGINE=git).
 func TestKindIndexFileEnv(t *testing.T) {
 	needGit(t)
+	for _, forced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("forced=%v", forced), func(t *testing.T) { testIndexFileEnv(t, forced) })
+	}
+}
+
+func testIndexFileEnv(t *testing.T, forced bool) {
+	engine, reason := gitstate.EngineNative, ""
+	if forced {
+		t.Setenv("ITR_ENGINE", "git")
+		engine, reason = gitstate.EngineGit, "ITR_ENGINE"
+	}
 	runKind(t, kind{
 		setup: func(t *testing.T) (string, string) {
 			dir := newRepo(t)
 			t.Setenv("GIT_INDEX_FILE", filepath.Join(t.TempDir(), "other-index"))
 			return dir, dir
 		},
-		engine: gitstate.EngineGit, reason: "GIT_INDEX_FILE",
+		engine: engine, reason: reason,
 		check: func(t *testing.T, r gitstate.Repository, top string) {
 			_, err := os.Stat(filepath.Join(top, ".git", "index"))
 			assert.ErrorIs(t, err, os.ErrNotExist, "the repository's own index is not written")
