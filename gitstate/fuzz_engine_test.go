@@ -106,3 +106,28 @@ func FuzzKeepTrailers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCone: any sparse-checkout file parses without panic, and every
+// path is either in a cone it parsed or not; a cone always has the files at
+// the top and everything under a folder it names with "/name/".
+func FuzzParseCone(f *testing.F) {
+	f.Add("/*\n!/*/\n/src/\n")
+	f.Add("/*\n!/*/\n/a/\n!/a/*/\n/a/b/\n")
+	f.Add("*.md\n")
+	f.Add("/*\n")
+	f.Add("/*\n!/*/\n/we\\*ird/\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		c := parseCone(data)
+		if c == nil {
+			return
+		}
+		if !c.includes("top.txt") {
+			t.Fatalf("a file at the top is outside the cone of %q", data)
+		}
+		for d := range c.recursive {
+			if !c.includes(d + "/x/y.txt") {
+				t.Fatalf("%s/x/y.txt is outside the cone of %q, which names %s/", d, data, d)
+			}
+		}
+	})
+}
