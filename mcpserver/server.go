@@ -1,6 +1,6 @@
 // Package mcpserver serves itr to agents that have no shell, as a Model
-// Context Protocol server (the official Go SDK) with five tools: resume,
-// start, checkpoint, finish and block. Each tool runs the same workspace
+// Context Protocol server (the official Go SDK) with six tools: resume,
+// start, checkpoint, finish, block and reopen. Each tool runs the same workspace
 // code as the CLI, with typed inputs and outputs whose JSON schemas the SDK
 // infers from the Go types below.
 //
@@ -35,18 +35,20 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a new session needs to continue the itr task here: goal, current unit and its last entry, the next action, blocked and done units (do not repeat), guardrails. Call it first."
+	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and its last entry, the next action, blocked and done units (do not repeat), guardrails. Call it first."
 
-	startDesc = "Check that a unit can start (dependencies done) and show it: status, iterations, dependencies, guardrails. Writes nothing: a unit becomes in_progress with its first checkpoint."
+	startDesc = "Check that a unit can start (dependencies done) and show it: status, iterations, dependencies, guardrails. Writes nothing; the first checkpoint starts it."
 
-	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done (in_progress → confirming) or confirms it (confirming → verifying); prefer finish for that."
+	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it; prefer finish for that."
 
-	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back to in_progress). Refuses a pending unit."
+	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back)."
 
 	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
+
+	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
 )
 
-// New returns the MCP server of itr: its five tools, each calling the
+// New returns the MCP server of itr: its six tools, each calling the
 // workspace that open returns. version is itr's own, reported to clients.
 func New(open Opener, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "itr", Version: version}, &mcp.ServerOptions{
@@ -60,6 +62,7 @@ func New(open Opener, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc, OutputSchema: lean[Step]()}, h.checkpoint)
 	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, OutputSchema: lean[Step]()}, h.finish)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)
+	mcp.AddTool(s, &mcp.Tool{Name: "reopen", Description: reopenDesc, OutputSchema: lean[Reopened]()}, h.reopen)
 	return s
 }
 

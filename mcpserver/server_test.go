@@ -171,8 +171,8 @@ func TestToolsListSize(t *testing.T) {
 		assert.NotNil(t, tool.OutputSchema, "%s has typed output", tool.Name)
 	}
 	slices.Sort(names)
-	assert.Equal(t, []string{"block", "checkpoint", "finish", "resume", "start"}, names)
-	assert.LessOrEqual(t, len(res.Tools), 5)
+	assert.Equal(t, []string{"block", "checkpoint", "finish", "reopen", "resume", "start"}, names)
+	assert.LessOrEqual(t, len(res.Tools), 6)
 	data, err := json.Marshal(res.Tools)
 	require.NoError(t, err)
 	t.Logf("tools/list: %d tools, %d bytes, about %d tokens", len(res.Tools), len(data), len(data)/4)
@@ -251,6 +251,24 @@ func TestToolsEndToEnd(t *testing.T) {
 	rep, err := ws.Verify("demo")
 	require.NoError(t, err)
 	assert.Empty(t, rep.Findings)
+
+	// A done unit found wrong reopens, keeping its iterations and its
+	// limit: T1 used 7 of 5, so it comes back timed out. A started unit
+	// that depends on it is named, never changed.
+	ok[Step](t, cs, "checkpoint", map[string]any{"unit": "T2", "did": "the service"})
+	ro, _ := ok[Reopened](t, cs, "reopen", map[string]any{"unit": "T1", "reason": "the model drops emails"})
+	assert.Equal(t, Reopened{Unit: "T1", Status: "timeout", Commit: strings.TrimSpace(git(t, dir, "rev-parse", "HEAD")), Next: ro.Next}, ro)
+	assert.Contains(t, ro.Next, "T1 used all its iterations: raise its Max iterations in the plan")
+	assert.Contains(t, ro.Next, "started units that depend on T1, left as they are: T2 (in_progress)")
+	assert.Equal(t, "itr(demo): reopen T1: the model drops emails", strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")))
+	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 used all 5 iterations")
+	checkGit(t, dir)
+	ws2, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	defer ws2.Close()
+	rep, err = ws2.Verify("demo")
+	require.NoError(t, err)
+	assert.Empty(t, rep.Findings)
 }
 
 func TestToolErrors(t *testing.T) {
@@ -277,12 +295,17 @@ func TestToolErrors(t *testing.T) {
 
 	ok[Step](t, cs, "checkpoint", map[string]any{"did": "started"})
 	fails(t, cs, dir, "finish", map[string]any{"evidence": "x", "passed": false}, "passed=false applies only in confirming or verifying")
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is in_progress, not done: only a done unit can be reopened")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "done"})
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is confirming, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "holds"})
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x", "done": true}, "unit T1 is verifying")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "reviewed"})
 	fails(t, cs, dir, "finish", map[string]any{"unit": "T1", "evidence": "again"}, "unit T1 is done: do not repeat it")
 	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 is done: do not repeat it")
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T9", "reason": "x"}, "unit T9 is not in the task (units: T1, T2, T3)")
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": " "}, "reason is required: say what was found wrong with the unit")
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "a\x00b"}, "reason holds a NUL byte")
 
 	ok[Step](t, cs, "block", map[string]any{"unit": "T2", "reason": "waiting"})
 	fails(t, cs, dir, "block", map[string]any{"unit": "T2", "reason": "again"}, "T2")

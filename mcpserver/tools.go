@@ -17,18 +17,18 @@ import (
 
 // ResumeInput is the input of the resume tool.
 type ResumeInput struct {
-	Task string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Task string `json:"task,omitempty" jsonschema:"default: the active task"`
 }
 
 // StartInput is the input of the start tool.
 type StartInput struct {
-	Task string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Task string `json:"task,omitempty" jsonschema:"default: the active task"`
 	Unit string `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
 }
 
 // CheckpointInput is the input of the checkpoint tool.
 type CheckpointInput struct {
-	Task      string   `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Task      string   `json:"task,omitempty" jsonschema:"default: the active task"`
 	Unit      string   `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
 	Did       string   `json:"did" jsonschema:"what this iteration did"`
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
@@ -39,7 +39,7 @@ type CheckpointInput struct {
 
 // FinishInput is the input of the finish tool.
 type FinishInput struct {
-	Task     string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Task     string `json:"task,omitempty" jsonschema:"default: the active task"`
 	Unit     string `json:"unit,omitempty" jsonschema:"default: the current unit"`
 	Evidence string `json:"evidence" jsonschema:"what shows the work is done: tests run, results, review"`
 	Passed   *bool  `json:"passed,omitempty" jsonschema:"false: the check failed (default true)"`
@@ -47,9 +47,16 @@ type FinishInput struct {
 
 // BlockInput is the input of the block tool.
 type BlockInput struct {
-	Task   string `json:"task,omitempty" jsonschema:"task slug; default: the active task"`
+	Task   string `json:"task,omitempty" jsonschema:"default: the active task"`
 	Unit   string `json:"unit" jsonschema:"unit id"`
 	Reason string `json:"reason" jsonschema:"what the unit waits for"`
+}
+
+// ReopenInput is the input of the reopen tool.
+type ReopenInput struct {
+	Task   string `json:"task,omitempty" jsonschema:"default: the active task"`
+	Unit   string `json:"unit" jsonschema:"unit id"`
+	Reason string `json:"reason" jsonschema:"what was found wrong"`
 }
 
 // UnitInfo is the output of the start tool: the unit to work on.
@@ -93,7 +100,7 @@ const noTask = "There is no itr task here (no git repository, or no task under t
 
 // mcpNote follows the resume text of an active task, whose commands are
 // the CLI's.
-const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block is the block tool.\n"
+const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block and reopen are the block and reopen tools.\n"
 
 type handlers struct{ open Opener }
 
@@ -241,6 +248,42 @@ func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInpu
 	})
 }
 
+// Reopened is the output of the reopen tool: the unit, now in_progress
+// (timeout when it had used all its iterations), the commit, and the next
+// call, which names the started units that depend on it.
+type Reopened struct {
+	Unit   string `json:"unit"`
+	Status string `json:"status"`
+	Commit string `json:"commit"`
+	Next   string `json:"next"`
+}
+
+// reopen is workspace.Reopen: the started units that depend on the unit
+// are named in next, never changed.
+func (h *handlers) reopen(_ context.Context, _ *mcp.CallToolRequest, in ReopenInput) (*mcp.CallToolResult, *Reopened, error) {
+	var out *Reopened
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		rep, err := ws.Reopen(slug, in.Unit, in.Reason)
+		if err != nil {
+			return err
+		}
+		st := step(ws, rep.Outcome)
+		out = &Reopened{Unit: st.Unit, Status: st.Status, Commit: st.Commit, Next: st.Next}
+		if len(rep.Dependants) > 0 {
+			out.Next += fmt.Sprintf("; started units that depend on %s, left as they are: %s; check that their work still holds", st.Unit, reconcile.JoinDeps(rep.Dependants))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, out, nil
+}
+
 // step describes a recorded event and the call that must come next.
 func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 	st := &Step{Task: out.Slug, Commit: out.Commit}
@@ -332,6 +375,13 @@ func Worded(err error) error {
 		msg = fmt.Sprintf("unit %s is %s: passed=false applies only in confirming or verifying; record more work with checkpoint", u, r.Status)
 	case reconcile.NeedsVerdict:
 		msg = fmt.Sprintf("unit %s is verifying: call finish with the evidence (passed=false when verification found problems)", u)
+	case reconcile.OutputBad:
+		msg = fmt.Sprintf("unit %s cannot be finished while its outputs fail the check (nothing was recorded); fix them, then call finish again. %s", u, reconcile.OutputProblems(r.Outputs))
+	case reconcile.NotDone:
+		msg = fmt.Sprintf("unit %s is %s, not done: only a done unit can be reopened", u, r.Status)
+		if r.Status == state.Confirming || r.Status == state.Verifying {
+			msg = fmt.Sprintf("unit %s is %s, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress", u, r.Status)
+		}
 	default:
 		msg = r.Worded(param)
 	}

@@ -72,7 +72,10 @@ func summary(p *Plan) string {
 				fmt.Fprintf(&b, "  %s=%q\n", f.Key, f.Value)
 			}
 		}
-		for _, k := range []string{keyMax, keyDepends} {
+		if outs := u.Outputs(); len(outs) > 0 {
+			fmt.Fprintf(&b, "  outputs=%q min_words=%d complete=%q\n", outs, u.MinWords, u.Complete)
+		}
+		for _, k := range []string{keyMax, keyMinWords, keyDepends} {
 			if v, ok := u.Pending[k]; ok {
 				fmt.Fprintf(&b, "  pending %q = %q\n", k, v)
 			}

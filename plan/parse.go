@@ -447,12 +447,14 @@ const (
 	keyCriteria   = "Criteria"
 	keyCompletion = "Completion"
 	keyOutput     = "Output"
+	keyMinWords   = "Min words"
+	keyComplete   = "Complete"
 	keyMax        = "Max iterations"
 	keyDepends    = "Depends"
 	keyModel      = "Model"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMax, keyDepends, keyModel}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyMax, keyDepends, keyModel}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -589,14 +591,35 @@ func (ps *parser) closeItem() {
 		u.Completion = v
 	case keyOutput:
 		u.Output = v
+		if !isTemplate(v) {
+			if bad := badOutput(v); bad != "" {
+				ps.errorf(it.line, "%s: Output names %q; write a relative path without \"..\", such as `outputs/review.md` (looked up in the task folder, then from the repository root)", u.ID, bad)
+			}
+		}
+	case keyComplete:
+		c, ok := completeValue(v)
+		if !ok {
+			ps.errorf(it.line, `%s: Complete %q is not known; write "Complete: sentences" (the outputs end with a whole sentence) or leave it out`, u.ID, v)
+			return
+		}
+		u.Complete = c
 	case keyModel:
 		u.Model = v
-	case keyMax, keyDepends:
+	case keyMax, keyDepends, keyMinWords:
 		if isTemplate(v) {
 			if u.Pending == nil {
 				u.Pending = map[string]string{}
 			}
 			u.Pending[key] = v
+			return
+		}
+		if key == keyMinWords {
+			n, ok := positive(v)
+			if !ok {
+				ps.errorf(it.line, "%s: min words %q is not a positive whole number", u.ID, v)
+				return
+			}
+			u.MinWords = n
 			return
 		}
 		if key == keyMax {

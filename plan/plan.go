@@ -46,11 +46,17 @@ type Unit struct {
 	Files, Criteria, Completion, Output, Model string
 
 	MaxIterations int // 0 when absent
+	// MinWords is the least number of words each output must hold, 0 when
+	// absent ("Min words: N").
+	MinWords int
+	// Complete is "sentences" when each output must end with a whole
+	// sentence ("Complete: sentences"), else "".
+	Complete string
 	// Depends lists the IDs of the "Depends" sub-item only, as written and
 	// deduplicated. It is nil without that sub-item and empty (not nil) for
 	// "Depends: none"; Deps gives the union with the dependencies section.
 	Depends []string
-	// Pending holds "Max iterations" and "Depends" sub-items whose value is
+	// Pending holds "Max iterations", "Min words" and "Depends" sub-items whose value is
 	// still template text such as "{N}", keyed by those names. Parse
 	// accepts them only in a plan that is still the template. They mean
 	// nothing and are kept only so Render writes them back, which it does

@@ -143,6 +143,15 @@ func (u *Unit) render() string {
 			item(f.Key, f.Value)
 		}
 	}
+	switch v, ok := u.Pending[keyMinWords]; {
+	case u.MinWords > 0:
+		item(keyMinWords, strconv.Itoa(u.MinWords))
+	case ok:
+		item(keyMinWords, v)
+	}
+	if u.Complete != "" {
+		item(keyComplete, u.Complete)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))

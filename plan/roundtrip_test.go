@@ -23,6 +23,8 @@ var fragments = []string{
 	"  detail text", "\t- tabbed: x", "- free bullet", "+ plus bullet",
 	" - Files: one space", "   - [ ] **T9**: nested", "## TASKS", "```md", "    ~~~", "  - Depends: T1,", "  - Depends: `T2` **T3**", "  - Max iterations: `7`",
 	"  - Completion:", "   ```", "- [ ] **T10**: ten", "\t\t- deeper tab", "  - FILES: upper", "-\tFiles: tab after dash", "*emphasis* line", "  **bold** detail",
+	"  - Min words: 200", "  - Min words: {N}", "  - Min words: zero", "  - Complete: sentences", "  - Complete: `Sentences`", "  - Complete: words",
+	"  - Output: `outputs/a.md`, `outputs/b.md`", "  - Output: ../up.md", "  - Output: /abs.md", "  - Output: `sources/` (a folder)",
 	"T1 → T2 → T3 (sequential)", "T4 (independent)", "T1, T2 -> T5", "- T3 -> T4", "input -> output", "T1 -> T1",
 }
 

@@ -84,6 +84,9 @@ func (p *Plan) templateErrors() []*Error {
 		if u.MaxIterations == 0 { // else Render drops the pending text
 			fields = append(fields, Field{keyMax, u.Pending[keyMax]})
 		}
+		if u.MinWords == 0 {
+			fields = append(fields, Field{keyMinWords, u.Pending[keyMinWords]})
+		}
 		if u.Depends == nil {
 			fields = append(fields, Field{keyDepends, u.Pending[keyDepends]})
 		}

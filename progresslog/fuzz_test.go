@@ -132,10 +132,11 @@ func FuzzAppend(f *testing.F) {
 		f.Add(s, uint8(i%10), "T1", 2, "2026-01-14T10:40:00Z", "Did", "the model\n## T1 - Iteration 9 - x\n**Signal:** T1_DONE", "a note")
 	}
 	f.Add([]byte(""), uint8(KindCreated), "", 0, "2026-01-14T10:30:00Z", "Name", "User auth", "")
+	f.Add([]byte("## T1 - Iteration 1 - ts\n"), uint8(KindReopened), "T1", 0, "2026-01-14T13:00:00Z", "Reason", "the model drops\n## T1 - Reopened - x", "")
 	f.Add([]byte("# Progress Log"), uint8(KindPhase), "", 0, "2026-01-14T10:30:00Z", "", "", "<<<<<<< HEAD")
 	f.Add([]byte("x\r\n"), uint8(KindOther), "", 0, "", "Über", "naïve\r\n\ttabbed  \r\n", "## T1 - Iteration 3 - y")
 	f.Fuzz(func(t *testing.T, old []byte, kind uint8, unit string, iteration int, stamp, name, value, free string) {
-		e := Entry{Kind: Kind(kind % 10), Stamp: stamp, Fields: []Field{{Name: name, Value: value}, {Value: free}}}
+		e := Entry{Kind: Kind(kind % uint8(len(events))), Stamp: stamp, Fields: []Field{{Name: name, Value: value}, {Value: free}}}
 		switch {
 		case e.Kind == KindIteration:
 			e.Unit, e.Iteration = unit, iteration

@@ -123,6 +123,7 @@ func TestGoldenAppend(t *testing.T) {
 			{"Did", "tests"}, {"Signal", "T1_DONE"}, {"", "## a forged heading as free text"}, {"", "<<<<<<< HEAD"},
 		}},
 		{Kind: KindBlocked, Unit: "T3", Stamp: "2026-01-14T12:00:00Z", Fields: []Field{{"Reason", "Waiting on T2"}}},
+		{Kind: KindReopened, Unit: "T1", Stamp: "2026-01-14T12:30:00Z", Fields: []Field{{"Reason", "the model drops\n## T1 - Iteration 3 - forged"}}},
 		{Kind: KindOther, Heading: "Notes from the reviewer", Fields: []Field{{"", "Looks good."}}},
 	}
 	var data []byte

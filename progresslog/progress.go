@@ -42,6 +42,9 @@ const (
 	// written without itr that its log holds no evidence for, taken from
 	// its committed state.json, with Units and Commits.
 	KindAdopted
+	// KindReopened is "## T1 - Reopened - ts", with a Reason field: a done
+	// unit found wrong goes back to in_progress.
+	KindReopened
 )
 
 // events are the event words of the headings, by kind.
@@ -57,6 +60,7 @@ var events = [...]string{
 	KindArchived:   "Archived",
 	KindRestored:   "Restored",
 	KindAdopted:    "Adopted",
+	KindReopened:   "Reopened",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -73,7 +77,7 @@ func (k Kind) String() string {
 
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
-	return k == KindIteration || k == KindBlocked || k == KindUnblocked
+	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened
 }
 
 // known reports whether k is one of the event kinds.

@@ -32,7 +32,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		ev.Signal = field("Signal")
 		ev.Verification = verification(field("Verification"))
 		ev.Commits = workCommits(field("Commit"), commits)
-	case progresslog.KindBlocked:
+	case progresslog.KindBlocked, progresslog.KindReopened:
 		ev.Reason = field("Reason")
 	case progresslog.KindPlanned:
 		ev.Dropped = droppedOf(e)

@@ -244,6 +244,9 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		}
 		u.Reason = nil
 		touch()
+	case progresslog.KindReopened:
+		reopen(s, ev)
+		touch()
 	case progresslog.KindPhase:
 		s.Phase = ev.Phase
 		touch()

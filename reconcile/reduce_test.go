@@ -419,8 +419,11 @@ func randomEntries(r *rand.Rand, n int) []progresslog.Entry {
 		case k < 14:
 			e.Kind = progresslog.KindBlocked
 			e.Fields = []progresslog.Field{{Name: "Reason", Value: "waiting"}}
-		case k < 16:
+		case k < 15:
 			e.Kind = progresslog.KindUnblocked
+		case k < 16:
+			e.Kind = progresslog.KindReopened
+			e.Fields = []progresslog.Field{{Name: "Reason", Value: "found wrong"}}
 		case k < 17:
 			e.Kind, e.Unit, e.Phase = progresslog.KindPhase, "", string(state.Phases[r.Intn(5)])
 		case k < 18:

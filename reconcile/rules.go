@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
@@ -34,6 +35,8 @@ const (
 	Block
 	// Unblock returns a blocked unit to work.
 	Unblock
+	// Reopen sends a done unit found wrong back to in_progress.
+	Reopen
 )
 
 // Intent is a front end's request about one unit, before it is an event.
@@ -49,7 +52,7 @@ type Intent struct {
 	Verified bool
 	// Failed says the check of a Finish did not hold.
 	Failed bool
-	// Reason is why the unit is blocked; Block only.
+	// Reason is why the unit is blocked (Block) or reopened (Reopen).
 	Reason string
 	// Activity, when the rule book must pick among started units, gives
 	// the order of their last entries in the log (it is called only then,
@@ -95,6 +98,8 @@ const (
 	WrongSignal    Code = "wrong-signal"    // not the unit's completion signal
 	BadMove        Code = "bad-move"        // any other move the lifecycle forbids
 	PhaseEarly     Code = "phase-early"     // verify or deliver while units are unfinished
+	OutputBad      Code = "output-bad"      // moving a unit toward done while an output it names fails the check
+	NotDone        Code = "not-done"        // reopening a unit that is not done
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -139,6 +144,9 @@ type Refusal struct {
 	// Active is set by the reducer when a plan is in force: an unknown
 	// unit is then named against the plan's file.
 	Active bool
+	// Outputs, for OutputBad, are the problems of the unit's outputs, file
+	// by file and rule by rule.
+	Outputs []evidence.Problem
 }
 
 // Error words the refusal with the domain's field names.
@@ -184,6 +192,10 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("signal %q is not the completion signal of %s (%s)", r.Signal, u, r.Want)
 	case BadMove:
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
+	case NotDone:
+		return notDone(r, field)
+	case OutputBad:
+		return fmt.Sprintf("unit %s cannot move toward done (nothing was recorded): %s", u, OutputProblems(r.Outputs))
 	case PhaseEarly:
 		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
 			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
@@ -233,6 +245,9 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		return ev, allowed(s, p, ev)
 	case Unblock:
 		ev.Kind = progresslog.KindUnblocked
+		return ev, allowed(s, p, ev)
+	case Reopen:
+		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
 		return ev, allowed(s, p, ev)
 	}
 	// Work, Start and Finish: the unit must be open to work.
@@ -317,7 +332,7 @@ func stuck(u *state.Unit, wait []Dep) *Refusal {
 // early still folds.
 func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	switch ev.Kind {
-	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked:
+	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened:
 	default:
 		return nil
 	}
@@ -329,6 +344,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		if ev.Kind == progresslog.KindUnblocked {
 			// It would come in pending: there is nothing to unblock.
 			return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
+		}
+		if ev.Kind == progresslog.KindReopened {
+			// Nor anything to reopen.
+			return &Refusal{Code: NotDone, Unit: ev.Unit, Status: state.Pending}
 		}
 		return nil // without a plan, the first event of a unit brings it in
 	}
@@ -351,6 +370,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindUnblocked:
 		if u.Status != state.Blocked {
 			return &Refusal{Code: NotBlocked, Unit: u.ID, Status: u.Status}
+		}
+	case progresslog.KindReopened:
+		if u.Status != state.Done {
+			return &Refusal{Code: NotDone, Unit: u.ID, Status: u.Status}
 		}
 	}
 	return nil

@@ -83,6 +83,14 @@ func TestDecide(t *testing.T) {
 		{name: "unblock", s: S(St{"T1": state.Blocked}, ""), in: Intent{Action: Unblock, Unit: "T1"}, kind: progresslog.KindUnblocked, unit: "T1"},
 		{name: "unblock what is not blocked", s: S(nil, ""), in: Intent{Action: Unblock, Unit: "T1"}, code: NotBlocked},
 		{name: "block an unknown unit", s: S(nil, ""), in: Intent{Action: Block, Unit: "T9"}, code: UnknownUnit},
+		{name: "reopen a done unit", s: S(St{"T1": state.Done}, ""), in: Intent{Action: Reopen, Unit: "T1", Reason: "wrong"}, kind: progresslog.KindReopened, unit: "T1"},
+		{name: "reopen an in_progress unit", s: S(St{"T1": state.InProgress}, "T1"), in: Intent{Action: Reopen, Unit: "T1", Reason: "x"}, code: NotDone},
+		{name: "reopen a confirming unit", s: S(St{"T1": state.Confirming}, "T1"), in: Intent{Action: Reopen, Unit: "T1", Reason: "x"}, code: NotDone},
+		{name: "reopen a verifying unit", s: S(St{"T1": state.Verifying}, "T1"), in: Intent{Action: Reopen, Unit: "T1", Reason: "x"}, code: NotDone},
+		{name: "reopen a pending unit", s: S(nil, ""), in: Intent{Action: Reopen, Unit: "T1", Reason: "x"}, code: NotDone},
+		{name: "reopen a blocked unit", s: S(St{"T1": state.Blocked}, ""), in: Intent{Action: Reopen, Unit: "T1", Reason: "x"}, code: NotDone},
+		{name: "reopen an unknown unit", s: S(nil, ""), in: Intent{Action: Reopen, Unit: "T9", Reason: "x"}, code: UnknownUnit},
+		{name: "reopen names its unit", s: S(St{"T1": state.Done}, ""), in: Intent{Action: Reopen, Reason: "x"}, code: UnknownUnit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := string(c.s.Encode())
@@ -133,6 +141,8 @@ func TestStepRefusesWhatDecideRefuses(t *testing.T) {
 		{view(t, map[string]state.Status{"T1": state.Blocked}, ""), Event{Kind: progresslog.KindBlocked, Unit: "T1"}, AlreadyBlocked},
 		{view(t, nil, ""), Event{Kind: progresslog.KindUnblocked, Unit: "T1"}, NotBlocked},
 		{Seed(nil, "demo", nil), Event{Kind: progresslog.KindIteration, Unit: "t1"}, NotAnID},
+		{view(t, map[string]state.Status{"T1": state.Verifying}, ""), Event{Kind: progresslog.KindReopened, Unit: "T1"}, NotDone},
+		{view(t, nil, ""), Event{Kind: progresslog.KindReopened, Unit: "T9"}, UnknownUnit},
 	} {
 		_, err := Step(c.s, p, c.ev)
 		if c.code == NotAnID {

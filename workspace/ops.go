@@ -372,6 +372,9 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err != nil {
 		return nil, err
 	}
+	if err := w.checkOutputs(t, ev); err != nil {
+		return nil, err
+	}
 	id, n := ev.Unit, ev.Iteration
 	commits, err := w.WorkCommits(t, req.Commits)
 	if err != nil {

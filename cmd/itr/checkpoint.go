@@ -21,7 +21,12 @@ The lifecycle: the first checkpoint starts a pending unit; in in_progress, --sig
 the work done (→ confirming); in confirming, --signal confirms (→ verifying) and no signal
 sends it back to in_progress; in verifying, --verified closes it (→ done) and no flag sends it
 back. A checkpoint that uses the last allowed iteration without declaring the work done moves
-the unit to timeout.`,
+the unit to timeout.
+
+A unit whose plan names outputs ("Output:", with "Min words:" and "Complete: sentences")
+takes --signal and --verified only while each output file is there, not empty, long enough,
+not cut off ("...", "…", "[continued", "[TBD]", "TODO", an open code fence) and, if asked,
+ending with a whole sentence; otherwise nothing is recorded and each problem is named.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -63,7 +63,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	}
 	ok("init", "Demo", "--slug", "demo")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude/iterative/demo/tasks.md"), []byte(
-		"# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: one\n  - Max iterations: 5\n- [ ] **T2**: two\n  - Depends: T1\n- [ ] **T3**: three\n"), 0o644))
+		"# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: one\n  - Max iterations: 5\n- [ ] **T2**: two\n  - Depends: T1\n- [ ] **T3**: three\n- [ ] **T4**: notes\n  - Output: `outputs/notes.md`\n"), 0o644))
 	ok("plan")
 
 	// callTool runs itr-mcp's server on a session of JSON-RPC lines, as an
@@ -135,13 +135,23 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	same(request{"missing did", []string{"checkpoint", "T1", "--did", " "}, "checkpoint", map[string]any{"unit": "T1", "did": " "}, ""})
 	same(request{"waits for a dependency", []string{"checkpoint", "T2", "--did", "x"}, "checkpoint", map[string]any{"unit": "T2", "did": "x"}, reconcile.WaitsFor})
 	same(request{"block without a reason", []string{"block", "T1", "--reason", " "}, "block", map[string]any{"unit": "T1", "reason": " "}, ""})
+	same(request{"reopen a pending unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})
+	same(request{"reopen an unknown unit", []string{"reopen", "T9", "--reason", "x"}, "reopen", map[string]any{"unit": "T9", "reason": "x"}, reconcile.UnknownUnit})
 
 	ok("checkpoint", "T1", "--did", "work", "--signal")
+	same(request{"reopen a confirming unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})
 	ok("checkpoint", "T1", "--did", "confirmed", "--signal")
+	same(request{"reopen a verifying unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})
 	same(request{"a signal in verifying", []string{"checkpoint", "T1", "--did", "x", "--signal"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "done": true}, reconcile.NeedsVerdict})
 	ok("checkpoint", "T1", "--did", "verified", "--verified")
 	same(request{"a finished unit", []string{"checkpoint", "T1", "--did", "x"}, "checkpoint", map[string]any{"unit": "T1", "did": "x"}, reconcile.UnitDone})
 	same(request{"block a finished unit", []string{"block", "T1", "--reason", "x"}, "block", map[string]any{"unit": "T1", "reason": "x"}, reconcile.BadMove})
+	same(request{"reopen without a reason", []string{"reopen", "T1", "--reason", " "}, "reopen", map[string]any{"unit": "T1", "reason": " "}, ""})
+	same(request{"reopen with NUL in the reason", []string{"reopen", "T1", "--reason", "a\x00b"}, "reopen", map[string]any{"unit": "T1", "reason": "a\x00b"}, ""})
+
+	ok("checkpoint", "T4", "--did", "outlined the notes")
+	same(request{"an output that is missing", []string{"checkpoint", "T4", "--did", "x", "--signal"}, "finish", map[string]any{"unit": "T4", "evidence": "x"}, reconcile.OutputBad})
+	ok("block", "T4", "--reason", "waiting for the notes")
 
 	ok("block", "T3", "--reason", "waiting for keys")
 	same(request{"a blocked unit", []string{"checkpoint", "T3", "--did", "x"}, "checkpoint", map[string]any{"unit": "T3", "did": "x"}, reconcile.UnitBlocked})

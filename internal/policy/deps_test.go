@@ -21,8 +21,9 @@ const module = "github.com/itr-dev/itr"
 var pure = map[string][]string{
 	"state":       nil,
 	"plan":        {"state"},
+	"evidence":    nil,
 	"progresslog": {"state", "github.com/sergi/go-diff/diffmatchpatch"},
-	"reconcile":   {"state", "plan", "progresslog", "github.com/sergi/go-diff/diffmatchpatch"},
+	"reconcile":   {"state", "plan", "progresslog", "evidence", "github.com/sergi/go-diff/diffmatchpatch"},
 }
 
 // forbiddenStd are standard packages that reach the outside world.

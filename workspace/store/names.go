@@ -28,6 +28,7 @@ const (
 	EventArchived   = "archived"
 	EventRestored   = "restored"
 	EventAdopted    = "adopted"
+	EventReopened   = "reopened"
 )
 
 // Stamp is the entry timestamp of now.

@@ -118,6 +118,12 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	if t.Log().Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: conflictFix(progressRel)})
 	}
+	// The outputs of done units, as committed.
+	issues, err := Outputs(st, t)
+	if err != nil {
+		return nil, err
+	}
+	rep.Findings = append(rep.Findings, OutputFindings(issues)...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,7 @@ type PrimeContext struct {
 	Work         *UnitStatus  `json:"work,omitempty"`
 	WorkLast     *LastEntry   `json:"work_last,omitempty"`
 	WorkPlan     *PlanUnit    `json:"work_plan,omitempty"`
+	WorkReopened *Reopen      `json:"work_reopened,omitempty"`
 	Started      []UnitStatus `json:"started,omitempty"`
 	Ready        []string     `json:"ready,omitempty"`
 	NextAction   string       `json:"next_action,omitempty"`
@@ -59,6 +60,9 @@ type PrimeContext struct {
 	Archive      string       `json:"archive,omitempty"` // an archived task: the ref it is read from
 	Markdown     string       `json:"markdown"`
 	sum          *Summary     // the status it was built from
+	// verificationReopened is the unit of Verification when it was
+	// reopened since.
+	verificationReopened string
 }
 
 // PlanUnit is what tasks.md or plan.md says of a unit, so an agent need
@@ -120,7 +124,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
 		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, sum: sum,
-		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready,
+		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
 	}
 	for _, u := range sum.Started {
 		if sum.Work == nil || u.ID != sum.Work.ID {
@@ -143,7 +147,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		// The task as Status read it: loaded once.
 		p.Goal = briefGoal(st, t)
 		p.FolderDirty = st.CheckClean(t) != nil
-		p.Verification = lastVerification(t.Log())
+		p.Verification, p.verificationReopened = lastVerification(t.Log())
 		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
@@ -230,14 +234,24 @@ func briefGoal(st *store.Store, t *store.Task) string {
 	return goal
 }
 
-func lastVerification(l *progresslog.Log) string {
+// lastVerification is the newest verification in the log, and its unit
+// when a Reopened entry of that unit came after it (the verification no
+// longer holds).
+func lastVerification(l *progresslog.Log) (text, reopened string) {
+	since := map[string]bool{}
 	for i := len(l.Entries) - 1; i >= 0; i-- {
 		e := l.Entries[i]
+		if e.Kind == progresslog.KindReopened {
+			since[e.Unit] = true
+		}
 		if v, ok := e.Field("Verification"); ok && e.Kind == progresslog.KindIteration {
-			return fmt.Sprintf("%s iteration %d: %s", e.Unit, e.Iteration, strings.TrimSpace(v))
+			if since[e.Unit] {
+				reopened = e.Unit
+			}
+			return fmt.Sprintf("%s iteration %d: %s", e.Unit, e.Iteration, strings.TrimSpace(v)), reopened
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // overview is the prime of a repository with several active tasks.
@@ -294,6 +308,9 @@ func (p *PrimeContext) render() string {
 		if p.WorkLast != nil && p.WorkLast.Unit == c.ID {
 			l = p.WorkLast
 		}
+		if r := p.WorkReopened; r != nil && r.Unit == c.ID {
+			fmt.Fprintf(&now, "- Reopened: %s (%s; its verification no longer holds)\n", quote(r.Reason, 300), visible(r.Time))
+		}
 		if l != nil && l.Unit == c.ID {
 			fmt.Fprintf(&now, "- Last did: %s\n", quote(l.Did, 300))
 			fmt.Fprintf(&now, "- Remaining: %s\n", quote(l.Remaining, 300))
@@ -344,7 +361,11 @@ func (p *PrimeContext) render() string {
 		add(b.String())
 	}
 	if p.Verification != "" {
-		add(fmt.Sprintf("Last verification: %s.\n", quote(p.Verification, 200)))
+		if u := p.verificationReopened; u != "" {
+			add(fmt.Sprintf("Last verification: %s; %s was reopened since.\n", quote(p.Verification, 200), u))
+		} else {
+			add(fmt.Sprintf("Last verification: %s.\n", quote(p.Verification, 200)))
+		}
 	}
 	cmds := make([]string, len(p.Commands))
 	for i, c := range p.Commands {

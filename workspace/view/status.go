@@ -43,6 +43,33 @@ type LastEntry struct {
 	Blockers  string `json:"blockers,omitempty"`
 }
 
+// Reopen is why a done unit went back to work: its newest entry, when
+// that is a Reopened one (itr reopen).
+type Reopen struct {
+	Unit   string `json:"unit"`
+	Time   string `json:"time"`
+	Reason string `json:"reason"`
+}
+
+// reopenOf is the Reopened entry of unit when it is the unit's newest
+// entry in the log, else nil.
+func reopenOf(l *progresslog.Log, unit string) *Reopen {
+	for i := len(l.Entries) - 1; i >= 0; i-- {
+		e := &l.Entries[i]
+		if e.Unit != unit {
+			continue
+		}
+		if e.Kind != progresslog.KindReopened {
+			return nil
+		}
+		r := &Reopen{Unit: unit, Time: e.Stamp}
+		r.Reason, _ = e.Field("Reason")
+		r.Reason = strings.TrimSpace(r.Reason)
+		return r
+	}
+	return nil
+}
+
 // CompactionSummary is the seed's instant context restoration: what a
 // session that lost its memory needs first.
 type CompactionSummary struct {
@@ -72,6 +99,9 @@ type Summary struct {
 	// else the first ready one. WorkLast is its newest iteration entry.
 	Work     *UnitStatus `json:"work,omitempty"`
 	WorkLast *LastEntry  `json:"work_last,omitempty"`
+	// WorkReopened is why Work was reopened, when that is its newest
+	// entry: the unit's last news.
+	WorkReopened *Reopen `json:"work_reopened,omitempty"`
 	// Started are the units under way, the current first; Ready every
 	// pending unit whose dependencies are done, in plan order.
 	Started        []UnitStatus            `json:"started"`
@@ -177,6 +207,17 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.Warnings = append(sum.Warnings, u.String()+"; they are in git's history: `itr reconcile` puts them back (so does the next checkpoint)")
 		}
 	}
+	badOutput := map[string]bool{}
+	if archive == "" { // an archived task's outputs are in its archive, not at HEAD
+		issues, err := verify.Outputs(st, t)
+		if err != nil {
+			sum.Warnings = append(sum.Warnings, err.Error())
+		}
+		for _, o := range issues {
+			badOutput[o.Unit] = true
+			sum.Warnings = append(sum.Warnings, "done unit "+o.String()+": "+o.Problem.Fix()+" (`itr verify` says how to put it back)")
+		}
+	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
@@ -186,7 +227,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		switch s.Units[id].Status {
 		case state.Done:
 			sum.Done++
-			sum.DoNotRepeat = append(sum.DoNotRepeat, id)
+			if !badOutput[id] { // a done unit whose output broke may need work again
+				sum.DoNotRepeat = append(sum.DoNotRepeat, id)
+			}
 		case state.Blocked:
 			sum.Blocked = append(sum.Blocked, us)
 		}
@@ -216,6 +259,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		w := ix.row(s, adv.Unit)
 		sum.Work = &w
 		sum.WorkLast = lastEntry(lastIteration(t.Log(), adv.Unit, s))
+		sum.WorkReopened = reopenOf(t.Log(), adv.Unit)
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.CompactionSummary = CompactionSummary{
