@@ -40,6 +40,10 @@ type Reader interface {
 	// its top, with slashes) as git would store it: after the line-ending
 	// conversions and clean filters its attributes ask for.
 	WorktreeFile(rel string) ([]byte, error)
+	// Uncommitted lists the paths of the working tree whose changes no
+	// commit holds (modified, staged, or untracked and not ignored),
+	// outside the folder except, as `git status` sees them.
+	Uncommitted(except string) ([]string, error)
 }
 
 // Writer is what itr writes: commits of given paths, the index, branches,

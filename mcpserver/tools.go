@@ -306,6 +306,9 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 			}
 		}
 	}
+	for _, w := range out.Warnings {
+		st.Next += "\nWarning: " + w
+	}
 	return st
 }
 

@@ -375,6 +375,10 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err
 	}
+	warnings, err := w.checkUncommitted(t, ev)
+	if err != nil {
+		return nil, err
+	}
 	id, n := ev.Unit, ev.Iteration
 	commits, err := w.WorkCommits(t, req.Commits)
 	if err != nil {
@@ -394,7 +398,40 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		add("Verification", ev.Verification)
 	}
 	add("Commit", orNone(strings.Join(commits, "\n")))
-	return &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did)}, nil
+	return &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), warnings: warnings}, nil
+}
+
+// checkUncommitted looks, when an iteration declares work done (a signal or
+// a passed verification), for work files outside the task folder that no
+// commit holds: such a declaration rests on work the log cannot name (its
+// Commit field says None, or names older commits). It returns a warning
+// naming them, or, where .itr.yaml says uncommitted_work: refuse, an error
+// that records nothing.
+func (w *Workspace) checkUncommitted(t *store.Task, ev reconcile.Event) ([]string, error) {
+	if !reconcile.Closing(ev) {
+		return nil, nil
+	}
+	paths, err := w.Repo.Uncommitted(t.Dir)
+	if err != nil {
+		return []string{fmt.Sprintf("could not look for uncommitted work (%v)", err)}, nil
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	shown := strings.Join(store.FirstN(paths, 5), ", ")
+	if len(paths) > 5 {
+		shown += fmt.Sprintf(" and %d more", len(paths)-5)
+	}
+	what := "declared done"
+	if ev.Verification == "passed" {
+		what = "verified"
+	}
+	if w.Config.UncommittedWork == "refuse" {
+		return nil, fmt.Errorf("%s is %s while %d work file%s no commit holds: %s; commit the work first (git add ... && git commit), then checkpoint again (.itr.yaml says uncommitted_work: refuse)",
+			ev.Unit, what, len(paths), store.Plural(len(paths), "", "s"), shown)
+	}
+	return []string{fmt.Sprintf("%s is %s while %d work file%s no commit holds: %s; the entry cannot name that work (commit it, then name it with --commit on the next checkpoint; uncommitted_work: refuse in .itr.yaml makes this a refusal)",
+		ev.Unit, what, len(paths), store.Plural(len(paths), "", "s"), shown)}, nil
 }
 
 func orNone(s string) string {

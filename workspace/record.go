@@ -28,6 +28,7 @@ type change struct {
 	event     string
 	subject   string // after "itr(<slug>): "
 	body      string
+	warnings  []string
 }
 
 // Outcome is the result of one recorded event.
@@ -47,6 +48,9 @@ type Outcome struct {
 	// sat beside (a merge that joined two logs but not their views), so
 	// the record built on the fold instead, in the same commit.
 	Refolded []reconcile.Discrepancy
+	// Warnings are what the record went ahead despite (work files not
+	// committed when the work was declared done).
+	Warnings []string
 }
 
 // record runs one event as lock → read → reduce → write → commit. build
@@ -133,7 +137,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if len(refolded) > 0 {
 		c.body = strings.TrimSpace(c.body + "\n\n" + refoldNote(refolded))
 	}
-	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded}
+	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.warnings}
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
 	if c.entry != nil {

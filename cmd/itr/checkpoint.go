@@ -51,6 +51,9 @@ ending with a whole sentence; otherwise nothing is recorded and each problem is 
 					printRepaired(w, out)
 					fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
 					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+					for _, warn := range out.Warnings {
+						fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
+					}
 				})
 			})
 		},

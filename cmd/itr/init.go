@@ -73,6 +73,9 @@ type outcomeView struct {
 	// Refolded lists how state.json differed from the fold of its log
 	// (after a merge); the record built on the fold.
 	Refolded []reconcile.Discrepancy `json:"refolded,omitempty"`
+	// Warnings are what the record went ahead despite (work files no
+	// commit holds when the work was declared done).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
@@ -99,6 +102,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		v.Repaired, v.RepairCommit = out.Repaired.Undone, out.Repaired.Commit
 	}
 	v.Refolded = out.Refolded
+	v.Warnings = out.Warnings
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {

@@ -89,6 +89,7 @@ type Repo struct {
 	email   string
 	op      string
 	opHeads []string
+	dirty   []string // what Uncommitted reports (SetUncommitted)
 	journal string
 
 	fails map[string]error
@@ -270,6 +271,14 @@ func (f *Repo) SetOperation(op string, heads ...string) {
 	defer f.mu.Unlock()
 	f.op = op
 	f.opHeads = append([]string(nil), heads...)
+}
+
+// SetUncommitted sets the paths Uncommitted reports as work no commit
+// holds (the fake keeps no status of its own working tree).
+func (f *Repo) SetUncommitted(paths ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dirty = append([]string(nil), paths...)
 }
 
 // SetIdentity sets the name and email that Committer returns and that
@@ -1791,4 +1800,19 @@ func (f *Repo) WorktreeFile(rel string) ([]byte, error) {
 	}
 	f.mu.Unlock()
 	return os.ReadFile(filepath.Join(f.root, filepath.FromSlash(rel)))
+}
+
+// Uncommitted reports the paths SetUncommitted gave, outside except.
+func (f *Repo) Uncommitted(except string) ([]string, error) {
+	if err := f.enter("Uncommitted"); err != nil {
+		return nil, err
+	}
+	defer f.mu.Unlock()
+	var out []string
+	for _, p := range f.dirty {
+		if except == "" || (p != except && !strings.HasPrefix(p, strings.TrimSuffix(except, "/")+"/")) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }

@@ -22,6 +22,7 @@ const ConfigFile = ".itr.yaml"
 //	  name: Build Agent
 //	  email: agent@example.com
 //	run_hooks: true             # itr's commits run the repository's commit hooks
+//	uncommitted_work: refuse    # --signal/--verified with uncommitted work: warn (default) or refuse
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -31,6 +32,11 @@ type Config struct {
 	// commit` runs them; by default itr's commits run none, as `git
 	// commit-tree` runs none.
 	RunHooks bool `yaml:"run_hooks"`
+	// UncommittedWork is what a checkpoint that declares work done
+	// (--signal, --verified, MCP finish) does while work files outside
+	// the task folder are not committed: "warn" (the default, "") names
+	// them; "refuse" records nothing.
+	UncommittedWork string `yaml:"uncommitted_work"`
 }
 
 // Identity overrides the author and committer of itr's commits.
@@ -132,8 +138,13 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "run_hooks is true or false")
 			}
 			c.RunHooks = v.Value == "true"
+		case "uncommitted_work":
+			if v.Kind != yaml.ScalarNode || (v.Value != "warn" && v.Value != "refuse") {
+				return c, bad(v, "uncommitted_work is warn or refuse")
+			}
+			c.UncommittedWork = v.Value
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work)", k.Value)
 		}
 	}
 	return c, nil

@@ -37,7 +37,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "quoted", file: ptr(`root: "a b/c"` + "\n"), want: store.Config{Root: "a b/c"}},
 		{name: "empty identity", file: ptr("identity: {}\n")},
 		{name: "unknown key", file: ptr(lines("root: .claude/iterative", "colour: red")),
-			err: `.itr.yaml:2: unknown key "colour" (keys: root, mode, identity.name, identity.email, run_hooks)`},
+			err: `.itr.yaml:2: unknown key "colour" (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work)`},
 		{name: "bad mode", file: ptr(lines("root: x", "", "mode: fast")),
 			err: `.itr.yaml:3: mode "fast" is not development or knowledge`},
 		{name: "empty mode", file: ptr("mode:\n"),
