@@ -365,7 +365,7 @@ func Worded(err error) error {
 		}
 		msg = "no unit is ready: " + strings.Join(why, "; ")
 	case reconcile.UnitDone:
-		msg = fmt.Sprintf("unit %s is done: do not repeat it; call start without a unit for the next one", u)
+		msg = fmt.Sprintf("unit %s is done: do not repeat it; call start without a unit for the next one (if it was found wrong, call reopen with the reason)", u)
 	case reconcile.UnitBlocked:
 		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, r.Reason, u)
 	case reconcile.UnitTimedOut:

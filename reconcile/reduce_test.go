@@ -177,7 +177,7 @@ func TestLifecycleThroughCheckpoints(t *testing.T) {
 	assert.Nil(t, sc.s.CurrentIteration)
 
 	err := sc.step(iter("T1", 7))
-	assert.EqualError(t, err, "unit T1 is done; a finished unit takes no more iterations")
+	assert.EqualError(t, err, "unit T1 is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen T1 reason TEXT`)")
 
 	// Verification failing sends the unit back to in_progress.
 	sc.must(iter("T4", 1, "Signal", "T4_DONE"))

@@ -169,7 +169,7 @@ func (r *Refusal) Worded(field func(string) string) string {
 	case NoneReady:
 		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
 	case UnitDone:
-		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations", u)
+		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen %s %s TEXT`)", u, u, field("reason"))
 	case UnitBlocked:
 		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, r.Reason, u)
 	case UnitTimedOut:
