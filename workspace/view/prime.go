@@ -76,6 +76,9 @@ type PlanUnit struct {
 	Signal   string `json:"signal"`
 	Model    string `json:"model,omitempty"`
 	Output   string `json:"output,omitempty"`
+	// OutputRules are the checks the outputs must pass before the unit may
+	// move toward done ("at least 500 words; ends with a whole sentence").
+	OutputRules string `json:"output_rules,omitempty"`
 }
 
 func planUnitOf(p *plan.Plan, id string) *PlanUnit {
@@ -86,8 +89,19 @@ func planUnitOf(p *plan.Plan, id string) *PlanUnit {
 	if u == nil {
 		return nil
 	}
-	return &PlanUnit{File: p.File, Line: u.Line, Details: u.Details, Criteria: u.Criteria, Files: u.Files,
+	pu := &PlanUnit{File: p.File, Line: u.Line, Details: u.Details, Criteria: u.Criteria, Files: u.Files,
 		Signal: u.Signal(), Model: u.Model, Output: u.Output}
+	if u.Output != "" {
+		rules := []string{"there, not empty, not cut off"}
+		if u.MinWords > 0 {
+			rules = append(rules, fmt.Sprintf("at least %d words", u.MinWords))
+		}
+		if u.Complete == "sentences" {
+			rules = append(rules, "ending with a whole sentence")
+		}
+		pu.OutputRules = strings.Join(rules, "; ")
+	}
+	return pu
 }
 
 // Prime builds the resume context. With no task chosen and several active,
@@ -325,6 +339,10 @@ func (p *PrimeContext) render() string {
 				if f.value != "" {
 					fmt.Fprintf(&now, "  - %s: %s\n", f.name, quote(strings.ReplaceAll(f.value, "\n", " "), 300))
 				}
+			}
+			if pu.OutputRules != "" {
+				// itr's own words, not the plan's: unquoted.
+				fmt.Fprintf(&now, "  - The outputs must be %s before --signal or --verified (itr checks them).\n", pu.OutputRules)
 			}
 		}
 	}
