@@ -682,24 +682,27 @@ func (g *GitRepo) ListFiles(rev, dir string) ([]string, error) {
 
 // TreeFiles returns every file below dir at rev: path → blob name.
 func (g *GitRepo) TreeFiles(rev, dir string) (map[string]string, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out := map[string]string{}
-	err := g.walkTree(rev, dir, true, func(p string, e rawTreeEntry) {
-		if e.isFile() {
-			out[p] = e.id
-		}
-	})
-	return out, err
+	return g.fileIDs(rev, dir, true)
 }
 
 // FolderHashes returns the files directly in dir at rev: name → blob name.
 func (g *GitRepo) FolderHashes(rev, dir string) (map[string]string, error) {
+	return g.fileIDs(rev, dir, false)
+}
+
+// fileIDs maps the files below dir at rev (recursive: by path from the
+// top; else only those directly in dir, by name) to their blob names.
+func (g *GitRepo) fileIDs(rev, dir string, recursive bool) (map[string]string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := map[string]string{}
-	err := g.walkTree(rev, dir, false, func(p string, e rawTreeEntry) {
-		if e.isFile() {
+	err := g.walkTree(rev, dir, recursive, func(p string, e rawTreeEntry) {
+		if !e.isFile() {
+			return
+		}
+		if recursive {
+			out[p] = e.id
+		} else {
 			out[e.name] = e.id
 		}
 	})
