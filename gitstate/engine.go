@@ -79,6 +79,14 @@ type Location struct {
 	// ByGit is set when git itself located the repository (GIT_DIR and
 	// friends are set): only the git engine may open it then.
 	ByGit bool
+	// wtConfig is extensions.worktreeConfig, read once by Locate.
+	wtConfig bool
+}
+
+// files is the native reader of the located repository's own files
+// (config, HEAD, the operation in progress).
+func (loc Location) files() *Repo {
+	return &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: loc.wtConfig}
 }
 
 // OpenOptions say what the command will touch, so the engine can be chosen
@@ -144,7 +152,8 @@ func Locate(dir string) (Location, error) {
 	if isTrue(cs.value("core", "", "bare")) && root != "" && gitDir == filepath.Join(root, ".git") {
 		root = ""
 	}
-	return Location{Root: root, GitDir: gitDir, CommonDir: commonDir}, nil
+	return Location{Root: root, GitDir: gitDir, CommonDir: commonDir,
+		wtConfig: isTrue(cs.value("extensions", "", "worktreeconfig"))}, nil
 }
 
 // OpenRepository opens the repository around dir with the engine its
@@ -167,11 +176,7 @@ func OpenAt(loc Location, opts OpenOptions) (Repository, Choice, error) {
 		return nil, choice, err
 	}
 	if choice.Engine == EngineNative {
-		wt, err := worktreeConfigOn(loc.CommonDir)
-		if err != nil {
-			return nil, choice, err
-		}
-		return &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt}, choice, nil
+		return loc.files(), choice, nil
 	}
 	g, err := openGit(loc, opts, choice)
 	if err != nil {
@@ -258,11 +263,7 @@ func GitVersion() string {
 
 // locConfig reads the whole configuration stack of a located repository.
 func locConfig(loc Location) (*configSet, error) {
-	wt, err := worktreeConfigOn(loc.CommonDir)
-	if err != nil {
-		return nil, err
-	}
-	r := &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt}
+	r := loc.files()
 	return r.loadConfig(r.currentBranch())
 }
 

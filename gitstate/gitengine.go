@@ -90,6 +90,9 @@ func locateByGit(dir string) (Location, error) {
 		loc.CommonDir = filepath.Join(abs, loc.CommonDir)
 	}
 	loc.CommonDir = filepath.Clean(loc.CommonDir)
+	if loc.wtConfig, err = worktreeConfigOn(loc.CommonDir); err != nil {
+		return Location{}, err
+	}
 	// Not bare: the top git names (with GIT_DIR alone, the current folder,
 	// as git takes it), even when the current folder is outside it.
 	if lines[2] != "true" {
@@ -123,13 +126,9 @@ func openGit(loc Location, opts OpenOptions, c Choice) (*GitRepo, error) {
 	if err != nil {
 		return nil, err
 	}
-	wt, err := worktreeConfigOn(loc.CommonDir)
-	if err != nil {
-		return nil, err
-	}
 	g := &GitRepo{
 		git: git, root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir,
-		files:       &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: wt},
+		files:       loc.files(),
 		runHooks:    opts.RunHooks,
 		format:      c.ObjectFormat,
 		lineEndings: c.LineEndings,
@@ -400,32 +399,12 @@ func (g *GitRepo) head() (Head, error) {
 		if branch == "" {
 			return Head{Hash: hash, Detached: true}, nil
 		}
-		h := Head{Branch: branch}
-		o, ok, err := g.query("info", branch)
-		if err != nil {
-			return Head{}, err
-		}
-		if !ok {
-			h.Unborn = true
-		} else {
-			h.Hash = o.id
-		}
-		return h, nil
+		return g.branchHead(branch)
 	}
 	out, err := g.run(nil, "symbolic-ref", "-q", "HEAD")
 	switch {
 	case err == nil:
-		h := Head{Branch: strings.TrimSpace(string(out))}
-		o, ok, err := g.query("info", h.Branch)
-		if err != nil {
-			return Head{}, err
-		}
-		if !ok {
-			h.Unborn = true
-		} else {
-			h.Hash = o.id
-		}
-		return h, nil
+		return g.branchHead(strings.TrimSpace(string(out)))
 	case exitCode(err) == 1:
 		o, ok, err := g.query("info", "HEAD")
 		if err != nil {
@@ -438,6 +417,22 @@ func (g *GitRepo) head() (Head, error) {
 	default:
 		return Head{}, fmt.Errorf("read HEAD: %w", err)
 	}
+}
+
+// branchHead is HEAD on branch: its commit, or unborn when the branch has
+// none yet.
+func (g *GitRepo) branchHead(branch string) (Head, error) {
+	h := Head{Branch: branch}
+	o, ok, err := g.query("info", branch)
+	if err != nil {
+		return Head{}, err
+	}
+	if ok {
+		h.Hash = o.id
+	} else {
+		h.Unborn = true
+	}
+	return h, nil
 }
 
 // ResolveRev returns the full commit hash of rev ("" is HEAD), tags peeled.
@@ -849,26 +844,11 @@ func (g *GitRepo) ReadTag(ref string) (Tag, error) {
 	if !ok || o.typ != "tag" {
 		return Tag{}, fmt.Errorf("tag %s: %w (not an annotated tag)", ref, ErrNotFound)
 	}
-	t := Tag{Ref: ref, Hash: id}
-	msg, err := headers(o.data, func(key string, value []byte) error {
-		switch key {
-		case "object":
-			t.Target = string(value)
-		case "tag":
-			t.Name = string(value)
-		case "tagger":
-			t.Tagger = parseSignature(value)
-		}
-		return nil
-	})
+	f, err := parseTag(o.data)
 	if err != nil {
 		return Tag{}, fmt.Errorf("tag %s: %w", ref, err)
 	}
-	if i := signatureStart(msg); i >= 0 {
-		msg = msg[:i]
-	}
-	t.Message = msg
-	return t, nil
+	return Tag{Ref: ref, Hash: id, Name: f.Name, Target: f.Target, Tagger: f.Tagger, Message: f.Message}, nil
 }
 
 // Staged returns the index entries at or below dir, as git lists them
@@ -876,6 +856,11 @@ func (g *GitRepo) ReadTag(ref string) (Tag, error) {
 func (g *GitRepo) Staged(dir string) ([]IndexEntry, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.staged(dir)
+}
+
+// staged is Staged for a caller holding g.mu.
+func (g *GitRepo) staged(dir string) ([]IndexEntry, error) {
 	if g.root == "" {
 		return nil, nil
 	}

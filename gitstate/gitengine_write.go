@@ -66,11 +66,15 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 			return Commit{}, err
 		}
 	}
-	cfg, err := g.files.loadConfig("")
+	head, err := g.head()
 	if err != nil {
 		return Commit{}, err
 	}
-	author, committer, err := g.identities(req.Author, when)
+	cfg, err := g.files.loadConfig(head.Branch) // includeIf "onbranch:" as git reads it
+	if err != nil {
+		return Commit{}, err
+	}
+	author, committer, err := g.identities(cfg, req.Author, when)
 	if err != nil {
 		return Commit{}, err
 	}
@@ -182,19 +186,16 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 // given; else git's configuration and environment as the native engine
 // reads them (the same precedence as git's), or, where `git -c` settings
 // are in play or that finds none, `git var`.
-func (g *GitRepo) identities(who *Signature, when time.Time) (author, committer Signature, err error) {
+func (g *GitRepo) identities(cfg *configSet, who *Signature, when time.Time) (author, committer Signature, err error) {
 	if who != nil {
 		s := Signature{Name: who.Name, Email: who.Email, When: when}
 		return s, s, nil
 	}
 	if _, set := os.LookupEnv("GIT_CONFIG_PARAMETERS"); !set {
-		head, _ := g.head()
-		if cfg, cerr := g.files.loadConfig(head.Branch); cerr == nil {
-			a, aerr := identity(cfg, "author", when)
-			c, cerr := identity(cfg, "committer", when)
-			if aerr == nil && cerr == nil {
-				return a, c, nil
-			}
+		a, aerr := identity(cfg, "author", when)
+		c, cerr := identity(cfg, "committer", when)
+		if aerr == nil && cerr == nil {
+			return a, c, nil
 		}
 	}
 	for i, role := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
@@ -457,22 +458,9 @@ func (g *GitRepo) indexLines(parent string, changes []FileChange, blobs map[stri
 	var written []string
 	for _, c := range changes {
 		if c.Delete {
-			paths := []string{c.Path}
-			if parent != "" {
-				sub := map[string]string{}
-				if err := g.walkTree(parent, c.Path, true, func(p string, e rawTreeEntry) { sub[p] = e.id }); err != nil {
-					return nil, nil, err
-				}
-				for p := range sub {
-					paths = append(paths, p)
-				}
-			}
-			staged, err := g.stagedLocked(c.Path)
+			paths, err := g.deletedPaths(parent, c.Path)
 			if err != nil {
 				return nil, nil, err
-			}
-			for _, e := range staged {
-				paths = append(paths, e.Path)
 			}
 			for _, p := range paths {
 				fmt.Fprintf(&b, "0 %s\t%s\x00", zero, p)
@@ -486,11 +474,29 @@ func (g *GitRepo) indexLines(parent string, changes []FileChange, blobs map[stri
 	return b.Bytes(), written, nil
 }
 
-// stagedLocked is Staged for a caller holding g.mu.
-func (g *GitRepo) stagedLocked(dir string) ([]IndexEntry, error) {
-	g.mu.Unlock()
-	defer g.mu.Lock()
-	return g.Staged(dir)
+// deletedPaths are the index paths a delete of p takes out: p itself, the
+// files under it at parent, and whatever the index holds under it. The
+// caller holds g.mu.
+func (g *GitRepo) deletedPaths(parent, p string) ([]string, error) {
+	gone := map[string]bool{p: true}
+	if parent != "" {
+		if err := g.walkTree(parent, p, true, func(q string, _ rawTreeEntry) { gone[q] = true }); err != nil {
+			return nil, err
+		}
+	}
+	staged, err := g.staged(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range staged {
+		gone[e.Path] = true
+	}
+	paths := make([]string, 0, len(gone))
+	for q := range gone {
+		paths = append(paths, q)
+	}
+	sort.Strings(paths)
+	return paths, nil
 }
 
 // syncIndex puts the committed paths in the index and, with worktree, the
@@ -603,22 +609,11 @@ func (g *GitRepo) syncVerbatim(parent string, changes []FileChange) error {
 	for _, c := range changes {
 		dst := filepath.Join(g.root, filepath.FromSlash(c.Path))
 		if c.Delete {
-			gone := map[string]bool{c.Path: true}
-			if parent != "" {
-				if err := g.walkTree(parent, c.Path, true, func(p string, _ rawTreeEntry) { gone[p] = true }); err != nil {
-					return err
-				}
-			}
-			staged, err := g.stagedLocked(c.Path)
+			gone, err := g.deletedPaths(parent, c.Path)
 			if err != nil {
 				return err
 			}
-			for _, e := range staged {
-				gone[e.Path] = true
-			}
-			for p := range gone {
-				paths = append(paths, p)
-			}
+			paths = append(paths, gone...)
 			if err := os.RemoveAll(dst); err != nil {
 				return fmt.Errorf("delete %s: %w", dst, err)
 			}

@@ -212,17 +212,23 @@ func decodeCommit(h plumbing.Hash, data []byte) (commitObject, error) {
 	return c, nil
 }
 
-// decodeTag parses an annotated tag object's body.
-func decodeTag(h plumbing.Hash, data []byte) (tagObject, error) {
-	var t tagObject
-	sawObject := false
+// tagFields are the headers and message of a tag object, names as text
+// (in any object format).
+type tagFields struct {
+	Target, TargetType, Name string
+	Tagger                   Signature
+	Message                  string // without a signature block
+	sawObject                bool
+}
+
+// parseTag reads a tag object's headers and message, its signature block
+// cut off, as git's parse_signed_buffer does.
+func parseTag(data []byte) (tagFields, error) {
+	var t tagFields
 	msg, err := headers(data, func(key string, value []byte) error {
 		switch key {
 		case "object":
-			if !isHex40(string(value)) {
-				return fmt.Errorf("tag %s: %w: bad object header", h, errMalformed)
-			}
-			t.Target, sawObject = plumbing.NewHash(string(value)), true
+			t.Target, t.sawObject = string(value), true
 		case "type":
 			t.TargetType = string(value)
 		case "tag":
@@ -233,16 +239,28 @@ func decodeTag(h plumbing.Hash, data []byte) (tagObject, error) {
 		return nil
 	})
 	if err != nil {
-		return tagObject{}, err
-	}
-	if !sawObject {
-		return tagObject{}, fmt.Errorf("tag %s: %w: no object header", h, errMalformed)
+		return tagFields{}, err
 	}
 	if i := signatureStart(msg); i >= 0 {
 		msg = msg[:i]
 	}
 	t.Message = msg
 	return t, nil
+}
+
+// decodeTag parses an annotated tag object's body.
+func decodeTag(h plumbing.Hash, data []byte) (tagObject, error) {
+	f, err := parseTag(data)
+	if err != nil {
+		return tagObject{}, err
+	}
+	if !f.sawObject {
+		return tagObject{}, fmt.Errorf("tag %s: %w: no object header", h, errMalformed)
+	}
+	if !isHex40(f.Target) {
+		return tagObject{}, fmt.Errorf("tag %s: %w: bad object header", h, errMalformed)
+	}
+	return tagObject{Target: plumbing.NewHash(f.Target), TargetType: f.TargetType, Name: f.Name, Tagger: f.Tagger, Message: f.Message}, nil
 }
 
 // signatureStart returns where the last signature block of a tag message
