@@ -31,17 +31,17 @@ import (
 type Opener func() (*workspace.Workspace, error)
 
 // instructions are sent once, in the initialize result.
-const instructions = "itr keeps this project's task memory in git. Call resume at the start of every session and after a compaction; record each iteration with checkpoint."
+const instructions = "itr keeps this project's task memory in git. Call resume at the start of every session and after a compaction; record each iteration with checkpoint. Every tool's task is the task's slug, by default the active task."
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and its last entry, the next action, blocked and done units (do not repeat), guardrails. Call it first."
+	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
 
-	startDesc = "Check that a unit can start (dependencies done) and show it: status, iterations, dependencies, guardrails. Writes nothing; the first checkpoint starts it."
+	startDesc = "Show a unit that can start now (dependencies done): status, iterations, dependencies, guardrails. Writes nothing."
 
-	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it; prefer finish for that."
+	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it (prefer finish)."
 
-	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back)."
+	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back). The last needs a passing verify run or verified_by."
 
 	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
 

@@ -211,12 +211,18 @@ func TestToolsEndToEnd(t *testing.T) {
 	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "re-ran the tests: still pass"})
 	assert.Equal(t, []string{"confirming", "verifying"}, []string{st.From, st.Status})
 	// A failed verification sends it back, then the gates again.
-	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "review: a nil check is missing", "passed": false})
+	// A check that does not pass is recorded and sends it back too.
+	st, _ = ok[Step](t, cs, "finish", map[string]any{"evidence": "review", "verify": []string{"sh", "-c", "echo a nil check is missing; exit 1"}})
 	assert.Equal(t, []string{"verifying", "in_progress"}, []string{st.From, st.Status})
+	assert.Contains(t, st.Check, "failed: exit 1")
+	assert.Contains(t, st.Check, "a nil check is missing")
+	assert.Contains(t, st.Next, "the check did not pass")
 	for _, want := range []string{"confirming", "verifying", "done"} {
-		st, _ = ok[Step](t, cs, "finish", map[string]any{"unit": "T1", "evidence": "fixed; tests and review pass"})
+		st, _ = ok[Step](t, cs, "finish", map[string]any{"unit": "T1", "evidence": "fixed; tests and review pass", "verify": []string{"test", "-f", "model.go"}})
 		assert.Equal(t, want, st.Status)
+		assert.Contains(t, st.Check, "test -f model.go passed: exit 0")
 	}
+	assert.Contains(t, git(t, dir, "show", "HEAD:.claude/iterative/demo/state.json"), `"command": "test -f model.go"`)
 	assert.Equal(t, 7, st.Iteration)
 	assert.Contains(t, st.Next, "the next unit is T2")
 	checkGit(t, dir)
@@ -300,7 +306,11 @@ func TestToolErrors(t *testing.T) {
 	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is confirming, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "holds"})
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "x", "done": true}, "unit T1 is verifying")
-	ok[Step](t, cs, "finish", map[string]any{"evidence": "reviewed"})
+	fails(t, cs, dir, "finish", map[string]any{"evidence": "reviewed"}, "unit T1 cannot be verified on a claim")
+	fails(t, cs, dir, "finish", map[string]any{"evidence": "reviewed", "verify": []string{}}, "unit T1 names no check to run")
+	fails(t, cs, dir, "finish", map[string]any{"evidence": "reviewed", "verify": []string{"sh", "-c", "exit 0"}, "verified_by": "Ana\x00"}, "verified_by holds a NUL byte")
+	ok[Step](t, cs, "finish", map[string]any{"evidence": "reviewed", "verified_by": "Ana (code review)"})
+	assert.Contains(t, git(t, dir, "show", "HEAD:.claude/iterative/demo/progress.md"), "**Verified by:** Ana (code review)")
 	fails(t, cs, dir, "finish", map[string]any{"unit": "T1", "evidence": "again"}, "unit T1 is done: do not repeat it")
 	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 is done: do not repeat it")
 	fails(t, cs, dir, "reopen", map[string]any{"unit": "T9", "reason": "x"}, "unit T9 is not in the task (units: T1, T2, T3)")

@@ -14,47 +14,51 @@ import (
 )
 
 // The property descriptions below end up in tools/list; keep them short.
+// task, in every input, is the task's slug (default: the active task), as
+// the server's instructions say.
 
 // ResumeInput is the input of the resume tool.
 type ResumeInput struct {
-	Task string `json:"task,omitempty" jsonschema:"default: the active task"`
+	Task string `json:"task,omitempty"`
 }
 
 // StartInput is the input of the start tool.
 type StartInput struct {
-	Task string `json:"task,omitempty" jsonschema:"default: the active task"`
-	Unit string `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
+	Task string `json:"task,omitempty"`
+	Unit string `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready"`
 }
 
 // CheckpointInput is the input of the checkpoint tool.
 type CheckpointInput struct {
-	Task      string   `json:"task,omitempty" jsonschema:"default: the active task"`
-	Unit      string   `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready one"`
+	Task      string   `json:"task,omitempty"`
+	Unit      string   `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready"`
 	Did       string   `json:"did" jsonschema:"what this iteration did"`
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
-	Blockers  string   `json:"blockers,omitempty" jsonschema:"what is in the way"`
+	Blockers  string   `json:"blockers,omitempty" jsonschema:"what blocks it"`
 	Done      bool     `json:"done,omitempty" jsonschema:"the work is done, or the confirmation holds"`
-	Commits   []string `json:"commits,omitempty" jsonschema:"work commits to name (default: those since the last checkpoint)"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: those since the last checkpoint)"`
 }
 
 // FinishInput is the input of the finish tool.
 type FinishInput struct {
-	Task     string `json:"task,omitempty" jsonschema:"default: the active task"`
-	Unit     string `json:"unit,omitempty" jsonschema:"default: the current unit"`
-	Evidence string `json:"evidence" jsonschema:"what shows the work is done: tests run, results, review"`
-	Passed   *bool  `json:"passed,omitempty" jsonschema:"false: the check failed (default true)"`
+	Task       string    `json:"task,omitempty"`
+	Unit       string    `json:"unit,omitempty" jsonschema:"default: the current unit"`
+	Evidence   string    `json:"evidence" jsonschema:"what shows the work is done: tests, results, review"`
+	Passed     *bool     `json:"passed,omitempty" jsonschema:"false: the check failed"`
+	Verify     *[]string `json:"verify,omitempty" jsonschema:"check to run, argv, no shell ([]: the unit's Verify)"`
+	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
 }
 
 // BlockInput is the input of the block tool.
 type BlockInput struct {
-	Task   string `json:"task,omitempty" jsonschema:"default: the active task"`
+	Task   string `json:"task,omitempty"`
 	Unit   string `json:"unit" jsonschema:"unit id"`
 	Reason string `json:"reason" jsonschema:"what the unit waits for"`
 }
 
 // ReopenInput is the input of the reopen tool.
 type ReopenInput struct {
-	Task   string `json:"task,omitempty" jsonschema:"default: the active task"`
+	Task   string `json:"task,omitempty"`
 	Unit   string `json:"unit" jsonschema:"unit id"`
 	Reason string `json:"reason" jsonschema:"what was found wrong"`
 }
@@ -82,6 +86,9 @@ type Step struct {
 	Status    string `json:"status"`
 	Commit    string `json:"commit"`
 	Next      string `json:"next"`
+	// Check is the verification run the iteration records, in words,
+	// with its last lines when it did not pass.
+	Check string `json:"check,omitempty"`
 }
 
 // Unit statuses as the tools compare them; package state owns the names.
@@ -237,8 +244,19 @@ func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in Chec
 func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishInput) (*mcp.CallToolResult, *Step, error) {
 	failed := in.Passed != nil && !*in.Passed
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-		return ws.Finish(workspace.FinishRequest{Slug: slug, Unit: in.Unit, Evidence: in.Evidence, Failed: failed})
+		return ws.Finish(workspace.FinishRequest{Slug: slug, Unit: in.Unit, Evidence: in.Evidence, Failed: failed,
+			VerifiedBy: in.VerifiedBy, Check: check(in.Verify)})
 	})
+}
+
+// check is the run a verify parameter asks for: none when absent, the
+// unit's Verify line when empty, else the argv given. No output is shown
+// as it runs: stdout carries the protocol.
+func check(verify *[]string) workspace.CheckRequest {
+	if verify == nil {
+		return workspace.CheckRequest{}
+	}
+	return workspace.CheckRequest{Verify: true, Argv: *verify}
 }
 
 // block is workspace.Block.
@@ -306,6 +324,21 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 			}
 		}
 	}
+	if e := out.Entry; e != nil {
+		if r := reconcile.RunOf(*e); r != nil {
+			st.Check = fmt.Sprintf("%s %s", r.Command, r.Outcome)
+			if r.ExitCode != nil {
+				st.Check += fmt.Sprintf(": exit %d", *r.ExitCode)
+			}
+			st.Check += " after " + reconcile.FormatDuration(r.DurationMS)
+			if !r.Passed() {
+				if r.Tail != "" {
+					st.Check += "; its last lines:\n" + r.Tail
+				}
+				st.Next = fmt.Sprintf("the check did not pass (see check): fix the cause, then %s", st.Next)
+			}
+		}
+	}
 	for _, w := range out.Warnings {
 		st.Next += "\nWarning: " + w
 	}
@@ -322,7 +355,7 @@ func nextCall(status, id string) string {
 	case confirming:
 		return fmt.Sprintf("confirm in the next iteration: re-check %s's work, then call finish again (passed=false if it does not hold)", id)
 	case verifying:
-		return fmt.Sprintf("verify %s (quality, review), then call finish again with the evidence (passed=false if it fails)", id)
+		return fmt.Sprintf("verify %s: call finish with verify (runs its check; it must pass) or verified_by (the person or external check), or passed=false if it fails", id)
 	case done:
 		return fmt.Sprintf("%s is done: call start for the next unit", id)
 	case blocked:
@@ -380,6 +413,8 @@ func Worded(err error) error {
 		msg = fmt.Sprintf("unit %s is verifying: call finish with the evidence (passed=false when verification found problems)", u)
 	case reconcile.OutputBad:
 		msg = fmt.Sprintf("unit %s cannot be finished while its outputs fail the check (nothing was recorded); fix them, then call finish again. %s", u, reconcile.OutputProblems(r.Outputs))
+	case reconcile.NoEvidence:
+		msg = fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): call finish with verify (a check that must pass; [] runs the unit's Verify line) or verified_by (the person or external check that verified it)", u)
 	case reconcile.NotDone:
 		msg = fmt.Sprintf("unit %s is %s, not done: only a done unit can be reopened", u, r.Status)
 		if r.Status == state.Confirming || r.Status == state.Verifying {

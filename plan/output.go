@@ -78,3 +78,17 @@ func completeValue(v string) (string, bool) {
 	}
 	return "", false
 }
+
+// Check returns the command line of the unit's Verify sub-item, without
+// the backquotes it may be written in; "" without one or while it is
+// template text.
+func (u *Unit) Check() string {
+	v := strings.TrimSpace(u.Verify)
+	if v == "" || isTemplate(v) {
+		return ""
+	}
+	if n := len(v) - len(strings.TrimLeft(v, "`")); n > 0 && len(v) > 2*n && strings.HasSuffix(v, strings.Repeat("`", n)) {
+		v = strings.TrimSpace(v[n : len(v)-n])
+	}
+	return v
+}

@@ -452,9 +452,10 @@ const (
 	keyMax        = "Max iterations"
 	keyDepends    = "Depends"
 	keyModel      = "Model"
+	keyVerify     = "Verify"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyMax, keyDepends, keyModel}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyVerify, keyMax, keyDepends, keyModel}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -589,6 +590,8 @@ func (ps *parser) closeItem() {
 		u.Criteria = v
 	case keyCompletion:
 		u.Completion = v
+	case keyVerify:
+		u.Verify = strings.TrimSpace(v)
 	case keyOutput:
 		u.Output = v
 		if !isTemplate(v) {

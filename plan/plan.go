@@ -44,6 +44,9 @@ type Unit struct {
 	// Raw values of the known sub-items, "" when absent. A value continued
 	// on more indented lines holds them joined with "\n".
 	Files, Criteria, Completion, Output, Model string
+	// Verify is the unit's check, a command line ("Verify: go test
+	// ./auth/..."), that checkpoint --verify runs when given no command.
+	Verify string
 
 	MaxIterations int // 0 when absent
 	// MinWords is the least number of words each output must hold, 0 when

@@ -152,6 +152,9 @@ func (u *Unit) render() string {
 	if u.Complete != "" {
 		item(keyComplete, u.Complete)
 	}
+	if u.Verify != "" {
+		item(keyVerify, u.Verify)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))

@@ -109,6 +109,8 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		}
 		add(id, "max_iterations", r.MaxIterations, d.MaxIterations, limitSource)
 		add(id, "completed_at", r.CompletedAt, d.CompletedAt, SourceLog)
+		add(id, "verified_by", r.VerifiedBy, d.VerifiedBy, SourceLog)
+		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
 	}
 	return out
 }
@@ -158,6 +160,11 @@ func show(v any) string {
 		}
 		return mustJSON(*p)
 	case *[]string:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	case *state.Run:
 		if p == nil {
 			return absent
 		}

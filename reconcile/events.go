@@ -32,6 +32,10 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		ev.Signal = field("Signal")
 		ev.Verification = verification(field("Verification"))
 		ev.Commits = workCommits(field("Commit"), commits)
+		ev.Run, ev.VerifiedBy = RunOf(e), VerifiedByOf(e)
+		if ev.Run == nil {
+			ev.Run = InterruptedRunOf(e)
+		}
 	case progresslog.KindBlocked, progresslog.KindReopened:
 		ev.Reason = field("Reason")
 	case progresslog.KindPlanned:

@@ -50,6 +50,10 @@ type Event struct {
 	Adopted      []AdoptedUnit // for Adopted: the facts kept of each unit
 	Current      string        // for Adopted: the current unit
 	Line         int           // the entry's line in progress.md, for messages
+	// Run is the verification run an iteration records; VerifiedBy names
+	// who verified it when no run did.
+	Run        *state.Run
+	VerifiedBy string
 }
 
 // Input is everything Fold needs.
@@ -153,6 +157,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.Status = state.Pending
 			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
+			u.VerifiedBy, u.LastRun = nil, nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -310,12 +315,19 @@ func iterate(s *state.State, ev Event) {
 		passed := ev.Verification == "passed"
 		u.VerificationPassed = state.Ptr(passed)
 		u.Status = state.InProgress
+		u.VerifiedBy = nil
 		if passed {
 			u.Status = state.Done
 			if ev.Time != "" {
 				u.CompletedAt = state.Ptr(ev.Time)
 			}
+			if ev.VerifiedBy != "" && !ev.Run.Passed() {
+				u.VerifiedBy = state.Ptr(ev.VerifiedBy)
+			}
 		}
+	}
+	if ev.Run != nil {
+		u.LastRun = ev.Run.Clone()
 	}
 	for _, c := range ev.Commits {
 		if !hasCommit(s.Commits, c) {

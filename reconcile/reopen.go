@@ -24,7 +24,7 @@ func reopen(s *state.State, ev Event) {
 	u := unit(s, ev.Unit)
 	u.Status = state.InProgress
 	u.VerificationPassed = state.Ptr(false)
-	u.CompletedAt, u.Reason = nil, nil
+	u.CompletedAt, u.Reason, u.VerifiedBy = nil, nil, nil
 	s.Current = state.Ptr(u.ID)
 	s.CurrentIteration = state.Ptr(state.Val(u.IterationsUsed))
 	if s.Phase == state.Verify || s.Phase == state.Deliver {

@@ -52,6 +52,17 @@ type Intent struct {
 	Verified bool
 	// Failed says the check of a Finish did not hold.
 	Failed bool
+	// Run is the verification run made for this request, nil when none
+	// was (or, with WillRun, when it is still to be made). A run that did
+	// not pass takes back the request's signal or verification: the unit
+	// goes where the lifecycle sends a failed check.
+	Run *state.Run
+	// WillRun says a run is to be made before the request is recorded;
+	// Decide then checks everything but its outcome.
+	WillRun bool
+	// VerifiedBy names the person or external check that verified the
+	// unit, evidence in place of a run.
+	VerifiedBy string
 	// Reason is why the unit is blocked (Block) or reopened (Reopen).
 	Reason string
 	// Activity, when the rule book must pick among started units, gives
@@ -100,6 +111,7 @@ const (
 	PhaseEarly     Code = "phase-early"     // verify or deliver while units are unfinished
 	OutputBad      Code = "output-bad"      // moving a unit toward done while an output it names fails the check
 	NotDone        Code = "not-done"        // reopening a unit that is not done
+	NoEvidence     Code = "no-evidence"     // verified with neither a passing run nor who verified it
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -194,6 +206,9 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
+	case NoEvidence:
+		return fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): run its check with %s, or name the person or external check that verified it with %s TEXT",
+			u, field("verify"), field("verified-by"))
 	case OutputBad:
 		return fmt.Sprintf("unit %s cannot move toward done (nothing was recorded): %s", u, OutputProblems(r.Outputs))
 	case PhaseEarly:
@@ -271,6 +286,11 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 			in.Signal = !in.Failed
 		case state.Verifying:
 			in.Verified = !in.Failed
+			if in.Verified {
+				if err := evidenced(in, id); err != nil {
+					return Event{}, err
+				}
+			}
 		}
 	case Work:
 		if u.Status == state.Verifying && in.Signal {
@@ -279,7 +299,16 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		if in.Verified && u.Status != state.Verifying {
 			return Event{}, &Refusal{Code: VerifiedEarly, Unit: id, Status: u.Status}
 		}
+		if in.Verified {
+			if err := evidenced(in, id); err != nil {
+				return Event{}, err
+			}
+		}
 	}
+	if in.Run != nil && !in.Run.Passed() {
+		in.Signal, in.Verified = false, false
+	}
+	ev.Run = in.Run
 	ev.Kind = progresslog.KindIteration
 	ev.Iteration = state.Val(u.IterationsUsed) + 1
 	if in.Signal && u.Status != state.Verifying {
@@ -290,8 +319,19 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		if in.Verified {
 			ev.Verification = "passed"
 		}
+		ev.VerifiedBy = strings.TrimSpace(in.VerifiedBy)
 	}
 	return ev, allowed(s, p, ev)
+}
+
+// evidenced refuses a verification that rests on a claim alone: it needs a
+// run (made, or about to be) or the name of who verified. The reducer does
+// not ask for it, so logs written before the rule still fold.
+func evidenced(in Intent, id string) error {
+	if in.Run == nil && !in.WillRun && strings.TrimSpace(in.VerifiedBy) == "" {
+		return &Refusal{Code: NoEvidence, Unit: id, Status: state.Verifying}
+	}
+	return nil
 }
 
 // workable refuses work on a unit that is finished, blocked, timed out, or

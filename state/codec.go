@@ -42,7 +42,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "completed_at"}
+	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "completed_at", "verified_by", "last_run"}
 )
 
 func topKeys(m Mode) []string {
@@ -188,6 +188,10 @@ func (s *State) decodeUnits(kv keyValue) error {
 				u.VerificationPassed = &b
 			case "completed_at":
 				u.CompletedAt, err = decodeTime(fp, f.raw)
+			case "verified_by":
+				u.VerifiedBy, err = decodeOptString(keyValue{fp, f.raw})
+			case "last_run":
+				u.LastRun, err = decodeRun(fp, f.raw)
 			default:
 				u.extra.setUnknown(f.key, f.raw)
 			}
@@ -521,6 +525,12 @@ func (u *Unit) fields() map[string]any {
 	if u.CompletedAt != nil {
 		m["completed_at"] = *u.CompletedAt
 	}
+	if u.VerifiedBy != nil {
+		m["verified_by"] = *u.VerifiedBy
+	}
+	if u.LastRun != nil {
+		m["last_run"] = u.LastRun
+	}
 	return m
 }
 
@@ -627,6 +637,8 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 			present[id] = s.Units[id]
 		}
 		writeObject(b, indent, o, ids, present)
+	case *Run:
+		writeRaw(b, indent, v.encode())
 	case *Unit:
 		fields := v.fields()
 		if v.inline() {
@@ -641,7 +653,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 // writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
 // That is a unit with no iterations_used whose unknown values are scalars.
 func (u *Unit) inline() bool {
-	if u.IterationsUsed != nil {
+	if u.IterationsUsed != nil || u.LastRun != nil {
 		return false
 	}
 	for _, raw := range u.extra.unknown {

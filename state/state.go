@@ -17,6 +17,11 @@ type Unit struct {
 	VerificationPassed *bool
 	MaxIterations      *int
 	CompletedAt        *string
+	// VerifiedBy names the person or external check that verified the
+	// unit, when no run of itr's did (verified_by).
+	VerifiedBy *string
+	// LastRun is the unit's last verification run (last_run).
+	LastRun *Run
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -110,6 +115,8 @@ func (u *Unit) Clone() *Unit {
 	c.VerificationPassed = clonePtr(u.VerificationPassed)
 	c.MaxIterations = clonePtr(u.MaxIterations)
 	c.CompletedAt = clonePtr(u.CompletedAt)
+	c.VerifiedBy = clonePtr(u.VerifiedBy)
+	c.LastRun = u.LastRun.Clone()
 	c.extra = u.extra.clone()
 	return &c
 }

@@ -299,6 +299,12 @@ type CheckpointRequest struct {
 	Signal    bool     // the work is declared done (in_progress) or confirmed (confirming)
 	Verified  bool     // verification passed (verifying)
 	Commits   []string // revisions of work commits to name; none: found from git
+	// VerifiedBy names the person or external check that verified the
+	// unit (it implies Verified).
+	VerifiedBy string
+	// Check runs a verification first; a run that does not pass takes
+	// back Signal and Verified.
+	Check CheckRequest
 }
 
 // Checkpoint appends one iteration entry, folds it into state.json and
@@ -307,13 +313,32 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, required("did", "say what this iteration did")
 	}
-	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit); err != nil {
+	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
-	return w.record(req.Slug, func(t *store.Task) (*change, error) {
-		return w.iteration(t, reconcile.Intent{Action: reconcile.Work,
-			Unit: req.Unit, Signal: req.Signal, Verified: req.Verified}, req)
+	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
+		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
+		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+			return w.iteration(t, in, req, ran)
+		})
 	})
+}
+
+// checked runs the request's check, when it asks for one, and then the
+// record with the run as evidence; the record is made whatever the run's
+// outcome (a failing run is evidence too).
+func (w *Workspace) checked(slug string, in reconcile.Intent, check CheckRequest, rec func(reconcile.Intent, *ranCheck) (*Outcome, error)) (*Outcome, error) {
+	if !check.Verify {
+		return rec(in, nil)
+	}
+	ran, err := w.runCheck(slug, in, check)
+	if err != nil {
+		return nil, err
+	}
+	defer ran.done()
+	in.Unit, in.Run = ran.unit, ran.run
+	return rec(in, ran)
 }
 
 // FinishRequest moves a unit one step along the closing path with the
@@ -325,6 +350,11 @@ type FinishRequest struct {
 	Unit     string // "" is the unit the rule book names
 	Evidence string
 	Failed   bool
+	// VerifiedBy names the person or external check that verified the
+	// unit, the evidence the last step needs when no run is made.
+	VerifiedBy string
+	// Check runs a verification first (see CheckpointRequest.Check).
+	Check CheckRequest
 }
 
 // Finish records one iteration that takes a unit a step toward done, as
@@ -334,12 +364,14 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Evidence) == "" {
 		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
 	}
-	if err := plainText("evidence", req.Evidence, "unit", req.Unit); err != nil {
+	if err := plainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
-	return w.record(req.Slug, func(t *store.Task) (*change, error) {
-		return w.iteration(t, reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed},
-			CheckpointRequest{Slug: req.Slug, Did: req.Evidence})
+	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
+		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+			return w.iteration(t, in, CheckpointRequest{Slug: req.Slug, Did: req.Evidence, VerifiedBy: req.VerifiedBy}, ran)
+		})
 	})
 }
 
@@ -366,7 +398,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 }
 
 // iteration builds the entry of one iteration the rule book allows.
-func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest) (*change, error) {
+func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest, ran *ranCheck) (*change, error) {
 	in.Activity = activity(t)
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
@@ -397,8 +429,25 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if ev.Verification != "" {
 		add("Verification", ev.Verification)
 	}
+	c := &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), warnings: warnings}
+	if ev.VerifiedBy != "" {
+		add(reconcile.FieldVerifiedBy, ev.VerifiedBy)
+	}
+	if ran != nil {
+		run := *ran.run
+		var log *gitstate.FileChange
+		run.Log, log = w.runLog(t.Slug, id, n, ran.output)
+		if log != nil {
+			c.files = append(c.files, *log)
+		}
+		e.Fields = append(e.Fields, reconcile.RunFields(run)...)
+	}
+	if f, forget := w.interruptedRun(t.Slug, id, ran); f != nil {
+		e.Fields = append(e.Fields, *f)
+		c.after = forget
+	}
 	add("Commit", orNone(strings.Join(commits, "\n")))
-	return &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), warnings: warnings}, nil
+	return c, nil
 }
 
 // checkUncommitted looks, when an iteration declares work done (a signal or

@@ -29,6 +29,10 @@ type change struct {
 	subject   string // after "itr(<slug>): "
 	body      string
 	warnings  []string
+	// files are more files the record writes (a run's output).
+	files []gitstate.FileChange
+	// after runs once the commit has landed.
+	after func()
 }
 
 // Outcome is the result of one recorded event.
@@ -171,6 +175,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		}
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.GuardrailsFile), Data: g})
 	}
+	changes = append(changes, c.files...)
 	if ch, err := w.syncPlan(t, out.After); err != nil {
 		return nil, err
 	} else if ch != nil {
@@ -189,6 +194,9 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		return nil, err
 	}
 	out.Commit = commit.Hash
+	if c.after != nil {
+		c.after()
+	}
 	if c.guardrail != nil {
 		out.Guardrail = c.guardrail.Name
 	}

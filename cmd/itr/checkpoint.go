@@ -3,16 +3,19 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace"
 )
 
 func newCheckpointCmd(g *globals) *cobra.Command {
 	var req workspace.CheckpointRequest
 	cmd := &cobra.Command{
-		Use:   "checkpoint [UNIT]",
+		Use:   "checkpoint [UNIT] [--verify [-- COMMAND ARGS...]]",
 		Short: "Record one iteration as one commit",
 		Long: `Record one iteration of a unit: append an entry to progress.md, fold it into state.json,
 and commit both (with the task folder's other changes) as one commit.
@@ -26,12 +29,45 @@ the unit to timeout.
 A unit whose plan names outputs ("Output:", with "Min words:" and "Complete: sentences")
 takes --signal and --verified only while each output file is there, not empty, long enough,
 not cut off ("...", "…", "[continued", "[TBD]", "TODO", an open code fence) and, if asked,
-ending with a whole sentence; otherwise nothing is recorded and each problem is named.`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+ending with a whole sentence; otherwise nothing is recorded and each problem is named.
+
+--verified needs evidence: a passing run (--verify) or the person or external check that
+verified the unit (--verified-by TEXT, which implies --verified). --verify runs the command
+after -- (no shell: name one, as in -- sh -c 'a && b'), or the unit's "Verify:" line in the
+plan, in the work tree, with a time limit (verify_timeout in .itr.yaml, default 10m; --timeout).
+Its output shows as it runs; Ctrl-C stops the command, and the run is still recorded. The entry
+records the command, how it ended, how long it took, the commit and whether the tree was clean,
+and its last lines; the whole output is committed as runs/UNIT-N.log in the task folder. A run
+that does not pass takes back --signal and --verified: the iteration is recorded, the unit goes
+where a failed check goes, and itr exits with 3.`,
+		Example: `  itr checkpoint T1 --did "login form" --signal --verify -- go test ./auth/...
+  itr checkpoint T1 --did "tests pass" --verified --verify      # runs T1's Verify: line
+  itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			unitArgs := args
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				unitArgs = args[:at]
+				if len(args[at:]) == 0 {
+					return fmt.Errorf("nothing after --: give the command to run, or leave out -- to run the unit's Verify: line")
+				}
+			}
+			if len(unitArgs) > 1 {
+				return fmt.Errorf("accepts at most 1 unit, received %d (%s); a command to run goes after --verify --", len(unitArgs), strings.Join(unitArgs, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				if !req.Check.Verify {
+					return usageError{fmt.Errorf("a command after -- runs only with --verify: itr checkpoint %s--verify -- %s", unitPrefix(args[:at]), strings.Join(args[at:], " "))}
+				}
+				req.Check.Argv = append([]string(nil), args[at:]...)
+				args = args[:at]
+			}
 			if len(args) == 1 {
 				req.Unit = args[0]
 			}
+			req.Check.Tee = g.io.Err
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
 				slug, err := ws.Select("")
 				if err != nil {
@@ -43,18 +79,27 @@ ending with a whole sentence; otherwise nothing is recorded and each problem is 
 					return err
 				}
 				v := outcomeJSON(out)
-				return g.emit(v, func(w io.Writer) {
+				if err := g.emit(v, func(w io.Writer) {
 					arrow := v.Status
 					if v.From != v.Status {
 						arrow = v.From + " → " + v.Status
 					}
 					printRepaired(w, out)
 					fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
+					if v.Run != nil {
+						fmt.Fprintf(w, "Check: %s\n", terminalSafe(runLine(*v.Run, ws.Rel(slug, ""))))
+					}
 					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
 					for _, warn := range out.Warnings {
 						fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
 					}
-				})
+				}); err != nil {
+					return err
+				}
+				if v.Run != nil && !v.Run.Passed() {
+					return problemsError{fmt.Sprintf("the check of %s did not pass (%s); the run is recorded, and %s is %s", v.Unit, v.Run.Outcome, v.Unit, v.Status)}
+				}
+				return nil
 			})
 		},
 	}
@@ -65,5 +110,29 @@ ending with a whole sentence; otherwise nothing is recorded and each problem is 
 	f.BoolVar(&req.Signal, "signal", false, "the work is done (in_progress) or the confirmation holds (confirming)")
 	f.BoolVar(&req.Verified, "verified", false, "verification passed (verifying)")
 	f.StringArrayVar(&req.Commits, "commit", nil, "a work commit to name (repeatable; default: the commits since the last checkpoint)")
+	f.BoolVar(&req.Check.Verify, "verify", false, "run a check first: the command after --, else the unit's Verify: line")
+	f.DurationVar(&req.Check.Timeout, "timeout", 0, "stop the check after this long (default: verify_timeout in .itr.yaml, else 10m)")
+	f.StringVar(&req.VerifiedBy, "verified-by", "", "the person or external check that verified the unit (implies --verified)")
 	return cmd
+}
+
+// unitPrefix is "T1 " when a unit was named, for a suggested command line.
+func unitPrefix(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0] + " "
+}
+
+// runLine words a run: "`go test ./...` failed: exit 1 after 2.41s; whole output in DIR/runs/T1-3.log".
+func runLine(r state.Run, taskDir string) string {
+	s := fmt.Sprintf("%s %s", r.Command, r.Outcome)
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(": exit %d", *r.ExitCode)
+	}
+	s += " after " + reconcile.FormatDuration(r.DurationMS)
+	if r.Log != "" {
+		s += "; whole output in " + taskDir + r.Log
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -76,6 +77,10 @@ type outcomeView struct {
 	// Warnings are what the record went ahead despite (work files no
 	// commit holds when the work was declared done).
 	Warnings []string `json:"warnings,omitempty"`
+	// Run is the verification run the iteration records; VerifiedBy who
+	// verified the unit without one.
+	Run        *state.Run `json:"run,omitempty"`
+	VerifiedBy string     `json:"verified_by,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
@@ -111,6 +116,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		if u := out.After.Units[e.Unit]; u != nil {
 			v.Status = string(u.Status)
 		}
+		v.Run, v.VerifiedBy = reconcile.RunOf(*e), reconcile.VerifiedByOf(*e)
 	}
 	return v
 }

@@ -143,7 +143,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	ok("checkpoint", "T1", "--did", "confirmed", "--signal")
 	same(request{"reopen a verifying unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})
 	same(request{"a signal in verifying", []string{"checkpoint", "T1", "--did", "x", "--signal"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "done": true}, reconcile.NeedsVerdict})
-	ok("checkpoint", "T1", "--did", "verified", "--verified")
+	ok("checkpoint", "T1", "--did", "verified", "--verified-by", "review")
 	same(request{"a finished unit", []string{"checkpoint", "T1", "--did", "x"}, "checkpoint", map[string]any{"unit": "T1", "did": "x"}, reconcile.UnitDone})
 	same(request{"block a finished unit", []string{"block", "T1", "--reason", "x"}, "block", map[string]any{"unit": "T1", "reason": "x"}, reconcile.BadMove})
 	same(request{"reopen without a reason", []string{"reopen", "T1", "--reason", " "}, "reopen", map[string]any{"unit": "T1", "reason": " "}, ""})

@@ -60,6 +60,9 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if len(s.Ready) > 0 {
 		fmt.Fprintf(w, "Ready:    %s\n", strings.Join(s.Ready, ", "))
 	}
+	for _, c := range s.Checks {
+		fmt.Fprintf(w, "Check:    %s\n", c)
+	}
 	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
 	if len(s.DoNotRepeat) > 0 {
 		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))

@@ -47,7 +47,8 @@ T3 (independent)
   - Files: `user.go`
   - Criteria: model with validation, tests pass
   - Completion: `<signal>T1_DONE</signal>`
-  - Max iterations: 5
+  - Verify: `grep -q "func (u User) Valid" user.go`
+  - Max iterations: 6
 - [ ] **T2**: Create the auth service
   - Criteria: login and logout work
   - Max iterations: 8
@@ -61,11 +62,16 @@ run itr next
 printf 'package app\n\ntype User struct{ Name string }\n' > user.go
 git add user.go && git commit -qm "feat(user-auth): add User model"
 run itr checkpoint T1 --did "Added the User model" --remaining "validation and tests"
+# Declaring the work done with a check: the unit's Verify line runs first, and
+# a check that fails keeps the unit in progress (the run is recorded; exit 3).
+run itr checkpoint --did "Model done" --signal --verify || echo "(exit $?: the check did not pass; the run is recorded)"
 printf 'package app\n\ntype User struct{ Name string }\n\nfunc (u User) Valid() bool { return u.Name != "" }\n' > user.go
 git commit -qam "feat(user-auth): validate users"
-run itr checkpoint --did "Validation and tests" --signal
+run itr checkpoint --did "Validation and tests" --signal --verify
 run itr checkpoint --did "Confirmation: re-ran the tests, all pass" --signal
-run itr checkpoint --did "Reviewed the code" --verified
+# --verified needs evidence: a passing run, or who verified it.
+run itr checkpoint --did "Reviewed the code" --verified || echo "(exit $?: a claim alone is refused)"
+run itr checkpoint --did "Reviewed the code" --verified-by "Ana (code review)"
 run itr block T3 --reason "Waiting for the product team's wording"
 run itr guardrail --name "Run tests before signalling" --when "declaring a unit done" --problem "a signal without tests" --solution "run go test ./... first"
 

@@ -129,6 +129,7 @@ var rooms = map[string][]string{
 	"workspace/store":    nil,
 	"workspace/verify":   {"workspace/store"},
 	"workspace/recovery": {"workspace/store"},
+	"workspace/runs":     nil,
 	"workspace/merge":    {"workspace/store"},
 	"workspace/hooks":    {"workspace/store", "workspace/verify"},
 	"workspace/view":     {"workspace/store", "workspace/verify"},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -23,6 +24,7 @@ const ConfigFile = ".itr.yaml"
 //	  email: agent@example.com
 //	run_hooks: true             # itr's commits run the repository's commit hooks
 //	uncommitted_work: refuse    # --signal/--verified with uncommitted work: warn (default) or refuse
+//	verify_timeout: 10m         # how long a verification run may take (default 10m)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -37,6 +39,22 @@ type Config struct {
 	// the task folder are not committed: "warn" (the default, "") names
 	// them; "refuse" records nothing.
 	UncommittedWork string `yaml:"uncommitted_work"`
+	// VerifyTimeout is how long a verification run (checkpoint --verify)
+	// may take before it is stopped and recorded as timed out; 0 is the
+	// default, DefaultVerifyTimeout.
+	VerifyTimeout time.Duration `yaml:"verify_timeout"`
+}
+
+// DefaultVerifyTimeout is how long a verification run may take when
+// .itr.yaml does not say.
+const DefaultVerifyTimeout = 10 * time.Minute
+
+// Timeout is the verification runs' time limit.
+func (c Config) Timeout() time.Duration {
+	if c.VerifyTimeout > 0 {
+		return c.VerifyTimeout
+	}
+	return DefaultVerifyTimeout
 }
 
 // Identity overrides the author and committer of itr's commits.
@@ -143,8 +161,14 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "uncommitted_work is warn or refuse")
 			}
 			c.UncommittedWork = v.Value
+		case "verify_timeout":
+			d, err := time.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+				return c, bad(v, "verify_timeout %q is not a duration such as 10m or 90s", v.Value)
+			}
+			c.VerifyTimeout = d
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout)", k.Value)
 		}
 	}
 	return c, nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,9 @@ func TestLoadConfig(t *testing.T) {
 		{name: "quoted", file: ptr(`root: "a b/c"` + "\n"), want: store.Config{Root: "a b/c"}},
 		{name: "empty identity", file: ptr("identity: {}\n")},
 		{name: "unknown key", file: ptr(lines("root: .claude/iterative", "colour: red")),
-			err: `.itr.yaml:2: unknown key "colour" (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work)`},
+			err: `.itr.yaml:2: unknown key "colour" (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout)`},
+		{name: "verify timeout", file: ptr("verify_timeout: 90s\n"), want: store.Config{VerifyTimeout: 90 * time.Second}},
+		{name: "bad verify timeout", file: ptr("verify_timeout: soon\n"), err: `.itr.yaml:1: verify_timeout "soon" is not a duration such as 10m or 90s`},
 		{name: "bad mode", file: ptr(lines("root: x", "", "mode: fast")),
 			err: `.itr.yaml:3: mode "fast" is not development or knowledge`},
 		{name: "empty mode", file: ptr("mode:\n"),

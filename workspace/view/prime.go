@@ -57,9 +57,12 @@ type PrimeContext struct {
 	Guardrails   []string     `json:"guardrails,omitempty"`
 	Commands     []string     `json:"commands,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
-	Archive      string       `json:"archive,omitempty"` // an archived task: the ref it is read from
-	Markdown     string       `json:"markdown"`
-	sum          *Summary     // the status it was built from
+	// Checks are the verification runs that need attention, first in the
+	// Markdown: a failed run is the news an agent resumes with.
+	Checks   []Check  `json:"checks,omitempty"`
+	Archive  string   `json:"archive,omitempty"` // an archived task: the ref it is read from
+	Markdown string   `json:"markdown"`
+	sum      *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -79,6 +82,8 @@ type PlanUnit struct {
 	// OutputRules are the checks the outputs must pass before the unit may
 	// move toward done ("at least 500 words; ends with a whole sentence").
 	OutputRules string `json:"output_rules,omitempty"`
+	// Check is the unit's Verify command line, run by checkpoint --verify.
+	Check string `json:"check,omitempty"`
 }
 
 func planUnitOf(p *plan.Plan, id string) *PlanUnit {
@@ -90,7 +95,7 @@ func planUnitOf(p *plan.Plan, id string) *PlanUnit {
 		return nil
 	}
 	pu := &PlanUnit{File: p.File, Line: u.Line, Details: u.Details, Criteria: u.Criteria, Files: u.Files,
-		Signal: u.Signal(), Model: u.Model, Output: u.Output}
+		Signal: u.Signal(), Model: u.Model, Output: u.Output, Check: u.Check()}
 	if u.Output != "" {
 		rules := []string{"there, not empty, not cut off"}
 		if u.MinWords > 0 {
@@ -137,7 +142,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	p := &PrimeContext{
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
 		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
-		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, sum: sum,
+		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, sum: sum,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
 	}
 	for _, u := range sum.Started {
@@ -303,6 +308,18 @@ func (p *PrimeContext) render() string {
 	}
 	fmt.Fprintf(&head, "Phase %s; %s.\n", p.Phase, p.Progress)
 	add(head.String())
+	if len(p.Checks) > 0 {
+		var b strings.Builder
+		b.WriteString("## Checks that did not pass — look at these first\n")
+		for i, c := range p.Checks {
+			fmt.Fprintf(&b, "- %s\n", visible(store.OneLine(c.String(), 400)))
+			if c.Tail != "" && i < 2 {
+				b.WriteString("  Its last lines (the command's output, data):\n")
+				b.WriteString(fenced(visible(lastLines(c.Tail, 15))))
+			}
+		}
+		add(b.String())
+	}
 
 	var now strings.Builder
 	c := p.Current
@@ -343,6 +360,9 @@ func (p *PrimeContext) render() string {
 			if pu.OutputRules != "" {
 				// itr's own words, not the plan's: unquoted.
 				fmt.Fprintf(&now, "  - The outputs must be %s before --signal or --verified (itr checks them).\n", pu.OutputRules)
+			}
+			if pu.Check != "" {
+				fmt.Fprintf(&now, "  - Check: %s; `itr checkpoint %s --verify` runs it (add --signal or --verified: it counts only if it passes).\n", quote(pu.Check, 300), c.ID)
 			}
 		}
 	}

@@ -104,15 +104,18 @@ type Summary struct {
 	WorkReopened *Reopen `json:"work_reopened,omitempty"`
 	// Started are the units under way, the current first; Ready every
 	// pending unit whose dependencies are done, in plan order.
-	Started        []UnitStatus            `json:"started"`
-	Ready          []string                `json:"ready"`
-	Blocked        []UnitStatus            `json:"blocked"`
-	DoNotRepeat    []string                `json:"do_not_repeat"`
-	Units          []UnitStatus            `json:"units"`
-	LastCheckpoint string                  `json:"last_checkpoint,omitempty"`
-	SinceLast      string                  `json:"since_last,omitempty"`
-	Warnings       []string                `json:"warnings"`
-	Discrepancies  []reconcile.Discrepancy `json:"discrepancies"`
+	Started        []UnitStatus `json:"started"`
+	Ready          []string     `json:"ready"`
+	Blocked        []UnitStatus `json:"blocked"`
+	DoNotRepeat    []string     `json:"do_not_repeat"`
+	Units          []UnitStatus `json:"units"`
+	LastCheckpoint string       `json:"last_checkpoint,omitempty"`
+	SinceLast      string       `json:"since_last,omitempty"`
+	Warnings       []string     `json:"warnings"`
+	// Checks are the verification runs that need attention: a failed last
+	// run of an unfinished unit, a run interrupted before itr recorded it.
+	Checks        []Check                 `json:"checks"`
+	Discrepancies []reconcile.Discrepancy `json:"discrepancies"`
 	// Undone lists commits made without itr that took committed entries
 	// out of the task's logs (reconcile puts them back).
 	Undone            []verify.UndoReport `json:"undone,omitempty"`
@@ -219,6 +222,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
+	sum.Checks = checksOf(st, slug, s, archive == "")
 	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
 		us := ix.row(s, id)
