@@ -99,7 +99,7 @@ func runOutput(r state.Run) string {
 	if r.Tail == "" {
 		return head
 	}
-	fence := fenceFor(r.Tail)
+	fence := Fence(r.Tail)
 	return head + "\n" + fence + "text\n" + r.Tail + "\n" + fence
 }
 
@@ -110,8 +110,12 @@ func lineCount(n int) string {
 	return fmt.Sprintf("%d lines", n)
 }
 
-// fenceFor is a backtick fence longer than any run of backticks in s.
-func fenceFor(s string) string {
+// Fence is a backtick fence longer than any run of backticks in s, so
+// that no line of s closes a block it opens.
+func Fence(s string) string { return strings.Repeat("`", max(3, longestTicks(s)+1)) }
+
+// longestTicks is the length of the longest run of backticks in s.
+func longestTicks(s string) int {
 	longest, n := 0, 0
 	for _, c := range s {
 		if c == '`' {
@@ -121,22 +125,13 @@ func fenceFor(s string) string {
 			n = 0
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
 }
 
 // code writes s as one inline code span.
 func code(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
-	longest, n := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			n++
-			longest = max(longest, n)
-		} else {
-			n = 0
-		}
-	}
-	tick := strings.Repeat("`", longest+1)
+	tick := strings.Repeat("`", longestTicks(s)+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		return tick + " " + s + " " + tick
 	}

@@ -91,15 +91,9 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	t, err := w.Load(slug)
+	t, err := w.loadReadable(slug)
 	if err != nil {
 		return nil, err
-	}
-	if t.StateErr != nil {
-		return nil, t.StateErr
-	}
-	if t.PlanErr != nil {
-		return nil, t.PlanErr
 	}
 	// A plain git commit that took out entries itr had committed (it
 	// committed an index from before a checkpoint) is repaired first, as
@@ -204,6 +198,22 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// loadReadable loads a task whose state.json and plan are readable, the
+// ground every record builds on.
+func (w *Workspace) loadReadable(slug string) (*store.Task, error) {
+	t, err := w.Load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	if t.PlanErr != nil {
+		return nil, t.PlanErr
+	}
+	return t, nil
 }
 
 // needsAdoption reports whether the task's log was written without itr

@@ -51,15 +51,9 @@ type CheckRequest struct {
 // finish (itr was killed) is reported by the next command and recorded by
 // the unit's next checkpoint.
 func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest) (*ranCheck, error) {
-	t, err := w.Load(slug)
+	t, err := w.loadReadable(slug)
 	if err != nil {
 		return nil, err
-	}
-	if t.StateErr != nil {
-		return nil, t.StateErr
-	}
-	if t.PlanErr != nil {
-		return nil, t.PlanErr
 	}
 	pre := in
 	pre.WillRun, pre.Activity = true, activity(t)

@@ -87,4 +87,3 @@ func verifyRepo(itr, repo string, env []string) string {
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-

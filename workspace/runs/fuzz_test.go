@@ -27,15 +27,21 @@ func FuzzSplitCommand(f *testing.F) {
 		if len(argv) == 0 {
 			t.Fatalf("SplitCommand(%q) returned no words and no error", s)
 		}
-		line := QuoteCommand(argv)
-		back, err := SplitCommand(line)
-		if err != nil {
-			t.Fatalf("SplitCommand(QuoteCommand(%q)) = %q: %v", argv, line, err)
-		}
-		if !equalArgv(argv, back) {
-			t.Fatalf("round trip of %q through %q gave %q", argv, line, back)
-		}
+		roundTrip(t, argv)
 	})
+}
+
+// roundTrip fails t unless QuoteCommand(argv) splits back to argv.
+func roundTrip(t *testing.T, argv []string) {
+	t.Helper()
+	line := QuoteCommand(argv)
+	back, err := SplitCommand(line)
+	if err != nil {
+		t.Fatalf("SplitCommand(QuoteCommand(%q)) = %q: %v", argv, line, err)
+	}
+	if !equalArgv(argv, back) {
+		t.Fatalf("round trip of %q through %q gave %q", argv, line, back)
+	}
 }
 
 func FuzzQuoteCommand(f *testing.F) {
@@ -49,14 +55,7 @@ func FuzzQuoteCommand(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		argv := strings.Split(s, "\x00")
-		line := QuoteCommand(argv)
-		back, err := SplitCommand(line)
-		if err != nil {
-			t.Fatalf("SplitCommand(QuoteCommand(%q)) = %q: %v", argv, line, err)
-		}
-		if !equalArgv(argv, back) {
-			t.Fatalf("round trip of %q through %q gave %q", argv, line, back)
-		}
+		roundTrip(t, argv)
 	})
 }
 

@@ -97,16 +97,7 @@ func (c Check) String() string {
 
 // fenced writes text as a fenced block no line of it can close.
 func fenced(text string) string {
-	longest, n := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			n++
-			longest = max(longest, n)
-		} else {
-			n = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := reconcile.Fence(text)
 	return fence + "text\n" + text + "\n" + fence + "\n"
 }
 
