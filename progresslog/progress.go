@@ -45,6 +45,11 @@ const (
 	// KindReopened is "## T1 - Reopened - ts", with a Reason field: a done
 	// unit found wrong goes back to in_progress.
 	KindReopened
+	// KindPaused is "## Task - Paused - ts", with a Reason field: the task
+	// is on hold until a Resumed entry.
+	KindPaused
+	// KindResumed is "## Task - Resumed - ts".
+	KindResumed
 )
 
 // events are the event words of the headings, by kind.
@@ -61,6 +66,8 @@ var events = [...]string{
 	KindRestored:   "Restored",
 	KindAdopted:    "Adopted",
 	KindReopened:   "Reopened",
+	KindPaused:     "Paused",
+	KindResumed:    "Resumed",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

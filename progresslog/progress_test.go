@@ -552,7 +552,7 @@ func TestAppendErrors(t *testing.T) {
 		{"phase missing", Entry{Kind: KindPhase, Stamp: "ts"}, "must be one word"},
 		{"phase of two words", Entry{Kind: KindPhase, Phase: "a b", Stamp: "ts"}, "must be one word"},
 		{"phase on another event", Entry{Kind: KindCreated, Phase: "x", Stamp: "ts"}, "leave Phase empty"},
-		{"unknown kind", Entry{Kind: Kind(12), Stamp: "ts"}, "unknown entry kind 12"},
+		{"unknown kind", Entry{Kind: Kind(99), Stamp: "ts"}, "unknown entry kind 99"},
 		{"note without heading", Entry{Kind: KindOther}, "must be one non-empty line"},
 		{"note heading with newline", Entry{Kind: KindOther, Heading: "a\nb"}, "must be one non-empty line"},
 		{"note with a stamp", Entry{Kind: KindOther, Heading: "a", Stamp: "ts"}, "leave Unit, Iteration, Phase and Stamp empty"},

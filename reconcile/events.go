@@ -36,7 +36,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		if ev.Run == nil {
 			ev.Run = InterruptedRunOf(e)
 		}
-	case progresslog.KindBlocked, progresslog.KindReopened:
+	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
 		ev.Reason = field("Reason")
 	case progresslog.KindPlanned:
 		ev.Dropped = droppedOf(e)

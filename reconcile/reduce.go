@@ -152,7 +152,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 		// Start from a copy so every carried key keeps its place.
 		s = base.Clone()
 		s.Slug = slug
-		s.Current, s.CurrentIteration, s.Commits = nil, nil, nil
+		s.Current, s.CurrentIteration, s.Commits, s.Paused = nil, nil, nil, nil
 		for _, u := range s.Units {
 			u.Status = state.Pending
 			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
@@ -276,6 +276,12 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		s.Phase = state.Execute
 		touch()
 	case progresslog.KindReconciled:
+		touch()
+	case progresslog.KindPaused:
+		s.Paused = &state.Pause{Since: ev.Time, Reason: ev.Reason}
+		touch()
+	case progresslog.KindResumed:
+		s.Paused = nil
 		touch()
 	default:
 		return fmt.Errorf("unknown event kind %v", ev.Kind)

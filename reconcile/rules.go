@@ -112,6 +112,9 @@ const (
 	OutputBad      Code = "output-bad"      // moving a unit toward done while an output it names fails the check
 	NotDone        Code = "not-done"        // reopening a unit that is not done
 	NoEvidence     Code = "no-evidence"     // verified with neither a passing run nor who verified it
+	TaskPaused     Code = "paused"          // work on a paused task
+	AlreadyPaused  Code = "already-paused"  // pausing a paused task
+	NotPaused      Code = "not-paused"      // resuming a task that is not paused
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -159,6 +162,9 @@ type Refusal struct {
 	// Outputs, for OutputBad, are the problems of the unit's outputs, file
 	// by file and rule by rule.
 	Outputs []evidence.Problem
+	// Since is when the task was paused, for TaskPaused and AlreadyPaused
+	// (Reason is why).
+	Since string
 }
 
 // Error words the refusal with the domain's field names.
@@ -206,6 +212,12 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
+	case TaskPaused:
+		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
+	case AlreadyPaused:
+		return fmt.Sprintf("the task is already paused (since %s: %s); `itr resume` resumes it", r.Since, orWhy(r.Reason))
+	case NotPaused:
+		return "the task is not paused; there is nothing to resume"
 	case NoEvidence:
 		return fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): run its check with %s, or name the person or external check that verified it with %s TEXT",
 			u, field("verify"), field("verified-by"))
@@ -265,7 +277,11 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
 		return ev, allowed(s, p, ev)
 	}
-	// Work, Start and Finish: the unit must be open to work.
+	// Work, Start and Finish: the task must not be on hold, and the unit
+	// must be open to work.
+	if ps := s.Paused; ps != nil {
+		return Event{}, &Refusal{Code: TaskPaused, Unit: id, Since: ps.Since, Reason: ps.Reason}
+	}
 	if err := workable(s, p, u); err != nil {
 		return Event{}, err
 	}
@@ -318,10 +334,35 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		ev.Verification = "failed"
 		if in.Verified {
 			ev.Verification = "passed"
+			ev.VerifiedBy = strings.TrimSpace(in.VerifiedBy)
 		}
-		ev.VerifiedBy = strings.TrimSpace(in.VerifiedBy)
 	}
 	return ev, allowed(s, p, ev)
+}
+
+// DecidePause checks a pause (on) or a resume (!on) of the task and gives
+// the event to record. Pausing stops new work (Decide refuses it) until a
+// resume; it is not a phase: the phase keeps saying where the work stands.
+// The fold applies work recorded while paused (a clone that did not know),
+// since a log never loses an entry.
+func DecidePause(s *state.State, on bool, reason string) (Event, error) {
+	ps := s.Paused
+	switch {
+	case on && ps != nil:
+		return Event{}, &Refusal{Code: AlreadyPaused, Since: ps.Since, Reason: ps.Reason}
+	case on:
+		return Event{Kind: progresslog.KindPaused, Reason: reason}, nil
+	case ps == nil:
+		return Event{}, &Refusal{Code: NotPaused}
+	}
+	return Event{Kind: progresslog.KindResumed}, nil
+}
+
+func orWhy(reason string) string {
+	if strings.TrimSpace(reason) == "" {
+		return "no reason given"
+	}
+	return reason
 }
 
 // evidenced refuses a verification that rests on a claim alone: it needs a

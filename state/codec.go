@@ -40,8 +40,8 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Canonical key orders; Encode places keys it adds relative to these.
 var (
-	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_task", "current_iteration", "tasks", "commits"}
-	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "current_phase", "current_iteration", "phases", "commits"}
+	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
+	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
 	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "completed_at", "verified_by", "last_run"}
 )
 
@@ -121,6 +121,8 @@ func (s *State) decodeKey(kv keyValue) error {
 				return &DecodeError{Path: "phase", Msg: err.Error(), Err: err}
 			}
 		}
+	case "paused":
+		s.Paused, err = decodePause(kv.key, kv.raw)
 	case s.Mode.CurrentKey():
 		s.Current, err = decodeOptString(kv)
 	case "current_iteration":
@@ -494,6 +496,7 @@ func (s *State) Encode() []byte {
 	put("created", s.Created, s.Created != nil)
 	put("updated", s.Updated, s.Updated != nil)
 	put("phase", string(s.Phase), true)
+	put("paused", s.Paused, s.Paused != nil)
 	put(s.Mode.CurrentKey(), s.Current, s.Current != nil)
 	put("current_iteration", s.CurrentIteration, s.CurrentIteration != nil)
 	put(s.Mode.UnitsKey(), unitsValue{s}, true)
@@ -638,6 +641,8 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		}
 		writeObject(b, indent, o, ids, present)
 	case *Run:
+		writeRaw(b, indent, v.encode())
+	case *Pause:
 		writeRaw(b, indent, v.encode())
 	case *Unit:
 		fields := v.fields()

@@ -35,6 +35,7 @@ type State struct {
 	Created          *string
 	Updated          *string
 	Phase            Phase
+	Paused           *Pause  // nil: not paused
 	Current          *string // current_task or current_phase, by Mode
 	CurrentIteration *int
 	Units            map[string]*Unit
@@ -91,6 +92,7 @@ func (s *State) Clone() *State {
 	c.Created = clonePtr(s.Created)
 	c.Updated = clonePtr(s.Updated)
 	c.Current = clonePtr(s.Current)
+	c.Paused = clonePtr(s.Paused)
 	c.CurrentIteration = clonePtr(s.CurrentIteration)
 	if s.Commits != nil {
 		c.Commits = append([]string{}, s.Commits...)

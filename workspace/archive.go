@@ -402,8 +402,10 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 		if h, err := w.Repo.FileHashAt(head.Hash, t.Dir); err != nil || h != folder {
 			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, store.Short(head.Hash))
 		}
+		commitGate.Lock()
 		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: w.Now(),
 			Expect: head.Hash, Worktree: true, Author: w.identity()})
+		commitGate.Unlock()
 		if errors.Is(err, gitstate.ErrHeadMoved) {
 			return "", err
 		}

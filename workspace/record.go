@@ -351,6 +351,8 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 			written = append(written, ch.Path)
 		}
 	}
+	commitGate.Lock()
+	defer commitGate.Unlock()
 	if err := recovery.Begin(w.Store, expect, changes, written); err != nil {
 		return gitstate.Commit{}, err
 	}

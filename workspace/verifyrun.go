@@ -84,7 +84,9 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	if err != nil {
 		return nil, err
 	}
+	checking.Store(true)
 	res := runs.Run(context.Background(), runs.Spec{Argv: argv, Dir: w.Repo.Root(), Timeout: timeout}, req.Tee)
+	checking.Store(false)
 	r := &state.Run{
 		Command:    mark.Command,
 		Outcome:    string(res.Outcome),

@@ -67,6 +67,15 @@ where a failed check goes, and itr exits with 3.`,
 			if len(args) == 1 {
 				req.Unit = args[0]
 			}
+			if cmd.Flags().Changed("timeout") && !req.Check.Verify {
+				return usageError{fmt.Errorf("--timeout applies to a check: add --verify")}
+			}
+			if cmd.Flags().Changed("timeout") && req.Check.Timeout <= 0 {
+				return usageError{fmt.Errorf("--timeout %s is not a time limit: give a positive duration such as 90s or 10m", req.Check.Timeout)}
+			}
+			if cmd.Flags().Changed("verified-by") && strings.TrimSpace(req.VerifiedBy) == "" {
+				return usageError{fmt.Errorf("--verified-by is empty: name the person or external check that verified the unit")}
+			}
 			req.Check.Tee = g.io.Err
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
 				slug, err := ws.Select("")

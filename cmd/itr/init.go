@@ -81,6 +81,8 @@ type outcomeView struct {
 	// verified the unit without one.
 	Run        *state.Run `json:"run,omitempty"`
 	VerifiedBy string     `json:"verified_by,omitempty"`
+	// Paused is the task's pause after the event, when it is paused.
+	Paused *state.Pause `json:"paused,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
@@ -107,6 +109,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		v.Repaired, v.RepairCommit = out.Repaired.Undone, out.Repaired.Commit
 	}
 	v.Refolded = out.Refolded
+	v.Paused = out.After.Paused
 	v.Warnings = out.Warnings
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration

@@ -65,6 +65,8 @@ func Main(args []string, stdio IO) int {
 	raw := stdio
 	stdio.Out, stdio.Err = &safeWriter{w: stdio.Out}, &safeWriter{w: stdio.Err}
 	g := &globals{io: stdio, raw: raw}
+	stop := stopOnSignal(stdio.Err)
+	defer stop()
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -151,7 +153,7 @@ history whenever the two disagree.`,
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
-		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g),
+		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g),
 	)
@@ -227,7 +229,8 @@ func exitCodesTopic() *cobra.Command {
   1  the command failed; nothing was changed (the message says why and what to do)
   2  usage error: an unknown command or flag, or a missing argument
   3  the command finished but found problems (itr verify, itr reconcile --check,
-     itr setup AGENT --check)`,
+     itr setup AGENT --check, a checkpoint --verify whose check did not pass)
+  130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM, between commits`,
 	}
 }
 

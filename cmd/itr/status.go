@@ -41,6 +41,13 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 			fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
 		}
 	}
+	if p := s.Paused; p != nil {
+		fmt.Fprintf(w, "Paused:   since %s", p.Since)
+		if p.Reason != "" {
+			fmt.Fprintf(w, ": %s", p.Reason)
+		}
+		fmt.Fprintf(w, " (`itr resume` resumes)\n")
+	}
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s\n", c.ID, c.Status, iterations(*c))
 	}

@@ -29,6 +29,8 @@ const (
 	EventRestored   = "restored"
 	EventAdopted    = "adopted"
 	EventReopened   = "reopened"
+	EventPaused     = "paused"
+	EventResumed    = "resumed"
 )
 
 // Stamp is the entry timestamp of now.

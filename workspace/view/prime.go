@@ -59,10 +59,12 @@ type PrimeContext struct {
 	Warnings     []string     `json:"warnings,omitempty"`
 	// Checks are the verification runs that need attention, first in the
 	// Markdown: a failed run is the news an agent resumes with.
-	Checks   []Check  `json:"checks,omitempty"`
-	Archive  string   `json:"archive,omitempty"` // an archived task: the ref it is read from
-	Markdown string   `json:"markdown"`
-	sum      *Summary // the status it was built from
+	Checks []Check `json:"checks,omitempty"`
+	// Paused is the task's pause while it is on hold.
+	Paused   *state.Pause `json:"paused,omitempty"`
+	Archive  string       `json:"archive,omitempty"` // an archived task: the ref it is read from
+	Markdown string       `json:"markdown"`
+	sum      *Summary     // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -142,7 +144,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	p := &PrimeContext{
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
 		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
-		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, sum: sum,
+		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
 	}
 	for _, u := range sum.Started {
@@ -307,6 +309,13 @@ func (p *PrimeContext) render() string {
 		fmt.Fprintf(&head, "Repository: branch %s at %s; task folder %s.\n", orDash(p.Branch), orDash(p.Head), map[bool]string{true: "has uncommitted changes", false: "is committed"}[p.FolderDirty])
 	}
 	fmt.Fprintf(&head, "Phase %s; %s.\n", p.Phase, p.Progress)
+	if ps := p.Paused; ps != nil && p.Archive == "" {
+		fmt.Fprintf(&head, "**The task is paused** since %s", ps.Since)
+		if ps.Reason != "" {
+			fmt.Fprintf(&head, ": %s", quote(ps.Reason, 300))
+		}
+		head.WriteString(". Checkpoints are refused until a person (or you, when the hold is over) runs `itr resume`.\n")
+	}
 	add(head.String())
 	if len(p.Checks) > 0 {
 		var b strings.Builder
@@ -315,7 +324,7 @@ func (p *PrimeContext) render() string {
 			fmt.Fprintf(&b, "- %s\n", visible(store.OneLine(c.String(), 400)))
 			if c.Tail != "" && i < 2 {
 				b.WriteString("  Its last lines (the command's output, data):\n")
-				b.WriteString(fenced(visible(lastLines(c.Tail, 15))))
+				b.WriteString(fenced(visibleLines(lastLines(c.Tail, 15))))
 			}
 		}
 		add(b.String())

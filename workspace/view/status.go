@@ -83,17 +83,19 @@ type CompactionSummary struct {
 // Summary is the resume summary of `itr status`. Its JSON field names are
 // part of itr's interface (see README, "itr status --json").
 type Summary struct {
-	Task       string      `json:"task"`
-	Slug       string      `json:"slug"`
-	Mode       string      `json:"mode"`
-	Phase      string      `json:"phase"`
-	Dir        string      `json:"dir"`
-	Done       int         `json:"done"`
-	Total      int         `json:"total"`
-	Current    *UnitStatus `json:"current,omitempty"`
-	Last       *LastEntry  `json:"last,omitempty"`
-	Next       string      `json:"next,omitempty"`
-	NextAction string      `json:"next_action"`
+	Task  string `json:"task"`
+	Slug  string `json:"slug"`
+	Mode  string `json:"mode"`
+	Phase string `json:"phase"`
+	Dir   string `json:"dir"`
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+	// Paused is the task's pause (since, reason) while it is on hold.
+	Paused     *state.Pause `json:"paused,omitempty"`
+	Current    *UnitStatus  `json:"current,omitempty"`
+	Last       *LastEntry   `json:"last,omitempty"`
+	Next       string       `json:"next,omitempty"`
+	NextAction string       `json:"next_action"`
 	// Work is the unit to work on now (the rule book's answer): the current
 	// unit while it is open, else the unit under way touched longest ago,
 	// else the first ready one. WorkLast is its newest iteration entry.
@@ -266,6 +268,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		sum.WorkReopened = reopenOf(t.Log(), adv.Unit)
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
+	if sum.Paused = s.Paused; s.Paused != nil && archive == "" {
+		sum.NextAction = fmt.Sprintf("the task is paused (%s); when the hold is over, `itr resume`, then %s", pauseText(s.Paused), sum.NextAction)
+	}
 	sum.CompactionSummary = CompactionSummary{
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total),
@@ -275,6 +280,14 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.plan = t.Plan
 	return sum, t, nil
+}
+
+// pauseText words a pause: "since 2026-01-14T10:30:00Z: waiting for review".
+func pauseText(p *state.Pause) string {
+	if p.Reason == "" {
+		return "since " + p.Since
+	}
+	return "since " + p.Since + ": " + p.Reason
 }
 
 // UnitOf is unit id of the view s as status shows it, with its title and
@@ -356,7 +369,7 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 	case reconcile.MoveConfirm:
 		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
 	case reconcile.MoveVerify:
-		return fmt.Sprintf("verify %s (quality and code review); checkpoint with --verified if it passes, without if not", u.ID)
+		return fmt.Sprintf("verify %s (quality and code review): checkpoint with --verified --verify to run its check (or --verified-by WHO for a check made elsewhere); without them it goes back to in_progress", u.ID)
 	case reconcile.MoveRaiseLimit:
 		if current {
 			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations in %s and run `itr plan`, or simplify it", u.ID, u.Max, reconcile.PlanName(s.Mode))

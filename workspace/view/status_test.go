@@ -87,7 +87,7 @@ func TestStatusPhases(t *testing.T) {
 				return plannedTask(f).checkpoint("T1", "model done", iterOpts{signal: true}).checkpoint("T1", "confirmed", iterOpts{signal: true})
 			},
 			phase: state.Execute, total: 3, current: "T1", curState: state.Verifying, next: "T3",
-			action:   "verify T1 (quality and code review); checkpoint with --verified if it passes, without if not",
+			action:   "verify T1 (quality and code review): checkpoint with --verified --verify to run its check (or --verified-by WHO for a check made elsewhere); without them it goes back to in_progress",
 			progress: "0/3 units done, 0% complete",
 		},
 		{

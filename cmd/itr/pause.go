@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+func newPauseCmd(g *globals) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "pause [--reason TEXT]",
+		Short: "Put the task on hold: checkpoints are refused until itr resume",
+		Long: `Put the task on hold, as one Paused entry in progress.md and one commit. While paused,
+checkpoints (and MCP's checkpoint, start and finish) are refused, naming the reason; status
+and prime say the task is paused, since when and why, so the next session reads a pause
+that was meant, not a crash. The phase stays where the work stands. itr resume ends it.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return runTaskHold(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Pause(slug, reason)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why the task is on hold")
+	return cmd
+}
+
+func newResumeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "resume",
+		Short: "Take a paused task off hold",
+		Args:  cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			return runTaskHold(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Resume(slug)
+			})
+		},
+	}
+}
+
+// runTaskHold runs a pause or a resume and prints its outcome.
+func runTaskHold(g *globals, do func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) error {
+	return g.withWorkspace(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select("")
+		if err != nil {
+			return err
+		}
+		out, err := do(ws, slug)
+		if err != nil {
+			return err
+		}
+		v := outcomeJSON(out)
+		return g.emit(v, func(w io.Writer) {
+			printRepaired(w, out)
+			if p := out.After.Paused; p != nil {
+				fmt.Fprintf(w, "Paused since %s", p.Since)
+				if p.Reason != "" {
+					fmt.Fprintf(w, ": %s", terminalSafe(p.Reason))
+				}
+				fmt.Fprintf(w, " (phase %s; `itr resume` resumes)\n", v.Phase)
+			} else {
+				fmt.Fprintf(w, "Resumed; phase %s\n", v.Phase)
+			}
+			fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+		})
+	})
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/itr-dev/itr/workspace"
+)
+
+// Exit codes of a command stopped by a signal, as a shell reports them.
+const (
+	ExitInterrupted = 130 // SIGINT (Ctrl-C)
+	ExitTerminated  = 143 // SIGTERM
+)
+
+// stopOnSignal makes SIGINT and SIGTERM stop itr between commits: a commit
+// being written lands (or fails cleanly) first, so a stopped itr never
+// leaves a half-written task, and itr exits 130 or 143 saying so. While a
+// verification run is going, Ctrl-C is the run's: it stops the command,
+// and itr records the run. The returned func stops listening.
+func stopOnSignal(w io.Writer) func() {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-ch:
+				if workspace.CheckRunning() {
+					continue // the run stops its command; itr records it
+				}
+				workspace.StopBetweenCommits()
+				code := ExitInterrupted
+				if sig == syscall.SIGTERM {
+					code = ExitTerminated
+				}
+				fmt.Fprintf(w, "itr: stopped by %s; no commit was left half-written (what was committed stays; `itr status` shows where the task stands)\n", sig)
+				os.Exit(code)
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
