@@ -254,6 +254,11 @@ func (ps *parser) header(line string, n int, fenced bool) {
 		if f, ok := parseMeta(t); ok {
 			ps.p.Meta = append(ps.p.Meta, f)
 			ps.p.metaLines = append(ps.p.metaLines, n)
+			for _, k := range []string{MetaMaxTotal, MetaCheckIn} {
+				if _, good := positive(f.Value); strings.EqualFold(f.Key, k) && !good && !isTemplate(f.Value) {
+					ps.errorf(n, "%s %q is not a positive whole number; write it as \"**%s:** 60\", or delete the line", k, f.Value, k)
+				}
+			}
 			return
 		}
 	}
@@ -453,9 +458,10 @@ const (
 	keyDepends    = "Depends"
 	keyModel      = "Model"
 	keyVerify     = "Verify"
+	keyEstimate   = "Estimate"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyVerify, keyMax, keyDepends, keyModel}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -592,6 +598,11 @@ func (ps *parser) closeItem() {
 		u.Completion = v
 	case keyVerify:
 		u.Verify = strings.TrimSpace(v)
+	case keyEstimate:
+		u.Estimate = strings.TrimSpace(v)
+		if _, _, ok := u.Weight(); !ok && !isTemplate(v) {
+			ps.errorf(it.line, `%s: Estimate %q is not an estimate; write a positive number of points ("Estimate: 3") or of hours, days or minutes ("Estimate: 2h", "1.5d", "45m")`, u.ID, v)
+		}
 	case keyOutput:
 		u.Output = v
 		if !isTemplate(v) {

@@ -44,6 +44,9 @@ type Unit struct {
 	// Raw values of the known sub-items, "" when absent. A value continued
 	// on more indented lines holds them joined with "\n".
 	Files, Criteria, Completion, Output, Model string
+	// Estimate is the unit's size as written ("3", "2h", "1.5d"); see
+	// Weight.
+	Estimate string
 	// Verify is the unit's check, a command line ("Verify: go test
 	// ./auth/..."), that checkpoint --verify runs when given no command.
 	Verify string

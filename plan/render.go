@@ -155,6 +155,9 @@ func (u *Unit) render() string {
 	if u.Verify != "" {
 		item(keyVerify, u.Verify)
 	}
+	if u.Estimate != "" {
+		item(keyEstimate, u.Estimate)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))

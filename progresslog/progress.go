@@ -50,6 +50,10 @@ const (
 	KindPaused
 	// KindResumed is "## Task - Resumed - ts".
 	KindResumed
+	// KindNote is "## Task - Note - ts", with a Note or a Critical field:
+	// where things stand, in someone's words (a check-in), or context that
+	// must survive every compaction.
+	KindNote
 )
 
 // events are the event words of the headings, by kind.
@@ -68,6 +72,7 @@ var events = [...]string{
 	KindReopened:   "Reopened",
 	KindPaused:     "Paused",
 	KindResumed:    "Resumed",
+	KindNote:       "Note",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

@@ -111,6 +111,8 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "max_iterations", r.MaxIterations, d.MaxIterations, limitSource)
 		add(id, "completed_at", r.CompletedAt, d.CompletedAt, SourceLog)
 		add(id, "verified_by", r.VerifiedBy, d.VerifiedBy, SourceLog)
+		add(id, "progress", r.Progress, d.Progress, SourceLog)
+		add(id, "progress_detail", r.ProgressDetail, d.ProgressDetail, SourceLog)
 		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
 	}
 	return out

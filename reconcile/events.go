@@ -33,6 +33,9 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		ev.Verification = verification(field("Verification"))
 		ev.Commits = workCommits(field("Commit"), commits)
 		ev.Run, ev.VerifiedBy = RunOf(e), VerifiedByOf(e)
+		if pct, ok := ParseProgress(field(FieldProgress)); ok {
+			ev.Progress, ev.ProgressDetail = FormatProgress(pct), field(FieldProgressDetail)
+		}
 		if ev.Run == nil {
 			ev.Run = InterruptedRunOf(e)
 		}

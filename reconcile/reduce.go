@@ -54,6 +54,9 @@ type Event struct {
 	// who verified it when no run did.
 	Run        *state.Run
 	VerifiedBy string
+	// Progress is the unit's own progress an iteration gives ("40%"), ""
+	// when it gives none; ProgressDetail says what it means.
+	Progress, ProgressDetail string
 }
 
 // Input is everything Fold needs.
@@ -157,7 +160,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.Status = state.Pending
 			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
-			u.VerifiedBy, u.LastRun = nil, nil
+			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -283,6 +286,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindResumed:
 		s.Paused = nil
 		touch()
+	case progresslog.KindNote:
+		touch()
 	default:
 		return fmt.Errorf("unknown event kind %v", ev.Kind)
 	}
@@ -334,6 +339,12 @@ func iterate(s *state.State, ev Event) {
 	}
 	if ev.Run != nil {
 		u.LastRun = ev.Run.Clone()
+	}
+	if ev.Progress != "" {
+		u.Progress, u.ProgressDetail = state.Ptr(ev.Progress), nil
+		if ev.ProgressDetail != "" {
+			u.ProgressDetail = state.Ptr(ev.ProgressDetail)
+		}
 	}
 	for _, c := range ev.Commits {
 		if !hasCommit(s.Commits, c) {

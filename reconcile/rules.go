@@ -113,6 +113,7 @@ const (
 	NotDone        Code = "not-done"        // reopening a unit that is not done
 	NoEvidence     Code = "no-evidence"     // verified with neither a passing run nor who verified it
 	TaskPaused     Code = "paused"          // work on a paused task
+	BudgetSpent    Code = "budget-spent"    // the task used its Max total iterations
 	AlreadyPaused  Code = "already-paused"  // pausing a paused task
 	NotPaused      Code = "not-paused"      // resuming a task that is not paused
 )
@@ -212,6 +213,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
+	case BudgetSpent:
+		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: raise it there and run `itr plan` to go on", r.Max, r.Max, r.PlanFile)
 	case TaskPaused:
 		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
 	case AlreadyPaused:
@@ -285,6 +288,9 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	if err := workable(s, p, u); err != nil {
 		return Event{}, err
 	}
+	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && in.Action != Start && TotalIterations(s) >= max {
+		return Event{}, &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
+	}
 	switch in.Action {
 	case Start:
 		ev.Kind = progresslog.KindOther
@@ -338,6 +344,15 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		}
 	}
 	return ev, allowed(s, p, ev)
+}
+
+// TotalIterations is the iterations the task's units used, together.
+func TotalIterations(s *state.State) int {
+	n := 0
+	for _, u := range s.Units {
+		n += state.Val(u.IterationsUsed)
+	}
+	return n
 }
 
 // DecidePause checks a pause (on) or a resume (!on) of the task and gives

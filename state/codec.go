@@ -42,7 +42,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "completed_at", "verified_by", "last_run"}
+	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run"}
 )
 
 func topKeys(m Mode) []string {
@@ -192,6 +192,10 @@ func (s *State) decodeUnits(kv keyValue) error {
 				u.CompletedAt, err = decodeTime(fp, f.raw)
 			case "verified_by":
 				u.VerifiedBy, err = decodeOptString(keyValue{fp, f.raw})
+			case "progress":
+				u.Progress, err = decodeOptString(keyValue{fp, f.raw})
+			case "progress_detail":
+				u.ProgressDetail, err = decodeOptString(keyValue{fp, f.raw})
 			case "last_run":
 				u.LastRun, err = decodeRun(fp, f.raw)
 			default:
@@ -530,6 +534,12 @@ func (u *Unit) fields() map[string]any {
 	}
 	if u.VerifiedBy != nil {
 		m["verified_by"] = *u.VerifiedBy
+	}
+	if u.Progress != nil {
+		m["progress"] = *u.Progress
+	}
+	if u.ProgressDetail != nil {
+		m["progress_detail"] = *u.ProgressDetail
 	}
 	if u.LastRun != nil {
 		m["last_run"] = u.LastRun

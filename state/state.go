@@ -22,6 +22,9 @@ type Unit struct {
 	VerifiedBy *string
 	// LastRun is the unit's last verification run (last_run).
 	LastRun *Run
+	// Progress is the unit's own progress as its last entry that gave one
+	// said ("40%"), with ProgressDetail (progress, progress_detail).
+	Progress, ProgressDetail *string
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -118,6 +121,8 @@ func (u *Unit) Clone() *Unit {
 	c.MaxIterations = clonePtr(u.MaxIterations)
 	c.CompletedAt = clonePtr(u.CompletedAt)
 	c.VerifiedBy = clonePtr(u.VerifiedBy)
+	c.Progress = clonePtr(u.Progress)
+	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
 	c.extra = u.extra.clone()
 	return &c

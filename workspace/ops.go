@@ -305,6 +305,10 @@ type CheckpointRequest struct {
 	// Check runs a verification first; a run that does not pass takes
 	// back Signal and Verified.
 	Check CheckRequest
+	// Progress is the unit's own progress in percent (nil: not given),
+	// with ProgressDetail saying what it means.
+	Progress       *int
+	ProgressDetail string
 }
 
 // Checkpoint appends one iteration entry, folds it into state.json and
@@ -313,8 +317,11 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, required("did", "say what this iteration did")
 	}
-	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy); err != nil {
+	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
 		return nil, err
+	}
+	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
+		return nil, &FieldError{Field: "progress", Problem: fmt.Sprintf("is %d", *p), Fix: "give the unit's own progress as a whole percent from 0 to 100"}
 	}
 	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
 		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
@@ -423,6 +430,12 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	add("Did", req.Did)
 	add("Remaining", orNone(req.Remaining))
 	add("Blockers", orNone(req.Blockers))
+	if req.Progress != nil {
+		add(reconcile.FieldProgress, reconcile.FormatProgress(*req.Progress))
+		if d := strings.TrimSpace(req.ProgressDetail); d != "" {
+			add(reconcile.FieldProgressDetail, d)
+		}
+	}
 	if ev.Signal != "" {
 		add("Signal", ev.Signal)
 	}

@@ -40,3 +40,25 @@ func (w *Workspace) Resume(slug string) (*Outcome, error) {
 		return &change{entry: e, event: store.EventResumed, subject: "resume"}, nil
 	})
 }
+
+// Note records a note on the task as one Note entry and one commit: where
+// things stand, in the agent's or a person's words (the check-in prime
+// asks for every N iterations), or, critical, context every resume must
+// carry (compaction_summary.critical_context).
+func (w *Workspace) Note(slug, text string, critical bool) (*Outcome, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, required("text", "say what the note records")
+	}
+	if err := plainText("text", text); err != nil {
+		return nil, err
+	}
+	name := "Note"
+	if critical {
+		name = "Critical"
+	}
+	return w.record(slug, func(t *store.Task) (*change, error) {
+		e := &progresslog.Entry{Kind: progresslog.KindNote, Stamp: w.Stamp(),
+			Fields: []progresslog.Field{{Name: name, Value: strings.TrimSpace(text)}}}
+		return &change{entry: e, event: store.EventNote, subject: strings.ToLower(name) + ": " + text}, nil
+	})
+}

@@ -14,6 +14,7 @@ import (
 
 func newCheckpointCmd(g *globals) *cobra.Command {
 	var req workspace.CheckpointRequest
+	var progress int
 	cmd := &cobra.Command{
 		Use:   "checkpoint [UNIT] [--verify [-- COMMAND ARGS...]]",
 		Short: "Record one iteration as one commit",
@@ -73,6 +74,11 @@ where a failed check goes, and itr exits with 3.`,
 			if cmd.Flags().Changed("timeout") && req.Check.Timeout <= 0 {
 				return usageError{fmt.Errorf("--timeout %s is not a time limit: give a positive duration such as 90s or 10m", req.Check.Timeout)}
 			}
+			if cmd.Flags().Changed("progress") {
+				req.Progress = &progress
+			} else if req.ProgressDetail != "" {
+				return usageError{fmt.Errorf("--detail says what a --progress means: give --progress N too")}
+			}
 			if cmd.Flags().Changed("verified-by") && strings.TrimSpace(req.VerifiedBy) == "" {
 				return usageError{fmt.Errorf("--verified-by is empty: name the person or external check that verified the unit")}
 			}
@@ -122,6 +128,8 @@ where a failed check goes, and itr exits with 3.`,
 	f.BoolVar(&req.Check.Verify, "verify", false, "run a check first: the command after --, else the unit's Verify: line")
 	f.DurationVar(&req.Check.Timeout, "timeout", 0, "stop the check after this long (default: verify_timeout in .itr.yaml, else 10m)")
 	f.StringVar(&req.VerifiedBy, "verified-by", "", "the person or external check that verified the unit (implies --verified)")
+	f.IntVar(&progress, "progress", 0, "the unit's own progress, a whole percent from 0 to 100")
+	f.StringVar(&req.ProgressDetail, "detail", "", "what --progress means (\"sections 1-3 of 6\")")
 	return cmd
 }
 

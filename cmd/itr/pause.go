@@ -69,3 +69,34 @@ func runTaskHold(g *globals, do func(ws *workspace.Workspace, slug string) (*wor
 		})
 	})
 }
+
+func newNoteCmd(g *globals) *cobra.Command {
+	var critical bool
+	cmd := &cobra.Command{
+		Use:   "note TEXT [--critical]",
+		Short: "Record a note on the task: a check-in, or context every resume must carry",
+		Long: `Record a note on the task as one Note entry in progress.md and one commit. A note is the
+check-in prime asks for every N iterations ("Check in every" in the plan, check_in_every in
+.itr.yaml). With --critical it is context that every resume must carry: status's
+compaction_summary.critical_context and prime list it until the task is archived.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				slug, err := ws.Select("")
+				if err != nil {
+					return err
+				}
+				out, err := ws.Note(slug, args[0], critical)
+				if err != nil {
+					return err
+				}
+				return g.emit(outcomeJSON(out), func(w io.Writer) {
+					printRepaired(w, out)
+					fmt.Fprintf(w, "Noted; committed %s\n", short(out.Commit))
+				})
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&critical, "critical", false, "context every resume must carry")
+	return cmd
+}

@@ -48,8 +48,15 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 		}
 		fmt.Fprintf(w, " (`itr resume` resumes)\n")
 	}
+	fmt.Fprintf(w, "Pace:     %s\n", s.Pace)
+	for _, f := range s.Flags {
+		fmt.Fprintf(w, "Flag:     %s: %s\n", f.Kind, f.Text)
+	}
+	if s.PhaseHint != "" {
+		fmt.Fprintf(w, "Phase?    %s\n", s.PhaseHint)
+	}
 	if c := s.Current; c != nil {
-		fmt.Fprintf(w, "Current:  %s %s, iteration %s\n", c.ID, c.Status, iterations(*c))
+		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
 	}
 	var others []string
 	for _, u := range s.Started {
@@ -69,6 +76,9 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	}
 	for _, c := range s.Checks {
 		fmt.Fprintf(w, "Check:    %s\n", c)
+	}
+	if s.CheckIn != "" {
+		fmt.Fprintf(w, "Check in: %s\n", s.CheckIn)
 	}
 	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
 	if len(s.DoNotRepeat) > 0 {
@@ -90,6 +100,18 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", warn)
 	}
+}
+
+// progressText is ", 40% (sections 1-3 of 6)" for a unit that gave its
+// own progress, else "".
+func progressText(u workspace.UnitStatus) string {
+	if u.Progress == "" {
+		return ""
+	}
+	if u.ProgressDetail != "" {
+		return ", " + u.Progress + " (" + u.ProgressDetail + ")"
+	}
+	return ", " + u.Progress
 }
 
 func iterations(u workspace.UnitStatus) string {

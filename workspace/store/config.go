@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,8 @@ const ConfigFile = ".itr.yaml"
 //	run_hooks: true             # itr's commits run the repository's commit hooks
 //	uncommitted_work: refuse    # --signal/--verified with uncommitted work: warn (default) or refuse
 //	verify_timeout: 10m         # how long a verification run may take (default 10m)
+//	stale_after: 1h             # a started unit with no checkpoint this long is stale (default 1h)
+//	check_in_every: 10          # prime asks for a note every N iterations (default: the plan's, else never)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -43,6 +46,24 @@ type Config struct {
 	// may take before it is stopped and recorded as timed out; 0 is the
 	// default, DefaultVerifyTimeout.
 	VerifyTimeout time.Duration `yaml:"verify_timeout"`
+	// StaleAfter is how long a started unit may go without a checkpoint
+	// before status and prime call it stale; 0 is DefaultStaleAfter.
+	StaleAfter time.Duration `yaml:"stale_after"`
+	// CheckInEvery asks, every N iterations, for a note (itr note) before
+	// going on; 0 leaves it to the plan's "Check in every" line.
+	CheckInEvery int `yaml:"check_in_every"`
+}
+
+// DefaultStaleAfter is when a started unit with no checkpoint is stale,
+// unless .itr.yaml says (seed 004: under an hour reads as a pause).
+const DefaultStaleAfter = time.Hour
+
+// Stale is the time after which a started unit is stale.
+func (c Config) Stale() time.Duration {
+	if c.StaleAfter > 0 {
+		return c.StaleAfter
+	}
+	return DefaultStaleAfter
 }
 
 // DefaultVerifyTimeout is how long a verification run may take when
@@ -167,8 +188,20 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "verify_timeout %q is not a duration such as 10m or 90s", v.Value)
 			}
 			c.VerifyTimeout = d
+		case "stale_after":
+			d, err := time.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+				return c, bad(v, "stale_after %q is not a duration such as 1h or 30m", v.Value)
+			}
+			c.StaleAfter = d
+		case "check_in_every":
+			n, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+				return c, bad(v, "check_in_every %q is not a positive whole number of iterations", v.Value)
+			}
+			c.CheckInEvery = n
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every)", k.Value)
 		}
 	}
 	return c, nil

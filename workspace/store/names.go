@@ -31,6 +31,7 @@ const (
 	EventReopened   = "reopened"
 	EventPaused     = "paused"
 	EventResumed    = "resumed"
+	EventNote       = "note"
 )
 
 // Stamp is the entry timestamp of now.

@@ -61,10 +61,19 @@ type PrimeContext struct {
 	// Markdown: a failed run is the news an agent resumes with.
 	Checks []Check `json:"checks,omitempty"`
 	// Paused is the task's pause while it is on hold.
-	Paused   *state.Pause `json:"paused,omitempty"`
-	Archive  string       `json:"archive,omitempty"` // an archived task: the ref it is read from
-	Markdown string       `json:"markdown"`
-	sum      *Summary     // the status it was built from
+	Paused *state.Pause `json:"paused,omitempty"`
+	// Flags are the runaway and stale units, first in the Markdown.
+	Flags []Flag `json:"flags,omitempty"`
+	// Pace is the task's pace and the estimate of what remains.
+	Pace *Pace `json:"pace,omitempty"`
+	// CheckIn asks for a note before going on; PhaseHint says when the
+	// phase disagrees with the units; Critical are the critical notes.
+	CheckIn   string   `json:"check_in,omitempty"`
+	PhaseHint string   `json:"phase_hint,omitempty"`
+	Critical  []string `json:"critical,omitempty"`
+	Archive   string   `json:"archive,omitempty"` // an archived task: the ref it is read from
+	Markdown  string   `json:"markdown"`
+	sum       *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -145,6 +154,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
 		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
+		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
 	}
 	for _, u := range sum.Started {
@@ -169,6 +179,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.Goal = briefGoal(st, t)
 		p.FolderDirty = st.CheckClean(t) != nil
 		p.Verification, p.verificationReopened = lastVerification(t.Log())
+		p.Critical = criticalNotes(t.Log().Entries)
 		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
@@ -309,6 +320,12 @@ func (p *PrimeContext) render() string {
 		fmt.Fprintf(&head, "Repository: branch %s at %s; task folder %s.\n", orDash(p.Branch), orDash(p.Head), map[bool]string{true: "has uncommitted changes", false: "is committed"}[p.FolderDirty])
 	}
 	fmt.Fprintf(&head, "Phase %s; %s.\n", p.Phase, p.Progress)
+	if p.Pace != nil && p.Archive == "" {
+		fmt.Fprintf(&head, "Pace: %s.\n", p.Pace)
+	}
+	if p.PhaseHint != "" {
+		fmt.Fprintf(&head, "Phase check: %s.\n", p.PhaseHint)
+	}
 	if ps := p.Paused; ps != nil && p.Archive == "" {
 		fmt.Fprintf(&head, "**The task is paused** since %s", ps.Since)
 		if ps.Reason != "" {
@@ -317,6 +334,22 @@ func (p *PrimeContext) render() string {
 		head.WriteString(". Checkpoints are refused until a person (or you, when the hold is over) runs `itr resume`.\n")
 	}
 	add(head.String())
+	if len(p.Flags) > 0 {
+		var b strings.Builder
+		b.WriteString("## Flags — deal with these before more work\n")
+		for _, f := range p.Flags {
+			fmt.Fprintf(&b, "- %s: %s\n", f.Kind, visible(store.OneLine(f.Text, 400)))
+		}
+		add(b.String())
+	}
+	if len(p.Critical) > 0 {
+		var b strings.Builder
+		b.WriteString("## Critical context (itr note --critical)\n")
+		for _, c := range store.FirstN(p.Critical, 10) {
+			fmt.Fprintf(&b, "- %s\n", quote(c, 400))
+		}
+		add(b.String())
+	}
 	if len(p.Checks) > 0 {
 		var b strings.Builder
 		b.WriteString("## Checks that did not pass — look at these first\n")
@@ -344,6 +377,13 @@ func (p *PrimeContext) render() string {
 	}
 	if c != nil {
 		fmt.Fprintf(&now, "## %s: %s %s — %s, iteration %s\n", heading, c.ID, quote(c.Title, 80), c.Status, iterText(*c))
+		if c.Progress != "" {
+			fmt.Fprintf(&now, "- Its own progress: %s", c.Progress)
+			if c.ProgressDetail != "" {
+				fmt.Fprintf(&now, " (%s)", quote(c.ProgressDetail, 200))
+			}
+			now.WriteString("\n")
+		}
 		l := p.Last
 		if p.WorkLast != nil && p.WorkLast.Unit == c.ID {
 			l = p.WorkLast
@@ -377,6 +417,9 @@ func (p *PrimeContext) render() string {
 	}
 	if now.Len() > 0 {
 		now.WriteString("\n")
+	}
+	if p.CheckIn != "" {
+		fmt.Fprintf(&now, "Check in first: %s.\n", p.CheckIn)
 	}
 	fmt.Fprintf(&now, "Next action: %s.\n", p.NextAction)
 	if len(p.Started) > 0 {

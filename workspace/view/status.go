@@ -31,6 +31,10 @@ type UnitStatus struct {
 	Max        int      `json:"max_iterations,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
 	Depends    []string `json:"depends,omitempty"`
+	// Progress is the unit's own progress ("40%") and what it means, as its
+	// last entry that gave one said.
+	Progress       string `json:"progress,omitempty"`
+	ProgressDetail string `json:"progress_detail,omitempty"`
 }
 
 // LastEntry is the newest iteration entry of the log.
@@ -78,6 +82,9 @@ type CompactionSummary struct {
 	NextAction      string   `json:"next_action"`
 	CriticalContext []string `json:"critical_context"`
 	DoNotRepeat     []string `json:"do_not_repeat"`
+	// RecoveryInstructions say what to do after a compaction or in a new
+	// session, in order (seed 001's recovery_instructions).
+	RecoveryInstructions []string `json:"recovery_instructions"`
 }
 
 // Summary is the resume summary of `itr status`. Its JSON field names are
@@ -116,7 +123,18 @@ type Summary struct {
 	Warnings       []string     `json:"warnings"`
 	// Checks are the verification runs that need attention: a failed last
 	// run of an unfinished unit, a run interrupted before itr recorded it.
-	Checks        []Check                 `json:"checks"`
+	Checks []Check `json:"checks"`
+	// Pace is where the work stands over time: percent done (by units
+	// and by Estimate), iterations against the limits, the task's pace
+	// and the estimate of what remains.
+	Pace Pace `json:"pace"`
+	// Flags are the units that need a look first: runaway (round in
+	// circles, or near the limit) and stale (no checkpoint for long).
+	Flags []Flag `json:"flags"`
+	// CheckIn asks for a note before going on, every N iterations.
+	CheckIn string `json:"check_in,omitempty"`
+	// PhaseHint says when the phase disagrees with what the units show.
+	PhaseHint     string                  `json:"phase_hint,omitempty"`
 	Discrepancies []reconcile.Discrepancy `json:"discrepancies"`
 	// Undone lists commits made without itr that took committed entries
 	// out of the task's logs (reconcile puts them back).
@@ -225,6 +243,21 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Checks = checksOf(st, slug, s, archive == "")
+	ut := timesOf(entries)
+	now := st.Now()
+	sum.Pace = paceOf(s, t.Plan, ut, now)
+	sum.Flags = []Flag{}
+	if archive == "" {
+		sum.Flags = flagsOf(s, entries, ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
+		every := st.Config.CheckInEvery
+		if n, ok := t.Plan.MetaCount(plan.MetaCheckIn); ok {
+			every = n
+		}
+		if since, due := checkInDue(entries, every); due {
+			sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
+		}
+		sum.PhaseHint, _ = phaseHint(s)
+	}
 	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
 		us := ix.row(s, id)
@@ -275,9 +308,10 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total),
 		NextAction:      sum.NextAction,
-		CriticalContext: criticalContext(sum),
+		CriticalContext: criticalContext(sum, entries),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
+	sum.CompactionSummary.RecoveryInstructions = recoveryInstructions(sum)
 	sum.plan = t.Plan
 	return sum, t, nil
 }
@@ -313,7 +347,8 @@ func indexOf(p *plan.Plan) planIndex {
 // row is unit id of s as status shows it.
 func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	u := s.Units[id]
-	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason)}
+	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
+		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
 	if pu := ix.units[id]; pu != nil {
 		us.Title = pu.Title
 		us.Depends = ix.deps[id]
@@ -392,8 +427,14 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 	return "no unit is ready: see `itr next`"
 }
 
-func criticalContext(sum *Summary) []string {
+func criticalContext(sum *Summary, entries []progresslog.Entry) []string {
 	out := []string{}
+	for _, n := range criticalNotes(entries) {
+		out = append(out, "critical: "+quote(n, 300))
+	}
+	for _, c := range sum.Checks {
+		out = append(out, "check that did not pass: "+c.String())
+	}
 	if sum.Last != nil {
 		if sum.Last.Remaining != "" && !strings.EqualFold(sum.Last.Remaining, "none") {
 			out = append(out, fmt.Sprintf("remaining on %s: %s", sum.Last.Unit, quote(sum.Last.Remaining, 300)))
@@ -406,6 +447,49 @@ func criticalContext(sum *Summary) []string {
 		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, quote(b.Reason, 200)))
 	}
 	return out
+}
+
+// recoveryInstructions are what an agent does after a compaction or in a
+// new session, most urgent first.
+func recoveryInstructions(sum *Summary) []string {
+	out := []string{"after a compaction or in a new session, run `itr prime` (MCP: resume) before anything else, and trust it over memory"}
+	if sum.Paused != nil {
+		out = append(out, "the task is paused ("+pauseText(sum.Paused)+"): do no work on it until `itr resume`")
+	}
+	for _, f := range sum.Flags {
+		out = append(out, f.Kind+": "+f.Text)
+	}
+	for _, c := range sum.Checks {
+		out = append(out, "look first at "+c.String())
+	}
+	if len(sum.DoNotRepeat) > 0 {
+		out = append(out, "do not repeat the done units: "+strings.Join(store.FirstN(sum.DoNotRepeat, 20), ", "))
+	}
+	if sum.CheckIn != "" {
+		out = append(out, sum.CheckIn)
+	}
+	out = append(out, "next: "+sum.NextAction)
+	return out
+}
+
+// staleReading is seed 004's reading of a stale unit: likely paused (the
+// task is paused, or the tree is clean) or likely interrupted (a check or
+// uncommitted changes were left behind).
+func staleReading(st *store.Store, t *store.Task, s *state.State, unit string) string {
+	if s.Paused != nil {
+		return "likely paused: the task is paused (" + pauseText(s.Paused) + ")"
+	}
+	if m, ok := st.RunMarker(t.Slug, unit); ok && !m.Alive() {
+		return "likely interrupted: its check " + m.Command + " was cut off (" + m.Started + ")"
+	}
+	paths, err := st.Repo.Uncommitted(t.Dir)
+	switch {
+	case err != nil:
+		return "cannot tell whether it was paused or interrupted (" + err.Error() + ")"
+	case len(paths) > 0:
+		return fmt.Sprintf("likely interrupted: %d work file%s not committed (%s); look at them before going on", len(paths), store.Plural(len(paths), "", "s"), strings.Join(store.FirstN(paths, 3), ", "))
+	}
+	return "likely paused: the work tree is clean"
 }
 
 // FutureSuffix ends SinceLast when the last checkpoint is later than now
