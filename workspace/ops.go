@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
 	"github.com/itr-dev/itr/workspace/merge"
+	"github.com/itr-dev/itr/workspace/runs"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/view"
 )
@@ -166,6 +167,9 @@ type PlanReport struct {
 	Removed []string
 	Changed []string // "T2 max_iterations 5 → 8"
 	Dropped []string // started units dropped on purpose (--drop)
+	// Warnings name what the plan holds that will not work as written:
+	// a Verify line that needs a shell.
+	Warnings []string
 }
 
 // PlanRequest applies the plan file. Drop names started units the file no
@@ -199,6 +203,7 @@ func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.Rel(t.Slug, t.PlanName))
 		}
 		rep.Added, rep.Removed, rep.Changed = planChanges(t.State, t.Plan)
+		rep.Warnings = checkWarnings(t.Plan)
 		drop := map[string]bool{}
 		for _, id := range req.Drop {
 			if t.Plan.Unit(id) != nil {
@@ -287,6 +292,22 @@ func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 		}
 	}
 	return added, removed, changed
+}
+
+// checkWarnings names the units whose Verify line checkpoint --verify
+// would refuse (it needs a shell, or is not a command line).
+func checkWarnings(p *plan.Plan) []string {
+	var out []string
+	for _, u := range p.Units {
+		line := u.Check()
+		if line == "" {
+			continue
+		}
+		if _, err := runs.SplitCommand(line); err != nil {
+			out = append(out, fmt.Sprintf("%s: its Verify line %q will not run: %v", u.ID, line, err))
+		}
+	}
+	return out
 }
 
 // CheckpointRequest records one iteration.

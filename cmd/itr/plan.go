@@ -28,17 +28,23 @@ func newPlanCmd(g *globals) *cobra.Command {
 					return err
 				}
 				view := struct {
-					Task    string   `json:"task"`
-					Commit  string   `json:"commit,omitempty"`
-					Added   []string `json:"added"`
-					Removed []string `json:"removed"`
-					Changed []string `json:"changed"`
-					Dropped []string `json:"dropped"`
-				}{Task: slug, Added: nonNil(rep.Added), Removed: nonNil(rep.Removed), Changed: nonNil(rep.Changed), Dropped: nonNil(rep.Dropped)}
+					Task     string   `json:"task"`
+					Commit   string   `json:"commit,omitempty"`
+					Added    []string `json:"added"`
+					Removed  []string `json:"removed"`
+					Changed  []string `json:"changed"`
+					Dropped  []string `json:"dropped"`
+					Warnings []string `json:"warnings,omitempty"`
+				}{Task: slug, Added: nonNil(rep.Added), Removed: nonNil(rep.Removed), Changed: nonNil(rep.Changed), Dropped: nonNil(rep.Dropped), Warnings: rep.Warnings}
 				if rep.Outcome != nil {
 					view.Commit = rep.Outcome.Commit
 				}
 				return g.emit(view, func(w io.Writer) {
+					defer func() {
+						for _, warn := range rep.Warnings {
+							fmt.Fprintf(w, "Warning: %s\n", warn)
+						}
+					}()
 					if rep.Outcome == nil {
 						fmt.Fprintln(w, "Plan unchanged; nothing to commit.")
 						return
