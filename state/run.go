@@ -81,11 +81,14 @@ func decodeRun(path string, raw json.RawMessage) (*Run, error) {
 }
 
 // encode is the run as JSON without HTML escaping.
-func (r *Run) encode() []byte {
+func (r *Run) encode() []byte { return plainJSON(r) }
+
+// plainJSON is v as compact JSON without HTML escaping; v always encodes.
+func plainJSON(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r) // a Run always encodes
+	_ = enc.Encode(v)
 	return bytes.TrimSpace(b.Bytes())
 }
 
@@ -105,10 +108,4 @@ func decodePause(path string, raw json.RawMessage) (*Pause, error) {
 	return &p, nil
 }
 
-func (p *Pause) encode() []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(p) // a Pause always encodes
-	return bytes.TrimSpace(b.Bytes())
-}
+func (p *Pause) encode() []byte { return plainJSON(p) }

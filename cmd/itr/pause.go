@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/workspace"
@@ -20,7 +17,7 @@ and prime say the task is paused, since when and why, so the next session reads 
 that was meant, not a crash. The phase stays where the work stands. itr resume ends it.`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return runTaskHold(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 				return ws.Pause(slug, reason)
 			})
 		},
@@ -35,39 +32,11 @@ func newResumeCmd(g *globals) *cobra.Command {
 		Short: "Take a paused task off hold",
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			return runTaskHold(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 				return ws.Resume(slug)
 			})
 		},
 	}
-}
-
-// runTaskHold runs a pause or a resume and prints its outcome.
-func runTaskHold(g *globals, do func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) error {
-	return g.withWorkspace(func(ws *workspace.Workspace) error {
-		slug, err := ws.Select("")
-		if err != nil {
-			return err
-		}
-		out, err := do(ws, slug)
-		if err != nil {
-			return err
-		}
-		v := outcomeJSON(out)
-		return g.emit(v, func(w io.Writer) {
-			printRepaired(w, out)
-			if p := out.After.Paused; p != nil {
-				fmt.Fprintf(w, "Paused since %s", p.Since)
-				if p.Reason != "" {
-					fmt.Fprintf(w, ": %s", terminalSafe(p.Reason))
-				}
-				fmt.Fprintf(w, " (phase %s; `itr resume` resumes)\n", v.Phase)
-			} else {
-				fmt.Fprintf(w, "Resumed; phase %s\n", v.Phase)
-			}
-			fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
-		})
-	})
 }
 
 func newNoteCmd(g *globals) *cobra.Command {
@@ -81,19 +50,8 @@ check-in prime asks for every N iterations ("Check in every" in the plan, check_
 compaction_summary.critical_context and prime list it until the task is archived.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				slug, err := ws.Select("")
-				if err != nil {
-					return err
-				}
-				out, err := ws.Note(slug, args[0], critical)
-				if err != nil {
-					return err
-				}
-				return g.emit(outcomeJSON(out), func(w io.Writer) {
-					printRepaired(w, out)
-					fmt.Fprintf(w, "Noted; committed %s\n", short(out.Commit))
-				})
+			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Note(slug, args[0], critical)
 			})
 		},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -27,11 +28,22 @@ func runUnitEvent(g *globals, do func(ws *workspace.Workspace, slug string) (*wo
 	v := outcomeJSON(out)
 	return g.emit(v, func(w io.Writer) {
 		printRepaired(w, out)
-		if out.Guardrail != "" {
+		switch e := out.Entry; {
+		case out.Guardrail != "":
 			fmt.Fprintf(w, "Guardrail %q added to guardrails.md\n", out.Guardrail)
-		} else if v.Unit != "" {
+		case v.Unit != "":
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
-		} else {
+		case e != nil && e.Kind == progresslog.KindPaused && v.Paused != nil:
+			fmt.Fprintf(w, "Paused since %s", v.Paused.Since)
+			if v.Paused.Reason != "" {
+				fmt.Fprintf(w, ": %s", v.Paused.Reason)
+			}
+			fmt.Fprintf(w, " (phase %s; `itr resume` resumes)\n", v.Phase)
+		case e != nil && e.Kind == progresslog.KindResumed:
+			fmt.Fprintf(w, "Resumed; phase %s\n", v.Phase)
+		case e != nil && e.Kind == progresslog.KindNote:
+			fmt.Fprintln(w, "Noted")
+		default:
 			fmt.Fprintf(w, "Phase %s\n", v.Phase)
 		}
 		fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
