@@ -15,6 +15,7 @@ import (
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/verify"
+	"github.com/itr-dev/itr/workspace/view"
 )
 
 // ReconcileOptions choose what itr reconcile does.
@@ -77,9 +78,27 @@ func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, opts) })
 }
 
+// checkAgrees is reconcile --check's answer when nothing changed: the
+// working tree holds the committed log and state.json, no commit took
+// entries out, and the remembered reading of that log says state.json is
+// its fold. Anything else is read the long way.
+func (w *Workspace) checkAgrees(slug string) bool {
+	t, err := w.LoadLight(slug)
+	if err != nil || t.PlanErr != nil || t.StateErr != nil || w.CheckClean(t) != nil {
+		return false
+	}
+	if undos, err := verify.FindUndos(w.Store, t); err != nil || len(undos) > 0 {
+		return false
+	}
+	return view.FoldAgrees(w.Store, t)
+}
+
 func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
 	if op := w.Repo.Operation(); op != "" {
 		return w.reconcileOperation(slug, op, opts)
+	}
+	if opts.Check && !opts.DryRun && w.checkAgrees(slug) {
+		return &ReconcileReport{Slug: slug, Discrepancies: []reconcile.Discrepancy{}, Problems: []string{}, Saved: []string{}}, nil
 	}
 	t, err := w.Load(slug)
 	if err != nil {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,8 +35,13 @@ type Task struct {
 	Head gitstate.Head
 
 	StateRaw      []byte // committed state.json
-	ProgressRaw   []byte // committed progress.md
+	ProgressRaw   []byte // committed progress.md (LoadLight: read by Progress on first use)
 	GuardrailsRaw []byte // committed guardrails.md
+
+	// progressLoad reads progress.md when a light load left it out.
+	progressLoad func() ([]byte, error)
+	// ProgressErr is why progress.md could not be read on first use.
+	ProgressErr error
 
 	State *state.State // nil when StateErr is set
 	// StateErr is why the committed state.json could not be read.
@@ -43,6 +49,9 @@ type Task struct {
 	parsedLog *progresslog.Log
 
 	HeadFiles map[string]string // name → blob of the files directly in the folder at Head
+
+	// PlanSum is the SHA-256 of the plan file as read, "" without one.
+	PlanSum string
 
 	Plan     *plan.Plan // nil when there is no plan file or it is still the template
 	PlanName string     // tasks.md or plan.md
@@ -53,7 +62,14 @@ func (s *Store) Rel(slug, name string) string { return s.TaskDir(slug) + "/" + n
 
 // Load reads the task at HEAD. It fails when the task folder is not
 // committed at all.
-func (s *Store) Load(slug string) (*Task, error) {
+func (s *Store) Load(slug string) (*Task, error) { return s.load(slug, false) }
+
+// LoadLight is Load without reading progress.md, which Progress and Log
+// read on first use: a view served from what it remembers of the log
+// never reads or parses it.
+func (s *Store) LoadLight(slug string) (*Task, error) { return s.load(slug, true) }
+
+func (s *Store) load(slug string, light bool) (*Task, error) {
 	head, err := s.Repo.Head()
 	if err != nil {
 		return nil, err
@@ -62,16 +78,28 @@ func (s *Store) Load(slug string) (*Task, error) {
 	if head.Unborn {
 		return nil, fmt.Errorf("task %q: the repository has no commits yet; start it with `itr init`", slug)
 	}
-	if err := s.ReadTaskAt(t, head.Hash); err != nil {
+	if err := s.readTaskAt(t, head.Hash, light); err != nil {
 		return nil, err
 	}
 	s.LoadPlan(t)
 	return t, nil
 }
 
+// Progress is the committed progress.md, read now if a light load left it
+// out (a read that fails leaves it empty and sets ProgressErr).
+func (t *Task) Progress() []byte {
+	if load := t.progressLoad; load != nil {
+		t.progressLoad = nil
+		t.ProgressRaw, t.ProgressErr = load()
+	}
+	return t.ProgressRaw
+}
+
 // ReadTaskAt reads the task's state, log and guardrails as committed at
 // rev into t (all but the plan).
-func (s *Store) ReadTaskAt(t *Task, rev string) error {
+func (s *Store) ReadTaskAt(t *Task, rev string) error { return s.readTaskAt(t, rev, false) }
+
+func (s *Store) readTaskAt(t *Task, rev string, light bool) error {
 	slug := t.Slug
 	// One walk of the trees gives every file of the folder.
 	hashes, err := s.Repo.FolderHashes(rev, t.Dir)
@@ -89,13 +117,15 @@ func (s *Store) ReadTaskAt(t *Task, rev string) error {
 	if t.StateRaw, err = read(StateFile); err != nil {
 		return err
 	}
-	if t.ProgressRaw, err = read(ProgressFile); err != nil {
+	if light {
+		t.progressLoad = func() ([]byte, error) { return read(ProgressFile) }
+	} else if t.ProgressRaw, err = read(ProgressFile); err != nil {
 		return err
 	}
 	if t.GuardrailsRaw, err = read(GuardrailsFile); err != nil {
 		return err
 	}
-	if t.StateRaw == nil && t.ProgressRaw == nil {
+	if _, hasLog := hashes[ProgressFile]; t.StateRaw == nil && !hasLog {
 		return s.NoSuchTask(slug)
 	}
 	if t.StateRaw == nil {
@@ -111,14 +141,14 @@ func (s *Store) ReadTaskAt(t *Task, rev string) error {
 // appends to it and does not need it parsed).
 func (t *Task) Log() *progresslog.Log {
 	if t.parsedLog == nil {
-		t.parsedLog = progresslog.Parse(t.ProgressRaw)
+		t.parsedLog = progresslog.Parse(t.Progress())
 	}
 	return t.parsedLog
 }
 
 // SetProgress replaces the committed progress.md the task holds (as when
 // entries taken out by a commit without itr are put back).
-func (t *Task) SetProgress(data []byte) { t.ProgressRaw, t.parsedLog = data, nil }
+func (t *Task) SetProgress(data []byte) { t.ProgressRaw, t.parsedLog, t.progressLoad = data, nil, nil }
 
 func (s *Store) NoSuchTask(slug string) error {
 	slugs, _ := s.Slugs()
@@ -156,6 +186,7 @@ func (s *Store) LoadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
 			t.PlanErr = err
 			return
 		}
+		t.PlanSum = fmt.Sprintf("%x", sha256.Sum256(data))
 		p, err := plan.Parse(s.Rel(t.Slug, name), data)
 		if err != nil {
 			t.PlanErr = err
@@ -204,7 +235,9 @@ func (s *Store) CheckClean(t *Task) error {
 	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}} {
 		rel := s.Rel(t.Slug, f.name)
 		disk, err := s.ReadWorktree(rel)
-		if errors.Is(err, fs.ErrNotExist) && f.head == nil {
+		lazy := f.name == ProgressFile && t.progressLoad != nil
+		headHash, committed := t.HeadFiles[f.name]
+		if errors.Is(err, fs.ErrNotExist) && (f.head == nil && !(lazy && committed)) {
 			continue
 		}
 		if errors.Is(err, fs.ErrNotExist) {
@@ -213,7 +246,12 @@ func (s *Store) CheckClean(t *Task) error {
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(disk, f.head) {
+		same := bytes.Equal(disk, f.head)
+		if lazy {
+			// Not read: compare the disk's object id with the commit's.
+			same = s.Repo.BlobID(disk) == headHash
+		}
+		if !same {
 			return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)
 		}
 	}

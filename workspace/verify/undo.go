@@ -126,7 +126,7 @@ func staleStateOf(st *store.Store, t *store.Task, last gitstate.Commit, between 
 // newest first.
 func undoOf(st *store.Store, t *store.Task, name string, last gitstate.Commit, between []gitstate.Commit) (*Undo, error) {
 	rel := st.Rel(t.Slug, name)
-	headRaw := t.ProgressRaw
+	headRaw := t.Progress()
 	if name == store.GuardrailsFile {
 		headRaw = t.GuardrailsRaw
 	}

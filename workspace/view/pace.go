@@ -54,24 +54,6 @@ const minFinished = 3
 // unitTimes are the first and the last entry times of each unit in a log.
 type unitTimes struct{ first, last map[string]time.Time }
 
-func timesOf(entries []progresslog.Entry) unitTimes {
-	ut := unitTimes{first: map[string]time.Time{}, last: map[string]time.Time{}}
-	for _, e := range entries {
-		if e.Unit == "" {
-			continue
-		}
-		at, ok := e.Time()
-		if !ok {
-			continue
-		}
-		if _, seen := ut.first[e.Unit]; !seen && e.Kind == progresslog.KindIteration {
-			ut.first[e.Unit] = at
-		}
-		ut.last[e.Unit] = at
-	}
-	return ut
-}
-
 // paceOf reads the pace of a task's view, its plan and its log's times.
 func paceOf(s *state.State, p *plan.Plan, ut unitTimes, now time.Time) Pace {
 	var pc Pace
@@ -291,9 +273,8 @@ func gateBacks(entries []progresslog.Entry) map[string]int {
 
 // flagsOf lists the runaway units and the stale ones; reading says how a
 // stale unit probably stopped.
-func flagsOf(s *state.State, entries []progresslog.Entry, ut unitTimes, now time.Time, staleAfter time.Duration, reading func(unit string) string) []Flag {
+func flagsOf(s *state.State, backs map[string]int, ut unitTimes, now time.Time, staleAfter time.Duration, reading func(unit string) string) []Flag {
 	out := []Flag{}
-	backs := gateBacks(entries)
 	for _, id := range s.IDs() {
 		u := s.Units[id]
 		if u.Status == state.Done || u.Status == state.Pending {
@@ -314,37 +295,6 @@ func flagsOf(s *state.State, entries []progresslog.Entry, ut unitTimes, now time
 			continue
 		}
 		out = append(out, Flag{Unit: id, Kind: "stale", Text: fmt.Sprintf("%s is %s with no checkpoint for %s (stale after %s): %s", id, u.Status, humanDuration(now.Sub(last)), humanDuration(staleAfter), reading(id))})
-	}
-	return out
-}
-
-// checkInDue says whether the agent should check in (itr note) before
-// going on: every iterations since the last Note entry (or the start).
-func checkInDue(entries []progresslog.Entry, every int) (since int, due bool) {
-	if every <= 0 {
-		return 0, false
-	}
-	for i := len(entries) - 1; i >= 0; i-- {
-		switch entries[i].Kind {
-		case progresslog.KindNote:
-			return since, since >= every
-		case progresslog.KindIteration:
-			since++
-		}
-	}
-	return since, since >= every
-}
-
-// criticalNotes are the texts of the log's Critical notes, oldest first.
-func criticalNotes(entries []progresslog.Entry) []string {
-	var out []string
-	for _, e := range entries {
-		if e.Kind != progresslog.KindNote {
-			continue
-		}
-		if v, ok := e.Field("Critical"); ok && strings.TrimSpace(v) != "" {
-			out = append(out, strings.TrimSpace(v))
-		}
 	}
 	return out
 }

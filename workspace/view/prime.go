@@ -178,8 +178,8 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		// The task as Status read it: loaded once.
 		p.Goal = briefGoal(st, t)
 		p.FolderDirty = st.CheckClean(t) != nil
-		p.Verification, p.verificationReopened = lastVerification(t.Log())
-		p.Critical = criticalNotes(t.Log().Entries)
+		p.Verification, p.verificationReopened = sum.facts.Verification, sum.facts.VerificationReopened
+		p.Critical = sum.facts.Critical
 		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
@@ -269,10 +269,10 @@ func briefGoal(st *store.Store, t *store.Task) string {
 // lastVerification is the newest verification in the log, and its unit
 // when a Reopened entry of that unit came after it (the verification no
 // longer holds).
-func lastVerification(l *progresslog.Log) (text, reopened string) {
+func lastVerification(entries []progresslog.Entry) (text, reopened string) {
 	since := map[string]bool{}
-	for i := len(l.Entries) - 1; i >= 0; i-- {
-		e := l.Entries[i]
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
 		if e.Kind == progresslog.KindReopened {
 			since[e.Unit] = true
 		}

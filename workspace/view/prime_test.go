@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,6 +84,13 @@ func TestPrimeGolden(t *testing.T) {
 			require.NoError(t, err)
 			golden(t, tc.name, p.Markdown)
 			assert.LessOrEqual(t, len(p.Markdown), primeTarget)
+			// A second reading comes from what the first remembered of the
+			// log: it must give the same context, field for field.
+			again, err := Prime(f.st, tc.slug)
+			require.NoError(t, err)
+			first, _ := json.Marshal(p)
+			second, _ := json.Marshal(again)
+			assert.JSONEq(t, string(first), string(second), "the remembered reading differs from the fresh one")
 		})
 	}
 }

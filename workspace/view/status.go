@@ -55,25 +55,6 @@ type Reopen struct {
 	Reason string `json:"reason"`
 }
 
-// reopenOf is the Reopened entry of unit when it is the unit's newest
-// entry in the log, else nil.
-func reopenOf(l *progresslog.Log, unit string) *Reopen {
-	for i := len(l.Entries) - 1; i >= 0; i-- {
-		e := &l.Entries[i]
-		if e.Unit != unit {
-			continue
-		}
-		if e.Kind != progresslog.KindReopened {
-			return nil
-		}
-		r := &Reopen{Unit: unit, Time: e.Stamp}
-		r.Reason, _ = e.Field("Reason")
-		r.Reason = strings.TrimSpace(r.Reason)
-		return r
-	}
-	return nil
-}
-
 // CompactionSummary is the seed's instant context restoration: what a
 // session that lost its memory needs first.
 type CompactionSummary struct {
@@ -143,8 +124,9 @@ type Summary struct {
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
 
-	adv  reconcile.Advice // the rule book's answer the summary words
-	plan *plan.Plan       // the plan it was read with
+	adv   reconcile.Advice // the rule book's answer the summary words
+	plan  *plan.Plan       // the plan it was read with
+	facts *logFacts        // what it read of the log
 }
 
 // Status builds the resume summary of a task from what git holds.
@@ -159,7 +141,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := st.Load(slug)
+	t, err := st.LoadLight(slug)
 	archive := ""
 	if errors.Is(err, store.ErrNoTask) {
 		// Not active: read it from its archive, when there is one.
@@ -171,32 +153,11 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		return nil, nil, err
 	}
 	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
-	entries := t.Log().Entries
-	var adoptionNote string
-	if t.State != nil && archive == "" && reconcile.NeedsAdoption(entries) {
-		// Not written by itr: the view is what adoption will keep.
-		folded, _ := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries})
-		fields := reconcile.Adoption(t.State, folded, t.Plan)
-		var keep []string
-		for _, f := range fields {
-			if f.Name == "Units" {
-				keep = strings.Split(f.Value, "\n")
-			}
-		}
-		adoptionNote = "this task was not written by itr (its log has no Created entry); `itr reconcile` (or the next itr write) adopts it, keeping everything"
-		if len(keep) > 0 {
-			adoptionNote = fmt.Sprintf("this task was not written by itr (its log has no Created entry): its log holds no evidence for what state.json says of %d unit%s, which `itr reconcile` (or the next itr write) adopts and keeps: %s",
-				len(keep), store.Plural(len(keep), "", "s"), strings.Join(store.FirstN(keep, 3), "; "))
-			// The preview is stamped with the view's own time, so only what
-			// adoption keeps shows, not the moment it will run.
-			stamp := state.Val(t.State.Updated)
-			if stamp == "" {
-				stamp = st.Now().Format(time.RFC3339)
-			}
-			entries = append(entries[:len(entries):len(entries)], progresslog.Entry{Kind: progresslog.KindAdopted, Stamp: stamp, Fields: fields})
-		}
+	facts := factsOf(st, t, archive == "")
+	derived, problems, adoptionNote := facts.derived, facts.Problems, facts.AdoptionNote
+	if t.ProgressErr != nil {
+		sum.Warnings = append(sum.Warnings, t.ProgressErr.Error())
 	}
-	derived, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries})
 	if adoptionNote != "" {
 		sum.Warnings = append(sum.Warnings, adoptionNote)
 	}
@@ -243,17 +204,17 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Checks = checksOf(st, slug, s, archive == "")
-	ut := timesOf(entries)
+	ut := facts.times()
 	now := st.Now()
 	sum.Pace = paceOf(s, t.Plan, ut, now)
 	sum.Flags = []Flag{}
 	if archive == "" {
-		sum.Flags = flagsOf(s, entries, ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
+		sum.Flags = flagsOf(s, facts.backs(), ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
 		every := st.Config.CheckInEvery
 		if n, ok := t.Plan.MetaCount(plan.MetaCheckIn); ok {
 			every = n
 		}
-		if since, due := checkInDue(entries, every); due {
+		if since := facts.SinceNote; every > 0 && since >= every {
 			sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
 		}
 		sum.PhaseHint, _ = phaseHint(s)
@@ -277,14 +238,14 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		us := ix.row(s, c)
 		sum.Current = &us
 	}
-	sum.Last = lastEntry(lastIteration(t.Log(), "", s))
+	sum.Last = facts.lastIn(s, "")
 	if u := state.Val(s.Updated); u != "" {
 		sum.LastCheckpoint = u
 		if at, err := time.Parse(time.RFC3339, u); err == nil {
 			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
-	adv := reconcile.Advise(s, t.Plan, reconcile.ActivityOf(t.Log().Entries))
+	adv := reconcile.Advise(s, t.Plan, reconcile.Activity(facts.Activity))
 	sum.adv = adv
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
@@ -297,8 +258,10 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	if adv.Unit != "" {
 		w := ix.row(s, adv.Unit)
 		sum.Work = &w
-		sum.WorkLast = lastEntry(lastIteration(t.Log(), adv.Unit, s))
-		sum.WorkReopened = reopenOf(t.Log(), adv.Unit)
+		sum.WorkLast = facts.lastIn(s, adv.Unit)
+		if u := facts.Units[adv.Unit]; u != nil {
+			sum.WorkReopened = u.Reopen
+		}
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	if sum.Paused = s.Paused; s.Paused != nil && archive == "" {
@@ -308,11 +271,12 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total),
 		NextAction:      sum.NextAction,
-		CriticalContext: criticalContext(sum, entries),
+		CriticalContext: criticalContext(sum, facts.Critical),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
 	sum.CompactionSummary.RecoveryInstructions = recoveryInstructions(sum)
 	sum.plan = t.Plan
+	sum.facts = facts
 	return sum, t, nil
 }
 
@@ -354,19 +318,6 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 		us.Depends = ix.deps[id]
 	}
 	return us
-}
-
-// lastIteration is the newest iteration entry of the log of a unit the
-// view s still has (a unit dropped from the plan is history), of unit when
-// it is not "".
-func lastIteration(l *progresslog.Log, unit string, s *state.State) *progresslog.Entry {
-	for i := len(l.Entries) - 1; i >= 0; i-- {
-		e := &l.Entries[i]
-		if e.Kind == progresslog.KindIteration && (unit == "" || e.Unit == unit) && s.Units[e.Unit] != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // lastEntry is an iteration entry as a summary shows it, nil for none.
@@ -427,9 +378,9 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 	return "no unit is ready: see `itr next`"
 }
 
-func criticalContext(sum *Summary, entries []progresslog.Entry) []string {
+func criticalContext(sum *Summary, critical []string) []string {
 	out := []string{}
-	for _, n := range criticalNotes(entries) {
+	for _, n := range critical {
 		out = append(out, "critical: "+quote(n, 300))
 	}
 	for _, c := range sum.Checks {

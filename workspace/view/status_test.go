@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -225,6 +226,16 @@ func TestStatusPhases(t *testing.T) {
 				assert.Equal(t, string(tc.curState), sum.Current.Status)
 			}
 			assert.Equal(t, tc.next, sum.Next, "next")
+			// A second reading comes from what the first remembered of the
+			// log: it must give the same summary, field for field.
+			if sum.Archive == "" {
+				assert.FileExists(t, f.repo.WorktreeItrPath("itr-view-"+b.slug+".json"), "the reading of an active task is remembered")
+			}
+			if again, err := Status(f.st, tc.slug); assert.NoError(t, err) {
+				first, _ := json.Marshal(sum)
+				second, _ := json.Marshal(again)
+				assert.JSONEq(t, string(first), string(second), "the remembered reading differs from the fresh one")
+			}
 			assert.Equal(t, tc.action, sum.NextAction)
 			assert.Equal(t, tc.action, sum.CompactionSummary.NextAction)
 			assert.Equal(t, tc.progress, sum.CompactionSummary.Progress)
