@@ -271,7 +271,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total),
 		NextAction:      sum.NextAction,
-		CriticalContext: criticalContext(sum, facts.Critical),
+		CriticalContext: criticalContext(sum, facts.Critical, progresslog.ParseGuardrails(t.GuardrailsRaw).Entries),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
 	sum.CompactionSummary.RecoveryInstructions = recoveryInstructions(sum)
@@ -378,11 +378,30 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 	return "no unit is ready: see `itr next`"
 }
 
-func criticalContext(sum *Summary, critical []string) []string {
+func criticalContext(sum *Summary, critical []string, guardrails []progresslog.Guardrail) []string {
 	out := []string{}
 	for _, n := range critical {
 		out = append(out, "critical: "+quote(n, 300))
 	}
+	// The guardrails that name the unit at hand come first; the rest
+	// apply to every unit.
+	unit := ""
+	if sum.Work != nil {
+		unit = sum.Work.ID
+	}
+	var named, rest []string
+	for _, g := range guardrails {
+		text := "guardrail " + quote(g.Name, 100)
+		if w := strings.TrimSpace(g.When); w != "" {
+			text += " (when " + quote(w, 160) + ")"
+		}
+		if unit != "" && mentions(g, unit) {
+			named = append(named, text)
+		} else {
+			rest = append(rest, text)
+		}
+	}
+	out = append(out, store.FirstN(append(named, rest...), 8)...)
 	for _, c := range sum.Checks {
 		out = append(out, "check that did not pass: "+c.String())
 	}
@@ -398,6 +417,18 @@ func criticalContext(sum *Summary, critical []string) []string {
 		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, quote(b.Reason, 200)))
 	}
 	return out
+}
+
+// mentions reports whether a guardrail names unit as a word.
+func mentions(g progresslog.Guardrail, unit string) bool {
+	for _, text := range []string{g.Name, g.When, g.Problem, g.Solution} {
+		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+			if w == unit {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // recoveryInstructions are what an agent does after a compaction or in a
