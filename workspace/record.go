@@ -188,6 +188,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		return nil, err
 	}
 	out.Commit = commit.Hash
+	gitstate.AutoMaintenance(w.Repo) // git's gc --auto, as `git commit` runs it; never waited for
 	if c.after != nil {
 		c.after()
 	}

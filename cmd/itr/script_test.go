@@ -63,6 +63,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_CONFIG_COUNT", "1")
 			env.Setenv("GIT_CONFIG_KEY_0", "init.defaultBranch")
 			env.Setenv("GIT_CONFIG_VALUE_0", "main")
+			// No background repack may outlive a scenario's folder;
+			// maintenance-auto.txtar turns it back on where it is the subject.
+			env.Setenv("ITR_NO_MAINTENANCE", "1")
 			// ITR_ENGINE=git runs every scenario on git's plumbing;
 			// ITR_ENGINE_TRACE counts the engines the scenarios choose.
 			for _, v := range []string{"ITR_ENGINE", "ITR_ENGINE_TRACE"} {

@@ -65,6 +65,7 @@ func newStressRepo(t *testing.T) *stressRepo {
 		env = append(env, kv)
 	}
 	env = append(env,
+		"ITR_NO_MAINTENANCE=1", // no background repack outlives the test's folder
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"GIT_CONFIG_NOSYSTEM=1",

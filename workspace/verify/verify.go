@@ -14,6 +14,12 @@
 // (a rewrite on a merged branch, a merge that wrote entries, an itr commit
 // that did not add one entry) is resolved by a correction entry appended
 // later, "## Correction of <commit>".
+//
+// A verify that found nothing remembers how far it walked (cache.go):
+// the next one checks only the commits made since, and does not fold the
+// log again for the same bytes. What it reports is always what the whole
+// walk reports (ITR_VERIFY_NO_CACHE=1 walks it whole); a rewrite of history
+// or of a log is walked whole.
 package verify
 
 import (
@@ -90,7 +96,17 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	}
 	v.findings()
 
-	// state.json is the fold.
+	// state.json is the fold (unless the same bytes were found to be
+	// before: cache.go).
+	key, keyed := foldKey(st, t)
+	if keyed && foldClean(st, slug, key) {
+		foldSkips.Add(1)
+		if err := v.rest(st, t); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	}
+	before := len(rep.Findings)
 	if t.PlanErr != nil {
 		add(Finding{File: st.Rel(slug, t.PlanName), Problem: t.PlanErr.Error(), Fix: "fix the plan, then run `itr plan`"})
 	}
@@ -118,18 +134,29 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	if t.Log().Conflicted {
 		add(Finding{File: progressRel, Commit: t.Head.Hash, Problem: "holds git conflict markers", Fix: conflictFix(progressRel)})
 	}
-	// The outputs of done units, as committed.
+	if keyed && len(rep.Findings) == before {
+		rememberFold(st, slug, key)
+	}
+	if err := v.rest(st, t); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// rest adds the checks that follow the fold's: the outputs of done units,
+// as committed, and the archive refs.
+func (v *verifier) rest(st *store.Store, t *store.Task) error {
 	issues, err := Outputs(st, t)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rep.Findings = append(rep.Findings, OutputFindings(issues)...)
+	v.rep.Findings = append(v.rep.Findings, OutputFindings(issues)...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rep.Findings = append(rep.Findings, found...)
-	return rep, nil
+	v.rep.Findings = append(v.rep.Findings, found...)
+	return nil
 }
 
 // prefixDigests hashes a log once, front to back, answering the SHA-256 of

@@ -29,6 +29,10 @@ type verifier struct {
 	// once.
 	walked map[string]bool
 	index  int // the position of the commit being checked on the line
+	// rebased is set when a version that does not extend the one before
+	// was accepted without a finding (a restore, a resolution of conflict
+	// markers): the walk is then not remembered (cache.go).
+	rebased bool
 }
 
 // track follows one log (progress.md or guardrails.md) along the line.
@@ -106,8 +110,16 @@ func (v *verifier) history() error {
 	// The task's history on the first-parent line, oldest first: every
 	// commit since the task's Created commit, so commits made with plain
 	// git (a revert, a hand edit) are checked too.
+	// A walk remembered from an earlier verify (cache.go) ends the list
+	// at its commit: only the commits since are checked.
+	cached := v.loadCache()
 	var commits []gitstate.Commit
+	found := false
 	err := v.st.Repo.History("HEAD", func(c gitstate.Commit) bool {
+		if cached != nil && c.Hash == cached.commit {
+			found = true
+			return false
+		}
 		commits = append(commits, c)
 		s, _ := c.Trailer(store.TrailerTask)
 		ev, _ := c.Trailer(store.TrailerEvent)
@@ -119,13 +131,19 @@ func (v *verifier) history() error {
 	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 {
 		commits[i], commits[j] = commits[j], commits[i]
 	}
-	v.walked = make(map[string]bool, len(commits))
+	base := 0
+	if found {
+		v.resume(cached)
+		base = v.index
+	} else {
+		v.walked = make(map[string]bool, len(commits))
+	}
 	for _, c := range commits {
 		v.walked[c.Hash] = true
 	}
 	removed := false // the task folder was removed (archived) since the last version
 	for i, c := range commits {
-		v.index = i
+		v.index = base + i
 		if len(c.Parents) >= 2 {
 			if err := v.merge(c); err != nil {
 				return err
@@ -153,6 +171,7 @@ func (v *verifier) history() error {
 		// than this line last had) plus one Restored entry: a new base.
 		restore := mine && ev == store.EventRestored && (removed || p.prev == nil)
 		removed = false
+		v.rebased = v.rebased || restore
 		before := p.entries
 		if logHash != p.prevHash {
 			if before, err = v.progressAt(c, logHash, mine, restore, ev); err != nil {
@@ -189,8 +208,18 @@ func (v *verifier) history() error {
 			}
 		}
 	}
-	v.index = len(commits)
-	return v.confirm()
+	v.index = base + len(commits)
+	if err := v.confirm(); err != nil {
+		return err
+	}
+	head := ""
+	if len(commits) > 0 {
+		head = commits[len(commits)-1].Hash
+	} else if found {
+		head = cached.commit
+	}
+	v.saveCache(head, removed)
+	return nil
 }
 
 // progressAt checks the version of progress.md (blob hash) that commit c
@@ -483,6 +512,7 @@ func (v *verifier) broke(tr *track, c gitstate.Commit, now []byte, viol *progres
 		}
 	}
 	if resolves(tr.guard, prev, now) {
+		v.rebased = true
 		return
 	}
 	switch {
