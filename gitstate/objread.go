@@ -144,22 +144,25 @@ func readLocalObject(objDir string, h plumbing.Hash) (plumbing.ObjectType, []byt
 // inflaters pools zlib readers for readLoose.
 var inflaters sync.Pool
 
+// inflater is a zlib reader of src from the pool (a new one allocates its
+// tables, which dominated walks over many small objects); Put it back
+// after Close.
+func inflater(src io.Reader) (io.ReadCloser, error) {
+	if pooled, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := pooled.(zlib.Resetter).Reset(src, nil); err == nil {
+			return pooled, nil
+		}
+	}
+	return zlib.NewReader(src)
+}
+
 // readLoose inflates a loose object.
 func readLoose(r io.Reader) (plumbing.ObjectType, []byte, error) {
 	// Reuse inflaters: a new one allocates its tables, which dominated
 	// walks over many small trees (itr verify).
-	src := bufio.NewReader(r)
-	var zr io.ReadCloser
-	if pooled, ok := inflaters.Get().(io.ReadCloser); ok {
-		if err := pooled.(zlib.Resetter).Reset(src, nil); err == nil {
-			zr = pooled
-		}
-	}
-	if zr == nil {
-		var err error
-		if zr, err = zlib.NewReader(src); err != nil {
-			return 0, nil, errUnreadable
-		}
+	zr, err := inflater(bufio.NewReader(r))
+	if err != nil {
+		return 0, nil, errUnreadable
 	}
 	defer func() { zr.Close(); inflaters.Put(zr) }()
 	data, err := io.ReadAll(zr)
@@ -304,6 +307,24 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.Obj
 	if depth > maxDeltaDepth {
 		return 0, nil, errUnreadable
 	}
+	key := deltaKey{pack: pf.Name(), off: off}
+	if t, data, ok := deltaBases.get(key); ok {
+		if depth == 0 {
+			// The caller owns what it gets: a copy, never the cache's.
+			return t, append([]byte(nil), data...), nil
+		}
+		return t, data, nil
+	}
+	t, data, err := readPackedAt(pf, idxPath, off, depth)
+	if err == nil && depth > 0 {
+		deltaBases.put(key, t, data) // a base: read only by applyDelta
+	}
+	return t, data, err
+}
+
+// readPackedAt reads the object at off in a pack, its delta base through
+// readPacked (and so the cache of bases).
+func readPackedAt(pf *os.File, idxPath string, off int64, depth int) (plumbing.ObjectType, []byte, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(pf, off, 1<<62), 4096)
 	c, err := br.ReadByte()
 	if err != nil {
@@ -357,12 +378,15 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (plumbing.Obj
 	if size > 1<<30 {
 		return 0, nil, errUnreadable
 	}
-	zr, err := zlib.NewReader(br)
+	zr, err := inflater(br)
 	if err != nil {
 		return 0, nil, errUnreadable
 	}
 	data := make([]byte, size)
-	if _, err := io.ReadFull(zr, data); err != nil {
+	_, err = io.ReadFull(zr, data)
+	zr.Close()
+	inflaters.Put(zr)
+	if err != nil {
 		return 0, nil, errUnreadable
 	}
 	if base == nil {
