@@ -188,7 +188,6 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		return nil, err
 	}
 	out.Commit = commit.Hash
-	gitstate.AutoMaintenance(w.Repo) // git's gc --auto, as `git commit` runs it; never waited for
 	if c.after != nil {
 		c.after()
 	}
@@ -369,6 +368,11 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 	})
 	if errors.Is(err, gitstate.ErrLocked) {
 		err = fmt.Errorf("%w\n(itr changed nothing. If no git command is running, the lock was left by a process that was killed: remove that file, then run `itr reconcile`.)", err)
+	}
+	if err == nil {
+		// What `git commit` does once its commit landed: git's automatic
+		// maintenance, when git's rules call for it; never waited for.
+		gitstate.AutoMaintenance(w.Repo)
 	}
 	return commit, err
 }
