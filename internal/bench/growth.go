@@ -44,12 +44,13 @@ func buildHistory(itr, dir, base, name string, n int, env []string) string {
 // benchGrowth prints, for each count of checkpoints, the time of itr
 // reconcile --check, of itr verify walking the whole history (its first run,
 // ITR_VERIFY_NO_CACHE=1) and again (from the walk the first run remembered),
-// and of itr status; then the size of .git that the checkpoints left, with
+// of itr status and itr prime, and of git status and git log -1 in the same
+// repository for scale; then the size of .git that the checkpoints left, with
 // git's automatic maintenance as itr starts it after each commit, against
 // what `git gc` leaves of it.
 func benchGrowth(itr, dir, base, name string, runs int, counts string, env []string) {
-	fmt.Printf("\n== %s: reconcile --check, verify and status as the task's history grows\n", name)
-	fmt.Printf("%-12s %18s %18s %18s %18s\n", "checkpoints", "reconcile --check", "verify (full)", "verify (again)", "status")
+	fmt.Printf("\n== %s: reconcile --check, verify, status and prime as the task's history grows; git status and git log -1 beside them\n", name)
+	fmt.Printf("%-12s %18s %15s %15s %10s %10s %12s %12s\n", "checkpoints", "reconcile --check", "verify (full)", "verify (again)", "status", "prime", "git status", "git log -1")
 	full := append(append([]string{}, env...), "ITR_VERIFY_NO_CACHE=1")
 	var sizes []storage
 	for _, c := range strings.Split(counts, ",") {
@@ -58,7 +59,7 @@ func benchGrowth(itr, dir, base, name string, runs int, counts string, env []str
 		repo := buildHistory(itr, dir, base, name, n, env)
 		waitMaintenance(repo)
 		sizes = append(sizes, measureStorage(env, repo, n))
-		var rc, vf, va, st []time.Duration
+		var rc, vf, va, st, pr, gs, gl []time.Duration
 		var rss int64
 		for i := 0; i < runs; i++ {
 			d, r := timed(env, repo, itr, "reconcile", "--check")
@@ -73,8 +74,14 @@ func benchGrowth(itr, dir, base, name string, runs int, counts string, env []str
 			rss = max(rss, r)
 			d, _ = timed(env, repo, itr, "status")
 			st = append(st, d)
+			d, _ = timed(env, repo, itr, "prime")
+			pr = append(pr, d)
+			d, _ = timed(env, repo, "git", "status", "--porcelain")
+			gs = append(gs, d)
+			d, _ = timed(env, repo, "git", "log", "-1", "--format=%H")
+			gl = append(gl, d)
 		}
-		fmt.Printf("%-12d %18s %18s %18s %18s   peak %.1f MiB\n", n, ms(median(rc)), ms(median(vf)), ms(median(va)), ms(median(st)), float64(rss)/1024)
+		fmt.Printf("%-12d %18s %15s %15s %10s %10s %12s %12s   peak %.1f MiB\n", n, ms(median(rc)), ms(median(vf)), ms(median(va)), ms(median(st)), ms(median(pr)), ms(median(gs)), ms(median(gl)), float64(rss)/1024)
 	}
 	how := "itr starts git's auto maintenance after each"
 	if v := os.Getenv("ITR_NO_MAINTENANCE"); v != "" && v != "0" {
