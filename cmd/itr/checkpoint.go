@@ -40,7 +40,10 @@ Its output shows as it runs; Ctrl-C stops the command, and the run is still reco
 records the command, how it ended, how long it took, the commit and whether the tree was clean,
 and its last lines; the whole output is committed as runs/UNIT-N.log in the task folder. A run
 that does not pass takes back --signal and --verified: the iteration is recorded, the unit goes
-where a failed check goes, and itr exits with 3.`,
+where a failed check goes, and itr exits with 3.
+
+--progress N (with --detail TEXT) keeps the unit's own progress, shown by status and prime.
+A paused task (itr pause) and a task past its "Max total iterations" refuse checkpoints.`,
 		Example: `  itr checkpoint T1 --did "login form" --signal --verify -- go test ./auth/...
   itr checkpoint T1 --did "tests pass" --verified --verify      # runs T1's Verify: line
   itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"`,
