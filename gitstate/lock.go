@@ -57,6 +57,14 @@ func acquireLockJournaled(path string, j *lockJournal) (*lockFile, error) {
 			j.noted(lock, f)
 			return &lockFile{path: path, lock: lock, f: f}, nil
 		}
+		if errors.Is(err, os.ErrNotExist) && try < lockTries {
+			// The folder went between MkdirAll and the create (git
+			// removes the empty folders of a deleted ref): make it again.
+			if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+				return nil, fmt.Errorf("create folder for %s: %w", lock, err)
+			}
+			continue
+		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("create %s: %w", lock, err)
 		}

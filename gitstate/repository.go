@@ -55,6 +55,20 @@ type Writer interface {
 	CreateTag(name, commit, message string, tagger Signature) (string, error)
 	// Committer is the identity git's configuration gives, at now.
 	Committer(now time.Time) (Signature, error)
+	// WriteBlob stores data as a blob object (no ref, no index, no work
+	// tree), byte for byte, and returns its id, in the repository's object
+	// format (SHA-1 or SHA-256).
+	WriteBlob(data []byte) (string, error)
+	// UpdateRef moves the ref name (a full name under refs/itr/, e.g.
+	// "refs/itr/claims/auth/T1") from oldID to newID atomically,
+	// compare-and-swap: oldID "" means the ref must not exist yet; newID
+	// "" deletes it. When the ref holds anything other than oldID,
+	// nothing changes and the error is a *RefChangedError, which wraps
+	// ErrRefChanged and names the value the ref holds ("" when absent).
+	// Names outside refs/itr/ are refused with ErrBadRef; a newID that
+	// names no object is ErrNotFound; a lock another process holds
+	// (name.lock) past the retry budget is ErrLocked.
+	UpdateRef(name, newID, oldID string) error
 	// JournalLocks records every lock file CommitFiles takes in the file
 	// at path until it is called with "", so a crash can be cleaned up.
 	JournalLocks(path string)

@@ -435,6 +435,9 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err
 	}
+	if err := w.checkClaim(t.Slug, ev.Unit, ""); err != nil {
+		return nil, err
+	}
 	warnings, err := w.checkUncommitted(t, ev)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,12 +30,16 @@ type Options struct {
 	Root string           // the task root relative to the repository top (--root, ITR_ROOT, .itr.yaml)
 	Task string           // the selected task's slug (-t, ITR_TASK)
 	Now  func() time.Time // the clock; nil is time.Now
+	// Agent names the agent this command acts for in claims (ITR_AGENT);
+	// "" is Workspace.DefaultAgent.
+	Agent string
 }
 
 // Workspace is an opened repository with its task root: the store every
 // room reads through, and the use cases that write.
 type Workspace struct {
 	*store.Store
+	agent string // Options.Agent
 }
 
 // Open opens the repository around opts.Dir and reads .itr.yaml. Settings:
@@ -77,7 +82,7 @@ func Open(opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	st.Engine = choice
-	return &Workspace{Store: st}, nil
+	return &Workspace{Store: st, agent: strings.TrimSpace(opts.Agent)}, nil
 }
 
 // Close releases the repository.

@@ -153,7 +153,7 @@ history whenever the two disagree.`,
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
-		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g),
+		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newClaimCmd(g), newReleaseCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g),
 	)

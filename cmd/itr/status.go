@@ -77,6 +77,9 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	for _, c := range s.Checks {
 		fmt.Fprintf(w, "Check:    %s\n", c)
 	}
+	for _, c := range s.Claims {
+		fmt.Fprintf(w, "Claimed:  %s by %s until %s\n", c.Unit, c.Agent, c.Until)
+	}
 	if s.CheckIn != "" {
 		fmt.Fprintf(w, "Check in: %s\n", s.CheckIn)
 	}

@@ -60,6 +60,9 @@ var Cases = []Case{
 	{"NoOperation", testNoOperation},
 	{"ConcurrentCommits", testConcurrentCommits},
 	{"CallsInsideHistory", testCallsInsideHistory},
+	{"WriteBlob", testWriteBlob},
+	{"UpdateRef", testUpdateRef},
+	{"UpdateRefPacked", testUpdateRefPacked},
 }
 
 // Options tell the suite what the repository under test does to a file's
@@ -76,6 +79,11 @@ type Options struct {
 	// path (`git checkout-index`: after smudge filters and line-ending
 	// conversion). nil: the blob itself.
 	CheckedOut func(t *testing.T, r gitstate.Repository, path string, blob []byte) []byte
+	// Git runs the real git in r's repository (in r.Root(), with this
+	// process's environment) with stdin and returns its standard output,
+	// failing the test when git fails. nil (the fake): the cases that
+	// judge with git judge through the interface only.
+	Git func(t *testing.T, r gitstate.Repository, stdin []byte, args ...string) string
 }
 
 // Subject is the repository a case runs on, with what the suite knows of

@@ -80,7 +80,7 @@ func openReal(t *testing.T) (*gitstate.Repo, string) {
 // the repository with git itself.
 func TestRepo(t *testing.T) {
 	needGit(t)
-	gitcontract.Run(t, func(t *testing.T) gitstate.Repository {
+	gitcontract.RunWith(t, gitcontract.Options{Git: gitOracle}, func(t *testing.T) gitstate.Repository {
 		r, dir := openReal(t)
 		t.Cleanup(func() { checkWithGit(t, r, dir) })
 		return r
@@ -91,7 +91,7 @@ func TestRepo(t *testing.T) {
 // git's own plumbing, in a plain repository, and checks each case with git.
 func TestGitEngine(t *testing.T) {
 	needGit(t)
-	gitcontract.Run(t, func(t *testing.T) gitstate.Repository {
+	gitcontract.RunWith(t, gitcontract.Options{Git: gitOracle}, func(t *testing.T) gitstate.Repository {
 		_, dir := openReal(t)
 		g, err := gitstate.OpenGit(dir)
 		require.NoError(t, err)

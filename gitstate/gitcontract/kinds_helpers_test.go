@@ -48,6 +48,9 @@ const scope = ".claude/iterative"
 // them, and judges every case with git.
 func runKind(t *testing.T, k kind) {
 	t.Helper()
+	if k.opts.Git == nil {
+		k.opts.Git = gitOracle
+	}
 	gitcontract.RunWith(t, k.opts, func(t *testing.T) gitstate.Repository {
 		open, top := k.setup(t)
 		r := openChosen(t, open, k.engine, k.reason)
@@ -97,6 +100,13 @@ func newRepo(t *testing.T, args ...string) string {
 	git(t, dir, "config", "user.name", testerName)
 	git(t, dir, "config", "user.email", testerEmail)
 	return dir
+}
+
+// gitOracle is gitcontract.Options.Git: the git on PATH in r's working
+// tree, with this process's environment.
+func gitOracle(t *testing.T, r gitstate.Repository, stdin []byte, args ...string) string {
+	t.Helper()
+	return string(gitIn(t, r.Root(), nil, stdin, args...))
 }
 
 // gitIn runs git in dir with extra environment and stdin; it returns

@@ -326,11 +326,62 @@ func (f *Repo) Merge(other string, req gitstate.CommitRequest) (gitstate.Commit,
 	return f.commit(req, []string{h}, true)
 }
 
-// WriteBlob stores data as a blob and returns its hash.
-func (f *Repo) WriteBlob(data []byte) string {
-	f.lock("WriteBlob")
+// WriteBlob stores data as a blob, byte for byte, and returns its hash.
+func (f *Repo) WriteBlob(data []byte) (string, error) {
+	if err := f.begin("WriteBlob"); err != nil {
+		return "", err
+	}
+	defer f.unlock()
+	return f.put(typeBlob, data), nil
+}
+
+// Blob stores data as a blob and returns its hash: WriteBlob for a test
+// that sets things up, without an error to check (Fail does not apply).
+func (f *Repo) Blob(data []byte) string {
+	f.lock("Blob")
 	defer f.unlock()
 	return f.put(typeBlob, data)
+}
+
+// UpdateRef moves the ref name (a full name under refs/itr/) from oldID to
+// newID, compare-and-swap, as gitstate.Repository says: oldID "" means the
+// ref must not exist, newID "" deletes it, a ref holding another value
+// than oldID is a *gitstate.RefChangedError (gitstate.ErrRefChanged) and
+// nothing changes; a name outside refs/itr/ is gitstate.ErrBadRef and a
+// newID that names no object gitstate.ErrNotFound.
+func (f *Repo) UpdateRef(name, newID, oldID string) error {
+	if err := f.begin("UpdateRef"); err != nil {
+		return err
+	}
+	defer f.unlock()
+	if !strings.HasPrefix(name, "refs/itr/") {
+		return fmt.Errorf("update ref %q: %w: only refs under refs/itr/ may be moved this way", name, gitstate.ErrBadRef)
+	}
+	if err := gitstate.ValidRefName(name); err != nil {
+		return fmt.Errorf("update ref: %w: %w", gitstate.ErrBadRef, err)
+	}
+	for _, id := range []string{newID, oldID} {
+		if id != "" && !isHex40(id) {
+			return fmt.Errorf("update ref %s: %q is not a full object name", name, id)
+		}
+	}
+	if newID != "" {
+		if _, ok := f.objects[newID]; !ok {
+			return fmt.Errorf("update ref %s: object %s: %w", name, newID, gitstate.ErrNotFound)
+		}
+		if err := f.refClash(name); err != nil {
+			return err
+		}
+	}
+	if cur := f.refs[name]; cur != oldID {
+		return &gitstate.RefChangedError{Ref: name, Want: oldID, Have: cur}
+	}
+	if newID == "" {
+		delete(f.refs, name)
+		return nil
+	}
+	f.refs[name] = newID
+	return nil
 }
 
 // SetConflict replaces the index entries of path with the stages of a

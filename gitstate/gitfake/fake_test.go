@@ -252,7 +252,7 @@ func TestSetConflictAndWriteBlob(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "theirs", string(data))
 
-	h := f.WriteBlob([]byte("loose"))
+	h := f.Blob([]byte("loose"))
 	assert.Equal(t, gitstate.BlobHash([]byte("loose")), h)
 	data, err = f.ReadBlob(strings.ToUpper(h))
 	require.NoError(t, err)
@@ -374,4 +374,66 @@ func TestSetRef(t *testing.T) {
 	assert.Error(t, f.SetRef("refs/tags/bad..name", c.Hash))
 	assert.Error(t, f.SetRef("refs/tags/short", c.Hash[:7]))
 	assert.Error(t, f.SetRef("refs/remotes/origin/main/x", c.Hash), "clashes with a ref")
+}
+
+// TestUpdateRef: the compare-and-swap of refs under refs/itr/, step by
+// step from one state to the next.
+func TestUpdateRef(t *testing.T) {
+	f := New(t.TempDir())
+	a := f.Blob([]byte("a"))
+	b := f.Blob([]byte("b"))
+	missing := gitstate.BlobHash([]byte("never stored"))
+	const name = "refs/itr/claims/auth/T1"
+	steps := []struct {
+		what          string
+		name, nw, old string
+		err           error  // nil: succeeds
+		have          string // the value a RefChangedError names
+		after         string // the ref's value after the step
+	}{
+		{"delete an absent ref expecting nothing", name, "", "", nil, "", ""},
+		{"delete an absent ref expecting a value", name, "", a, gitstate.ErrRefChanged, "", ""},
+		{"move an absent ref", name, b, a, gitstate.ErrRefChanged, "", ""},
+		{"create", name, a, "", nil, "", a},
+		{"create again", name, b, "", gitstate.ErrRefChanged, a, a},
+		{"move with a wrong old value", name, b, b, gitstate.ErrRefChanged, a, a},
+		{"move", name, b, a, nil, "", b},
+		{"move to what it holds", name, b, b, nil, "", b},
+		{"delete with a wrong old value", name, "", a, gitstate.ErrRefChanged, b, b},
+		{"delete expecting nothing", name, "", "", gitstate.ErrRefChanged, b, b},
+		{"to a missing object", name, missing, b, gitstate.ErrNotFound, "", b},
+		{"a branch", "refs/heads/main", a, "", gitstate.ErrBadRef, "", b},
+		{"a tag", "refs/tags/v1", a, "", gitstate.ErrBadRef, "", b},
+		{"HEAD", "HEAD", a, "", gitstate.ErrBadRef, "", b},
+		{"a bad name", "refs/itr/a..b", a, "", gitstate.ErrBadRef, "", b},
+		{"delete", name, "", b, nil, "", ""},
+		{"delete again", name, "", b, gitstate.ErrRefChanged, "", ""},
+	}
+	for _, s := range steps {
+		err := f.UpdateRef(s.name, s.nw, s.old)
+		if s.err == nil {
+			require.NoError(t, err, s.what)
+		} else {
+			require.ErrorIs(t, err, s.err, s.what)
+		}
+		if s.err == gitstate.ErrRefChanged {
+			var rc *gitstate.RefChangedError
+			require.ErrorAs(t, err, &rc, s.what)
+			assert.Equal(t, gitstate.RefChangedError{Ref: s.name, Want: s.old, Have: s.have}, *rc, s.what)
+		}
+		cur, err := f.ReadRef(name)
+		require.NoError(t, err)
+		assert.Equal(t, s.after, cur, "%s: the ref after", s.what)
+	}
+	refs, err := f.RawRefs("refs/")
+	require.NoError(t, err)
+	assert.Empty(t, refs, "no other ref was made")
+	assert.Error(t, f.UpdateRef("refs/itr/x", "abc", ""), "an abbreviated id")
+
+	id, err := f.WriteBlob([]byte("x\r\n\x00\xff"))
+	require.NoError(t, err)
+	assert.Equal(t, gitstate.BlobHash([]byte("x\r\n\x00\xff")), id)
+	data, err := f.ReadBlob(id)
+	require.NoError(t, err)
+	assert.Equal(t, "x\r\n\x00\xff", string(data))
 }

@@ -1,6 +1,6 @@
 // Package cliopts completes the options of itr's command lines (itr and
-// itr-mcp) from the environment: flags beat ITR_ROOT and ITR_TASK, and
-// ITR_NOW replaces the clock. Only command lines read these variables.
+// itr-mcp) from the environment: flags beat ITR_ROOT, ITR_TASK and
+// ITR_AGENT, and ITR_NOW replaces the clock. Only command lines read these variables.
 package cliopts
 
 import (
@@ -17,6 +17,9 @@ func Resolve(opts workspace.Options, getenv func(string) string) (workspace.Opti
 	}
 	if opts.Task == "" {
 		opts.Task = getenv("ITR_TASK")
+	}
+	if opts.Agent == "" {
+		opts.Agent = getenv("ITR_AGENT")
 	}
 	if v := getenv("ITR_NOW"); v != "" {
 		at, err := time.Parse(time.RFC3339, v)

@@ -89,7 +89,7 @@ func newArchiveWorld(t *testing.T) *archiveWorld {
 	require.NoError(t, f.fake.SetRef("refs/tags/itr/archive/Bad/2026-01-01", c.Hash))
 	require.NoError(t, f.fake.SetRef("refs/heads/itr/archive/ghost", strings.Repeat("d", 40)))
 	require.NoError(t, f.fake.SetRef("refs/tags/itr/archive/ghost/2026-01-01", strings.Repeat("e", 40)))
-	blob := f.fake.WriteBlob([]byte("not a commit"))
+	blob := f.fake.Blob([]byte("not a commit"))
 	require.NoError(t, f.fake.SetRef("refs/tags/itr/archive/blob/2026-01-01", blob))
 	require.NoError(t, f.fake.SetRef("refs/heads/feature", c.Hash))
 	return w

@@ -87,7 +87,7 @@ func TestArchiveFindings(t *testing.T) {
 			refs: func(t *testing.T, h *hist, a gitstate.Commit) []finding {
 				require.NoError(t, h.repo.SetRef(branch, dangling))
 				require.NoError(t, h.repo.SetRef(tag, dangling))
-				blob := h.repo.WriteBlob([]byte("not a commit\n"))
+				blob := h.repo.Blob([]byte("not a commit\n"))
 				require.NoError(t, h.repo.SetRef(store.ArchiveBranchPrefix+"blob", blob))
 				return []finding{
 					{file: store.ArchiveBranchPrefix + "blob", commit: blob, problem: "does not resolve to a commit: ", fix: "git update-ref -d " + store.ArchiveBranchPrefix + "blob"},

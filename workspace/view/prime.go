@@ -422,6 +422,13 @@ func (p *PrimeContext) render() string {
 		fmt.Fprintf(&now, "Check in first: %s.\n", p.CheckIn)
 	}
 	fmt.Fprintf(&now, "Next action: %s.\n", p.NextAction)
+	if cl := p.sum.Claims; len(cl) > 0 && p.Archive == "" {
+		var parts []string
+		for _, c := range cl {
+			parts = append(parts, fmt.Sprintf("%s by %s until %s", c.Unit, quote(c.Agent, 80), c.Until))
+		}
+		fmt.Fprintf(&now, "Claimed by agents (leave these to them): %s.\n", strings.Join(store.FirstN(parts, 10), "; "))
+	}
 	if len(p.Started) > 0 {
 		var parts []string
 		for _, u := range p.Started {

@@ -112,6 +112,8 @@ type Summary struct {
 	// Flags are the units that need a look first: runaway (round in
 	// circles, or near the limit) and stale (no checkpoint for long).
 	Flags []Flag `json:"flags"`
+	// Claims are the units agents hold (itr claim), with their leases.
+	Claims []store.Claim `json:"claims,omitempty"`
 	// CheckIn asks for a note before going on, every N iterations.
 	CheckIn string `json:"check_in,omitempty"`
 	// PhaseHint says when the phase disagrees with what the units show.
@@ -204,6 +206,17 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Checks = checksOf(st, slug, s, archive == "")
+	if archive == "" {
+		if claims, err := st.Claims(slug); err != nil {
+			sum.Warnings = append(sum.Warnings, err.Error())
+		} else {
+			for _, id := range s.IDs() {
+				if c, ok := claims[id]; ok {
+					sum.Claims = append(sum.Claims, c)
+				}
+			}
+		}
+	}
 	ut := facts.times()
 	now := st.Now()
 	sum.Pace = paceOf(s, t.Plan, ut, now)

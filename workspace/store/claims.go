@@ -1,0 +1,67 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ClaimRefPrefix is where the claims of units live: one ref a claimed
+// unit, refs/itr/claims/<slug>/<unit>, holding a blob with the claim as
+// JSON. A ref is moved only by compare-and-swap (gitstate's UpdateRef), so
+// two agents racing for a unit in worktrees of one repository end with
+// exactly one holder.
+const ClaimRefPrefix = "refs/itr/claims/"
+
+// Claim is an agent's hold on a unit until its lease ends.
+type Claim struct {
+	Unit  string `json:"unit"`
+	Agent string `json:"agent"`
+	Since string `json:"since"` // when the agent took it (RFC 3339)
+	Until string `json:"until"` // when the lease ends unless renewed
+	For   string `json:"for"`   // the lease each renewal gives, as a Go duration ("2h0m0s")
+	// StolenFrom names the agent whose expired lease this claim took.
+	StolenFrom string `json:"stolen_from,omitempty"`
+	// ID is the blob the ref holds (the compare-and-swap's old value).
+	ID string `json:"-"`
+}
+
+// ClaimRef is the ref of a unit's claim.
+func ClaimRef(slug, unit string) string { return ClaimRefPrefix + slug + "/" + unit }
+
+// Expired reports whether the lease ended before now.
+func (c Claim) Expired(now time.Time) bool {
+	until, err := time.Parse(time.RFC3339, c.Until)
+	return err != nil || !now.Before(until)
+}
+
+// Encode is the claim as the blob stores it.
+func (c Claim) Encode() []byte {
+	data, _ := json.Marshal(c) // a Claim always encodes
+	return append(data, '\n')
+}
+
+// Claims reads the claims of a task's units, by unit. A ref whose blob
+// is not a claim is reported as held by "unknown" until it is released,
+// so a damaged ref never frees a unit by accident.
+func (s *Store) Claims(slug string) (map[string]Claim, error) {
+	refs, err := s.Repo.RawRefs(ClaimRefPrefix + slug + "/")
+	if err != nil {
+		return nil, fmt.Errorf("read the claims of %s: %w", slug, err)
+	}
+	out := make(map[string]Claim, len(refs))
+	for name, id := range refs {
+		unit := name[strings.LastIndexByte(name, '/')+1:]
+		c := Claim{Unit: unit, Agent: "unknown", ID: id}
+		if data, err := s.Repo.ReadBlob(id); err == nil {
+			var read Claim
+			if json.Unmarshal(data, &read) == nil && read.Agent != "" {
+				c = read
+				c.Unit, c.ID = unit, id
+			}
+		}
+		out[unit] = c
+	}
+	return out, nil
+}
