@@ -240,22 +240,11 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 	if err := r.refClash(name); err != nil {
 		return err
 	}
-	cfg, err := r.loadConfig(r.currentBranch())
-	if err != nil {
-		return err
-	}
-	lock, err := r.acquireLock(r.refFile(name))
+	cfg, lock, cur, err := r.lockRef(name)
 	if err != nil {
 		return err
 	}
 	defer lock.rollback()
-	cur, err := r.readRawRef(name)
-	if err != nil {
-		return err
-	}
-	if strings.HasPrefix(cur, "ref:") {
-		return fmt.Errorf("%s is a symbolic ref (%s); itr does not move it: remove it with `git symbolic-ref -d %s`", name, cur, name)
-	}
 	if check != nil {
 		if err := check(cur); err != nil {
 			return err
@@ -277,6 +266,29 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 		create = create || r.root != "" && (logAll == "" || isTrue(logAll))
 	}
 	return appendReflog(filepath.Join(r.commonDir, "logs", filepath.FromSlash(name)), reflogLine(old, hash, who, reflogMessage(msg)), create)
+}
+
+// lockRef takes name's lock and reads, under it, the config and the ref's
+// current value (loose, then packed; "" when absent). A symbolic ref is
+// refused. The caller holds r.mu and rolls the lock back or commits it.
+func (r *Repo) lockRef(name string) (*configSet, *lockFile, string, error) {
+	cfg, err := r.loadConfig(r.currentBranch())
+	if err != nil {
+		return nil, nil, "", err
+	}
+	lock, err := r.acquireLock(r.refFile(name))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	cur, err := r.readRawRef(name)
+	if err == nil && strings.HasPrefix(cur, "ref:") {
+		err = fmt.Errorf("%s is a symbolic ref (%s); itr does not move it: remove it with `git symbolic-ref -d %s`", name, cur, name)
+	}
+	if err != nil {
+		lock.rollback()
+		return nil, nil, "", err
+	}
+	return cfg, lock, cur, nil
 }
 
 // refClash refuses a ref name that is a prefix folder of an existing ref or

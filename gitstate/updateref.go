@@ -98,24 +98,13 @@ func (r *Repo) UpdateRef(name, newID, oldID string) error {
 			return err
 		}
 	}
-	cfg, err := r.loadConfig(r.currentBranch())
-	if err != nil {
-		return err
-	}
-	r.dur = durabilityOf(cfg)
-	file := r.refFile(name)
-	lock, err := r.acquireLock(file)
+	cfg, lock, cur, err := r.lockRef(name)
 	if err != nil {
 		return err
 	}
 	defer lock.rollback()
-	cur, err := r.readRawRef(name)
-	if err != nil {
-		return err
-	}
-	if strings.HasPrefix(cur, "ref:") {
-		return fmt.Errorf("%s is a symbolic ref (%s); itr does not move it: remove it with `git symbolic-ref -d %s`", name, cur, name)
-	}
+	r.dur = durabilityOf(cfg)
+	file := r.refFile(name)
 	if cur != oldID {
 		return &RefChangedError{Ref: name, Want: oldID, Have: cur}
 	}
