@@ -326,11 +326,7 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 	}
 	if e := out.Entry; e != nil {
 		if r := reconcile.RunOf(*e); r != nil {
-			st.Check = fmt.Sprintf("%s %s", r.Command, r.Outcome)
-			if r.ExitCode != nil {
-				st.Check += fmt.Sprintf(": exit %d", *r.ExitCode)
-			}
-			st.Check += " after " + reconcile.FormatDuration(r.DurationMS)
+			st.Check = reconcile.RunLine(*r)
 			if !r.Passed() {
 				if r.Tail != "" {
 					st.Check += "; its last lines:\n" + r.Tail

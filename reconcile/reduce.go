@@ -74,6 +74,10 @@ type Input struct {
 	Entries []progresslog.Entry
 	// Commits are facts about commits, to name work commits.
 	Commits []Commit
+	// Observe, when set, sees each applied event of a unit with the unit's
+	// status before and after it (a view counting how often a unit went
+	// back reads it from the reducer, not from its own copy of the rules).
+	Observe func(ev Event, from, to state.Status)
 }
 
 // Problem is an entry the fold could not apply, or something odd about it.
@@ -140,8 +144,14 @@ func Fold(in Input) (*state.State, []Problem) {
 		}
 		// Fold owns s: each event applies in place (an event the rules
 		// refuse changes nothing), sparing a copy of every unit per entry.
+		var from state.Status
+		if u := s.Units[ev.Unit]; u != nil {
+			from = u.Status
+		}
 		if err := stepInPlace(s, in.Plan, ev); err != nil {
 			problems = append(problems, Problem{Line: e.Line, Msg: err.Error() + "; the entry was not applied"})
+		} else if in.Observe != nil && ev.Unit != "" && s.Units[ev.Unit] != nil {
+			in.Observe(ev, from, s.Units[ev.Unit].Status)
 		}
 	}
 	return s, problems

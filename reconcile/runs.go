@@ -49,16 +49,26 @@ func InterruptedRunField(r state.Run) progresslog.Field {
 	return progresslog.Field{Name: FieldInterruptedRun, Value: code(r.Command) + "; " + runResult(r)}
 }
 
-func runResult(r state.Run) string {
-	var b strings.Builder
-	b.WriteString(r.Outcome)
-	switch {
-	case r.ExitCode != nil:
-		fmt.Fprintf(&b, ": exit %d", *r.ExitCode)
+// RunLine words a run in one line: "go test ./... failed: exit 1 after
+// 2.41s", as the CLI, MCP and status say it.
+func RunLine(r state.Run) string { return r.Command + " " + runHead(r) }
+
+// runHead is "failed: exit 1 after 2.41s": the outcome, the exit status
+// when there is one, and the duration unless a run cut off unmeasured.
+func runHead(r state.Run) string {
+	s := r.Outcome
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(": exit %d", *r.ExitCode)
 	}
 	if r.DurationMS > 0 || r.Outcome != state.RunInterrupted {
-		fmt.Fprintf(&b, " after %s", FormatDuration(r.DurationMS))
+		s += " after " + FormatDuration(r.DurationMS)
 	}
+	return s
+}
+
+func runResult(r state.Run) string {
+	var b strings.Builder
+	b.WriteString(runHead(r))
 	if r.Started != "" {
 		b.WriteString("; started " + r.Started)
 		if r.Commit != "" {

@@ -75,7 +75,7 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	head := t.Head.Hash
 	dirty, dirtyErr := w.Repo.Uncommitted(t.Dir)
 	started := w.Now()
-	mark := store.RunMarker{Slug: slug, Unit: ev.Unit, Command: runs.QuoteCommand(argv), Started: started.Format(time.RFC3339), Commit: short(head), PID: os.Getpid(), Host: store.Hostname()}
+	mark := store.RunMarker{Slug: slug, Unit: ev.Unit, Command: runs.QuoteCommand(argv), Started: started.Format(time.RFC3339), Commit: store.Short(head), PID: os.Getpid(), Host: store.Hostname()}
 	var prev *store.RunMarker
 	if m, ok := w.RunMarker(slug, ev.Unit); ok && !m.Alive() {
 		prev = &m
@@ -159,12 +159,4 @@ func (w *Workspace) runLog(slug, unit string, iteration int, output []byte) (str
 	}
 	name := fmt.Sprintf("%s/%s-%d.log", RunsFolder, unit, iteration)
 	return name, &gitstate.FileChange{Path: w.Rel(slug, name), Data: output}
-}
-
-// short is a commit hash as the log writes it.
-func short(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
 }

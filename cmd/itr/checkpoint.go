@@ -146,11 +146,7 @@ func unitPrefix(args []string) string {
 
 // runLine words a run: "`go test ./...` failed: exit 1 after 2.41s; whole output in DIR/runs/T1-3.log".
 func runLine(r state.Run, taskDir string) string {
-	s := fmt.Sprintf("%s %s", r.Command, r.Outcome)
-	if r.ExitCode != nil {
-		s += fmt.Sprintf(": exit %d", *r.ExitCode)
-	}
-	s += " after " + reconcile.FormatDuration(r.DurationMS)
+	s := reconcile.RunLine(r)
 	if r.Log != "" {
 		s += "; whole output in " + taskDir + r.Log
 	}

@@ -38,11 +38,7 @@ ITR_AGENT, else user@host:worktree.`,
 			if len(args) == 1 {
 				req.Unit = args[0]
 			}
-			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				slug, err := ws.Select("")
-				if err != nil {
-					return err
-				}
+			return g.withTask(func(ws *workspace.Workspace, slug string) error {
 				req.Slug = slug
 				rep, err := ws.Claim(req)
 				if err != nil {
@@ -78,11 +74,7 @@ func newReleaseCmd(g *globals) *cobra.Command {
 		Short: "Give up a unit's claim",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				slug, err := ws.Select("")
-				if err != nil {
-					return err
-				}
+			return g.withTask(func(ws *workspace.Workspace, slug string) error {
 				c, err := ws.Release(slug, args[0], agent, force)
 				if err != nil {
 					return err

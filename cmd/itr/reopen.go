@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace"
 )
 
 // reopenView is the --json output of itr reopen: the event as the other
@@ -36,39 +37,37 @@ verifying is still open (a checkpoint without --signal or --verified sends it ba
 that depend on it and were started are named as a warning and left as they are.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			ws, err := g.open()
-			if err != nil {
-				return err
-			}
-			defer ws.Close()
-			slug, err := ws.Select("")
-			if err != nil {
-				return err
-			}
-			rep, err := ws.Reopen(slug, args[0], reason)
-			if err != nil {
-				return err
-			}
-			out := rep.Outcome
-			v := reopenView{outcomeView: outcomeJSON(out), Dependants: []dependantView{}}
-			for _, d := range rep.Dependants {
-				dv := dependantView{Unit: d.ID, Status: string(d.Status)}
-				if u := out.After.Units[d.ID]; u != nil {
-					dv.Iterations = state.Val(u.IterationsUsed)
-				}
-				v.Dependants = append(v.Dependants, dv)
-			}
-			return g.emit(v, func(w io.Writer) {
-				printRepaired(w, out)
-				fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
-				for _, d := range v.Dependants {
-					fmt.Fprintf(w, "Warning: %s (%s, %d iteration%s) depends on %s and was started; it is left as it is: check that its work still holds\n",
-						d.Unit, d.Status, d.Iterations, map[bool]string{true: "", false: "s"}[d.Iterations == 1], v.Unit)
-				}
-				fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+			return g.withTask(func(ws *workspace.Workspace, slug string) error {
+				return reopen(g, ws, slug, args[0], reason)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "what was found wrong with the unit (required)")
 	return cmd
+}
+
+// reopen runs itr reopen and prints what it did.
+func reopen(g *globals, ws *workspace.Workspace, slug, unit, reason string) error {
+	rep, err := ws.Reopen(slug, unit, reason)
+	if err != nil {
+		return err
+	}
+	out := rep.Outcome
+	v := reopenView{outcomeView: outcomeJSON(out), Dependants: []dependantView{}}
+	for _, d := range rep.Dependants {
+		dv := dependantView{Unit: d.ID, Status: string(d.Status)}
+		if u := out.After.Units[d.ID]; u != nil {
+			dv.Iterations = state.Val(u.IterationsUsed)
+		}
+		v.Dependants = append(v.Dependants, dv)
+	}
+	return g.emit(v, func(w io.Writer) {
+		printRepaired(w, out)
+		fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
+		for _, d := range v.Dependants {
+			fmt.Fprintf(w, "Warning: %s (%s, %d iteration%s) depends on %s and was started; it is left as it is: check that its work still holds\n",
+				d.Unit, d.Status, d.Iterations, map[bool]string{true: "", false: "s"}[d.Iterations == 1], v.Unit)
+		}
+		fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+	})
 }

@@ -207,6 +207,17 @@ func (g *globals) withWorkspace(fn func(ws *workspace.Workspace) error) error {
 	return fn(ws)
 }
 
+// withTask runs fn on the opened workspace and the selected task.
+func (g *globals) withTask(fn func(ws *workspace.Workspace, slug string) error) error {
+	return g.withWorkspace(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select("")
+		if err != nil {
+			return err
+		}
+		return fn(ws, slug)
+	})
+}
+
 // emit prints v as JSON with --json, else the text text() returns.
 func (g *globals) emit(v any, text func(w io.Writer)) error {
 	if g.json {

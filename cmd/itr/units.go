@@ -10,21 +10,19 @@ import (
 	"github.com/itr-dev/itr/workspace"
 )
 
-// unitCmd runs an event about one unit and prints its outcome.
+// runUnitEvent records an event of the selected task and prints its outcome.
 func runUnitEvent(g *globals, do func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) error {
-	ws, err := g.open()
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	slug, err := ws.Select("")
-	if err != nil {
-		return err
-	}
-	out, err := do(ws, slug)
-	if err != nil {
-		return err
-	}
+	return g.withTask(func(ws *workspace.Workspace, slug string) error {
+		out, err := do(ws, slug)
+		if err != nil {
+			return err
+		}
+		return printEvent(g, out)
+	})
+}
+
+// printEvent prints the outcome of one recorded event.
+func printEvent(g *globals, out *workspace.Outcome) error {
 	v := outcomeJSON(out)
 	return g.emit(v, func(w io.Writer) {
 		printRepaired(w, out)

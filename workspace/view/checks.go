@@ -72,13 +72,7 @@ func (c Check) String() string {
 			return fmt.Sprintf("%s: %s (started %s at %s) was interrupted before itr could record it; run it again with `itr checkpoint %s --verify`", c.Unit, c.Command, c.Started, c.Commit, c.Unit)
 		}
 	}
-	s := fmt.Sprintf("%s: %s %s", c.Unit, c.Command, c.Outcome)
-	if c.ExitCode != nil {
-		s += fmt.Sprintf(": exit %d", *c.ExitCode)
-	}
-	if c.DurationMS > 0 {
-		s += " after " + reconcile.FormatDuration(c.DurationMS)
-	}
+	s := c.Unit + ": " + reconcile.RunLine(state.Run{Command: c.Command, Outcome: c.Outcome, ExitCode: c.ExitCode, DurationMS: c.DurationMS})
 	var where []string
 	if c.Iteration > 0 {
 		where = append(where, fmt.Sprintf("iteration %d", c.Iteration))

@@ -65,7 +65,7 @@ type unitFacts struct {
 
 // factsVersion changes whenever logFacts or how it is read changes, so a
 // remembered file from another itr is a miss, never a wrong answer.
-const factsVersion = "itr-view-2"
+const factsVersion = "itr-view-3"
 
 // factsOf gives the task's log facts: remembered ones when the log, the
 // state and the plan are those they were read from, else read now (and
@@ -142,7 +142,14 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 	if t.State != nil && active && reconcile.NeedsAdoption(entries) {
 		entries, f.AdoptionNote = adoptionPreview(st, t, entries)
 	}
-	f.derived, f.Problems = reconcile.Fold(reconcile.Input{Slug: t.Slug, Base: t.State, Plan: t.Plan, Entries: entries})
+	backs := map[string]int{}
+	f.derived, f.Problems = reconcile.Fold(reconcile.Input{Slug: t.Slug, Base: t.State, Plan: t.Plan, Entries: entries,
+		Observe: func(ev reconcile.Event, from, to state.Status) {
+			// A check that did not hold: back from a gate to work.
+			if (from == state.Confirming || from == state.Verifying) && (to == state.InProgress || to == state.Timeout) {
+				backs[ev.Unit]++
+			}
+		}})
 	f.Derived = string(f.derived.Encode())
 	f.Activity = reconcile.ActivityOf(entries)
 	unit := func(id string) *unitFacts {
@@ -184,7 +191,7 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 			u.Reopen = r
 		}
 	}
-	for id, n := range gateBacks(entries) {
+	for id, n := range backs {
 		unit(id).Backs = n
 	}
 	f.Verification, f.VerificationReopened = lastVerification(entries)

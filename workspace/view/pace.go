@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/plan"
-	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -229,47 +228,6 @@ type Flag struct {
 // runawayBacks is how many times a unit may go back from confirming or
 // verifying before it is flagged.
 const runawayBacks = 3
-
-// gateBacks counts, per unit, the times a log sent it back to
-// in_progress from confirming or verifying: a check that did not hold.
-func gateBacks(entries []progresslog.Entry) map[string]int {
-	st := map[string]state.Status{}
-	backs := map[string]int{}
-	for _, e := range entries {
-		if e.Unit == "" {
-			continue
-		}
-		switch e.Kind {
-		case progresslog.KindReopened:
-			st[e.Unit] = state.InProgress
-		case progresslog.KindIteration:
-			_, signal := e.Field("Signal")
-			v, verified := e.Field("Verification")
-			switch st[e.Unit] {
-			case state.Confirming:
-				if signal {
-					st[e.Unit] = state.Verifying
-				} else {
-					st[e.Unit] = state.InProgress
-					backs[e.Unit]++
-				}
-			case state.Verifying:
-				if verified && strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "pass") {
-					st[e.Unit] = state.Done
-				} else {
-					st[e.Unit] = state.InProgress
-					backs[e.Unit]++
-				}
-			default:
-				st[e.Unit] = state.InProgress
-				if signal {
-					st[e.Unit] = state.Confirming
-				}
-			}
-		}
-	}
-	return backs
-}
 
 // flagsOf lists the runaway units and the stale ones; reading says how a
 // stale unit probably stopped.
