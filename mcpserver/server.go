@@ -37,7 +37,7 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 const (
 	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
 
-	startDesc = "Show a unit that can start now (dependencies done): status, iterations, dependencies, guardrails. Writes nothing."
+	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
 
 	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it (prefer finish)."
 
@@ -58,7 +58,7 @@ func New(open Opener, version string) *mcp.Server {
 	h := &handlers{open: open}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: lean[ResumeOutput]()}, h.resume)
-	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, Annotations: readOnly, OutputSchema: lean[UnitInfo]()}, h.start)
+	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, OutputSchema: lean[UnitInfo]()}, h.start)
 	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc, OutputSchema: lean[Step]()}, h.checkpoint)
 	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, OutputSchema: lean[Step]()}, h.finish)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)

@@ -191,7 +191,9 @@ func TestToolsEndToEnd(t *testing.T) {
 
 	u, _ := ok[UnitInfo](t, cs, "start", nil)
 	assert.Equal(t, UnitInfo{Task: "demo", Unit: "T1", Title: "Add the model", Status: "pending", MaxIterations: 5,
-		Next: u.Next}, u)
+		Next: u.Next, ClaimedUntil: u.ClaimedUntil}, u)
+	assert.NotEmpty(t, u.ClaimedUntil, "start claims the unit it hands out")
+	assert.Contains(t, git(t, dir, "for-each-ref", "--format=%(refname)", "refs/itr/claims/"), "refs/itr/claims/demo/T1")
 	assert.Contains(t, u.Next, "first checkpoint makes it in_progress")
 	assert.Equal(t, "3", strings.TrimSpace(git(t, dir, "rev-list", "--count", "HEAD")), "start writes nothing")
 

@@ -74,6 +74,10 @@ type UnitInfo struct {
 	Depends       []string `json:"depends,omitempty"`
 	Guardrails    []string `json:"guardrails,omitempty"`
 	Next          string   `json:"next"`
+	// ClaimedUntil is when the claim start took for this agent ends
+	// (each checkpoint renews it); ClaimError says why none was taken.
+	ClaimedUntil string `json:"claimed_until,omitempty"`
+	ClaimError   string `json:"claim_error,omitempty"`
 }
 
 // Step is the output of checkpoint, finish and block: the event recorded
@@ -203,8 +207,9 @@ func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	return out
 }
 
-// start asks the rule book whether a unit can be worked on now and
-// describes it; it records nothing.
+// start asks the rule book whether a unit can be worked on now (skipping
+// units other agents hold), claims it for this agent and describes it; it
+// records nothing in the log.
 func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInput) (*mcp.CallToolResult, *UnitInfo, error) {
 	var info *UnitInfo
 	err := h.with(func(ws *workspace.Workspace) error {
@@ -212,7 +217,7 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 		if err != nil {
 			return err
 		}
-		u, err := ws.Start(slug, in.Unit)
+		u, claim, claimErr, err := ws.StartClaimed(slug, in.Unit)
 		if err != nil {
 			return err
 		}
@@ -222,6 +227,12 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 		}
 		info = &UnitInfo{Task: slug, Unit: u.ID, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
 			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, u.ID)}
+		if claim != nil {
+			info.ClaimedUntil = claim.Claim.Until
+		}
+		if claimErr != nil {
+			info.ClaimError = claimErr.Error()
+		}
 		return nil
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,7 +70,15 @@ type Intent struct {
 	// the order of their last entries in the log (it is called only then,
 	// so a caller that has not parsed the log pays nothing otherwise).
 	Activity func() Activity
+	// Held are the units other agents hold (claims whose lease runs), each
+	// with who holds it until when ("bob@ci:wt until 2026-01-14T12:00:00Z"):
+	// work on them is refused, and a unit to work on is picked among the
+	// others.
+	Held Held
 }
+
+// Held maps a unit another agent holds to who holds it until when.
+type Held map[string]string
 
 // Activity is the order of the units' last entries in the log: unit → the
 // index of its newest entry (a higher index is newer). Units it lacks
@@ -116,6 +125,7 @@ const (
 	BudgetSpent    Code = "budget-spent"    // the task used its Max total iterations
 	AlreadyPaused  Code = "already-paused"  // pausing a paused task
 	NotPaused      Code = "not-paused"      // resuming a task that is not paused
+	HeldElsewhere  Code = "held"            // work on a unit another agent holds
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -191,6 +201,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen %s %s TEXT`)", u, u, field("reason"))
 	case UnitBlocked:
 		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, r.Reason, u)
+	case HeldElsewhere:
+		return fmt.Sprintf("unit %s is held by %s; pick another unit (itr next), or ask them to release it (itr release %s)", u, r.Reason, u)
 	case UnitTimedOut:
 		return fmt.Sprintf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`", u, r.Max)
 	case WaitsFor:
@@ -258,7 +270,7 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		if in.Activity != nil && !open(s.Units[state.Val(s.Current)]) {
 			act = in.Activity()
 		}
-		adv := Advise(s, p, act)
+		adv := AdviseHeld(s, p, act, in.Held)
 		if adv.Unit == "" {
 			return Event{}, &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: adv.Stuck}
 		}
@@ -287,6 +299,9 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	}
 	if err := workable(s, p, u); err != nil {
 		return Event{}, err
+	}
+	if who, ok := in.Held[id]; ok {
+		return Event{}, &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
 	}
 	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && in.Action != Start && TotalIterations(s) >= max {
 		return Event{}, &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
@@ -608,6 +623,9 @@ type Advice struct {
 	// Stuck says why each unit that is neither done nor ready cannot
 	// move, as the refusal work on it would get, in natural ID order.
 	Stuck []*Refusal
+	// Held are the unfinished units other agents hold (AdviseHeld), in
+	// natural ID order.
+	Held []string
 }
 
 // Advise returns what may happen next. The unit to work on is the current
@@ -617,8 +635,19 @@ type Advice struct {
 // behind other work. Advise reads the view and the plan only and is linear
 // in the number of units.
 func Advise(s *state.State, p *plan.Plan, act Activity) Advice {
+	return AdviseHeld(s, p, act, nil)
+}
+
+// AdviseHeld is Advise for an agent among others: the units in held (other
+// agents' claims) are never the unit to work on, nor in Ready or Started;
+// they are listed in Held and, when nothing else is left, in Stuck as
+// HeldElsewhere refusals.
+func AdviseHeld(s *state.State, p *plan.Plan, act Activity, held Held) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	a.Ready = ready(s, p)
+	if len(held) > 0 {
+		a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool { return held[id] != "" })
+	}
 	var deps map[string][]string
 	if p != nil {
 		deps = p.DepMap() // one build of the graph for every unit
@@ -640,21 +669,29 @@ func Advise(s *state.State, p *plan.Plan, act Activity) Advice {
 				a.Waiting[id] = w
 			}
 		case state.InProgress, state.Confirming, state.Verifying:
-			if id != cur {
+			if id != cur && held[id] == "" {
 				a.Started = append(a.Started, id)
 			}
 		}
-		if r := stuck(u, a.Waiting[id]); r != nil {
+		r := stuck(u, a.Waiting[id])
+		if who := held[id]; who != "" && u.Status != state.Done {
+			a.Held = append(a.Held, id)
+			if r == nil {
+				r = &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
+			}
+		}
+		if r != nil {
 			a.Stuck = append(a.Stuck, r)
 		}
 	}
 	// Oldest activity first; ids are in natural order, so ties keep it.
 	sort.SliceStable(a.Started, func(i, j int) bool { return act[a.Started[i]] < act[a.Started[j]] })
-	if u := s.Units[cur]; u != nil && u.Status.Started() && open(u) {
+	curOpen := open(s.Units[cur]) && held[cur] == ""
+	if u := s.Units[cur]; u != nil && u.Status.Started() && curOpen {
 		a.Started = append([]string{cur}, a.Started...)
 	}
 	switch {
-	case open(s.Units[cur]):
+	case curOpen:
 		a.Unit = cur
 	case len(a.Started) > 0:
 		a.Unit = a.Started[0]

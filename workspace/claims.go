@@ -3,9 +3,6 @@ package workspace
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,11 +15,15 @@ import (
 // checkpoint of the holder renews it) or given with --for.
 const DefaultLease = 2 * time.Hour
 
+// casAttempts bounds how often a claim is decided again after another
+// agent moved the claim ref first.
+const casAttempts = 4
+
 // ClaimRequest asks for a hold on a unit.
 type ClaimRequest struct {
 	Slug  string
-	Unit  string // "" is the unit itr next names
-	Agent string // "" is DefaultAgent
+	Unit  string // "" is the unit itr next names for this agent
+	Agent string // "" is the store's AgentName
 	For   time.Duration
 	// Steal takes a unit whose holder's lease has ended (never one that
 	// still holds), and logs it as a note.
@@ -35,34 +36,106 @@ type ClaimReport struct {
 	Renewed bool   // the agent already held it
 	Stole   string // the agent whose expired lease was taken
 	Note    string // the commit of the note that logs a steal
+	Remote  string // the remote the claim went through ("" this repository only)
 }
 
-// DefaultAgent names this agent when neither --agent nor ITR_AGENT does:
-// user@host:worktree, stable across the sessions of one checkout.
-func (w *Workspace) DefaultAgent() string {
-	name := "agent"
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
+// Agent is the name this command acts as (see store.AgentName).
+func (w *Workspace) Agent() string { return w.AgentName() }
+
+// claimsVia is where claims are decided: a remote (through git push
+// --atomic with a lease per ref, so clones on other machines see them) or
+// "" for this repository's worktrees alone. .itr.yaml's claims_remote
+// names it ("none": this repository); else the branch's remote, the only
+// remote, or origin. It is read once per command.
+func (w *Workspace) claimsVia() (string, *gitstate.Network, error) {
+	if w.claimsRead {
+		return w.claimsRemote, w.net, w.claimsErr
 	}
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
+	w.claimsRead = true
+	want := w.Config.ClaimsRemote
+	if want == "none" {
+		return "", nil, nil
 	}
-	return name + "@" + host + ":" + filepath.Base(w.Repo.Root())
+	n, err := gitstate.NetworkOf(w.Repo)
+	if err != nil {
+		if errors.Is(err, gitstate.ErrNoNetwork) {
+			return "", nil, nil
+		}
+		w.claimsErr = err
+		return "", nil, err
+	}
+	up, err := n.Upstream()
+	if err != nil {
+		w.claimsErr = err
+		return "", nil, err
+	}
+	remote := up.Remote
+	if want != "" {
+		if !contains(up.Remotes, want) {
+			w.claimsErr = fmt.Errorf("%s: claims_remote %q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`, or write claims_remote: none", store.ConfigFile, want, orNoneList(up.Remotes), want)
+			return "", nil, w.claimsErr
+		}
+		remote = want
+	}
+	w.claimsRemote, w.net = remote, n
+	return remote, n, nil
 }
 
-// Agent is the name this command acts as: ITR_AGENT (Options.Agent),
-// else DefaultAgent.
-func (w *Workspace) Agent() string {
-	if w.agent != "" {
-		return w.agent
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
 	}
-	return w.DefaultAgent()
+	return false
+}
+
+func orNoneList(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
+// RefreshClaims brings the remote's claims of a task into this
+// repository (refs/itr/claims/<slug>/, pruned to what the remote has) and
+// returns the remote ("" when claims stay in this repository).
+func (w *Workspace) RefreshClaims(slug string) (string, error) {
+	remote, n, err := w.claimsVia()
+	if err != nil || remote == "" {
+		return remote, err
+	}
+	return remote, w.fetchClaims(n, remote, slug)
+}
+
+func (w *Workspace) fetchClaims(n *gitstate.Network, remote, slug string) error {
+	prefix := store.ClaimRefPrefix + slug + "/"
+	if err := n.Fetch(remote, []string{"+" + prefix + "*:" + prefix + "*"}, true); err != nil {
+		return claimsUnreachable(remote, err)
+	}
+	return nil
+}
+
+// claimsUnreachable words a remote that claims could not go through.
+func claimsUnreachable(remote string, err error) error {
+	return fmt.Errorf("claims go through the remote %s, so that agents in every clone see them, and it could not be used: %w; fix the remote (git fetch %s), or keep claims in this repository with claims_remote: none in %s", remote, err, remote, store.ConfigFile)
+}
+
+// heldFor is the rule book's view of the claims: the units other agents
+// hold at now, from the claims this repository has (no network).
+func (w *Workspace) heldFor(slug string) (reconcile.Held, error) {
+	claims, err := w.Claims(slug)
+	if err != nil {
+		return nil, err
+	}
+	return store.HeldByOthers(claims, w.Agent(), w.Now()), nil
 }
 
 // Claim takes, renews or (after expiry, with Steal) steals a unit's claim
-// by compare-and-swap on its ref: of two agents racing for one unit,
-// exactly one holds it and the other is told who does.
+// by compare-and-swap on its ref, on the claims remote when there is one
+// (git push --atomic --force-with-lease) and in this repository: of two
+// agents racing for one unit, in two worktrees or on two machines, exactly
+// one holds it and the other is told who does.
 func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 	agent := strings.TrimSpace(req.Agent)
 	if agent == "" {
@@ -79,47 +152,127 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: req.Unit, Activity: activity(t)})
+	remote, n, err := w.claimsVia()
 	if err != nil {
 		return nil, err
 	}
-	unit := ev.Unit
-	claims, err := w.Claims(req.Slug)
-	if err != nil {
-		return nil, err
-	}
-	now := w.Now()
-	next := store.Claim{Unit: unit, Agent: agent, Since: now.Format(time.RFC3339), Until: now.Add(lease).Format(time.RFC3339), For: lease.String()}
-	rep := &ClaimReport{}
-	old, held := claims[unit]
-	switch {
-	case !held:
-	case old.Agent == agent:
-		next.Since, rep.Renewed = old.Since, true
-	case !old.Expired(now):
-		return nil, heldBy(unit, old)
-	case !req.Steal:
-		return nil, fmt.Errorf("%s was held by %s until %s, which has passed; take it with `itr claim %s --steal` (the steal is logged)", unit, old.Agent, old.Until, unit)
-	default:
-		next.StolenFrom, rep.Stole = old.Agent, old.Agent
-	}
-	id, err := w.Repo.WriteBlob(next.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("write the claim of %s: %w", unit, err)
-	}
-	if err := w.Repo.UpdateRef(store.ClaimRef(req.Slug, unit), id, old.ID); err != nil {
-		return nil, w.lostRace(req.Slug, unit, err)
-	}
-	next.ID = id
-	rep.Claim = next
-	if rep.Stole != "" {
-		out, err := w.Note(req.Slug, fmt.Sprintf("%s took %s from %s, whose lease ended %s", agent, unit, old.Agent, old.Until), false)
+	fresh := false
+	for attempt := 0; ; attempt++ {
+		claims, err := w.Claims(t.Slug)
 		if err != nil {
-			return rep, fmt.Errorf("%s now holds %s, but logging the steal failed: %w", agent, unit, err)
+			return nil, err
 		}
-		rep.Note = out.Commit
+		now := w.Now()
+		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now)
+		if err != nil {
+			// A remote's claims may have moved since they were last
+			// fetched: look once more before telling the agent no.
+			if remote != "" && !fresh && isHeldOrNoneReady(err) {
+				if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
+					return nil, ferr
+				}
+				fresh = true
+				continue
+			}
+			return nil, err
+		}
+		next := store.Claim{Unit: unit, Agent: agent, Since: now.Format(time.RFC3339), Until: now.Add(lease).Format(time.RFC3339), For: lease.String()}
+		rep := &ClaimReport{Remote: remote}
+		switch {
+		case !held:
+		case old.Agent == agent:
+			next.Since, rep.Renewed = old.Since, true
+		case !old.Expired(now):
+			return nil, heldBy(unit, old) // pickClaim refuses this; kept for safety
+		case !req.Steal:
+			return nil, fmt.Errorf("%s was held by %s until %s, which has passed; take it with `itr claim %s --steal` (the steal is logged)", unit, old.Agent, old.Until, unit)
+		default:
+			next.StolenFrom, rep.Stole = old.Agent, old.Agent
+		}
+		id, err := w.Repo.WriteBlob(next.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("write the claim of %s: %w", unit, err)
+		}
+		err = w.moveClaim(n, remote, t.Slug, unit, id, old.ID)
+		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
+			// Another agent moved it first: decide again on what it holds
+			// now (a claim of a named unit then names its holder).
+			if remote != "" {
+				if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
+					return nil, ferr
+				}
+				fresh = true
+			}
+			continue
+		}
+		if err != nil {
+			return nil, w.lostRace(t.Slug, unit, err)
+		}
+		next.ID = id
+		rep.Claim = next
+		if rep.Stole != "" {
+			out, err := w.Note(t.Slug, fmt.Sprintf("%s took %s from %s, whose lease ended %s", agent, unit, old.Agent, old.Until), false)
+			if err != nil {
+				return rep, fmt.Errorf("%s now holds %s, but logging the steal failed: %w", agent, unit, err)
+			}
+			rep.Note = out.Commit
+		}
+		return rep, nil
 	}
-	return rep, nil
+}
+
+// isHeldOrNoneReady reports a refusal that fresher claims could change.
+func isHeldOrNoneReady(err error) bool {
+	var r *reconcile.Refusal
+	return IsHeld(err) || errors.As(err, &r) && r.Code == reconcile.NoneReady
+}
+
+// pickClaim resolves the unit to claim (the one named, else the next one
+// no other agent holds) with the rule book, and its current claim.
+func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time) (string, store.Claim, bool, error) {
+	held := store.HeldByOthers(claims, agent, now)
+	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held}
+	ev, err := reconcile.Decide(t.State, t.Plan, in)
+	if err != nil {
+		return "", store.Claim{}, false, err
+	}
+	old, ok := claims[ev.Unit]
+	return ev.Unit, old, ok, nil
+}
+
+// moveClaim moves a claim ref from oldID to id ("" deletes): on the remote
+// first when there is one, then in this repository, which mirrors it.
+func (w *Workspace) moveClaim(n *gitstate.Network, remote, slug, unit, id, oldID string) error {
+	ref := store.ClaimRef(slug, unit)
+	if remote == "" {
+		return w.Repo.UpdateRef(ref, id, oldID)
+	}
+	if err := n.PushCAS(remote, []gitstate.RefUpdate{{Ref: ref, New: id, Old: oldID}}); err != nil {
+		if errors.Is(err, gitstate.ErrRefChanged) {
+			return err
+		}
+		return claimsUnreachable(remote, err)
+	}
+	return w.mirrorClaim(ref, id)
+}
+
+// mirrorClaim sets this repository's copy of a claim ref to what the
+// remote now holds, whatever it held before.
+func (w *Workspace) mirrorClaim(ref, id string) error {
+	var err error
+	for i := 0; i < casAttempts; i++ {
+		cur, rerr := w.Repo.ReadRef(ref)
+		if rerr != nil {
+			cur = ""
+		}
+		if cur == id {
+			return nil
+		}
+		if err = w.Repo.UpdateRef(ref, id, cur); err == nil || !errors.Is(err, gitstate.ErrRefChanged) {
+			return err
+		}
+	}
+	return err
 }
 
 // Release gives a unit's claim up; only its holder may, unless force.
@@ -127,26 +280,68 @@ func (w *Workspace) Release(slug, unit, agent string, force bool) (*store.Claim,
 	if agent = strings.TrimSpace(agent); agent == "" {
 		agent = w.Agent()
 	}
-	claims, err := w.Claims(slug)
+	slug, err := w.Select(slug)
 	if err != nil {
 		return nil, err
 	}
-	c, held := claims[unit]
-	switch {
-	case !held:
-		return nil, fmt.Errorf("%s is not claimed; there is nothing to release", unit)
-	case c.Agent != agent && !force:
-		return nil, fmt.Errorf("%s is held by %s, not by %s; only its holder releases it (or `itr release %s --force`)", unit, c.Agent, agent, unit)
+	remote, n, err := w.claimsVia()
+	if err != nil {
+		return nil, err
 	}
-	if err := w.Repo.UpdateRef(store.ClaimRef(slug, unit), "", c.ID); err != nil {
-		return nil, w.lostRace(slug, unit, err)
+	for attempt := 0; ; attempt++ {
+		claims, err := w.Claims(slug)
+		if err != nil {
+			return nil, err
+		}
+		c, held := claims[unit]
+		switch {
+		case !held && remote != "" && attempt == 0:
+			if err := w.fetchClaims(n, remote, slug); err != nil {
+				return nil, err
+			}
+			continue
+		case !held:
+			return nil, fmt.Errorf("%s is not claimed; there is nothing to release", unit)
+		case c.Agent != agent && !force:
+			return nil, fmt.Errorf("%s is held by %s, not by %s; only its holder releases it (or `itr release %s --force`)", unit, c.Agent, agent, unit)
+		}
+		err = w.moveClaim(n, remote, slug, unit, "", c.ID)
+		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
+			if remote != "" {
+				if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
+					return nil, ferr
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return nil, w.lostRace(slug, unit, err)
+		}
+		return &c, nil
 	}
-	return &c, nil
+}
+
+// HeldError is a unit another agent holds: who, since and until when.
+type HeldError struct {
+	Unit  string
+	Claim store.Claim
+}
+
+// Error implements error.
+func (e *HeldError) Error() string {
+	c := e.Claim
+	return fmt.Sprintf("%s is held by %s until %s (since %s); pick another unit (itr next), or ask them to release it", e.Unit, c.Agent, c.Until, c.Since)
 }
 
 // heldBy is the refusal of a unit another agent holds.
-func heldBy(unit string, c store.Claim) error {
-	return fmt.Errorf("%s is held by %s until %s (since %s); pick another unit (itr next), or ask them to release it", unit, c.Agent, c.Until, c.Since)
+func heldBy(unit string, c store.Claim) error { return &HeldError{Unit: unit, Claim: c} }
+
+// IsHeld reports whether err says another agent holds the unit (a claim
+// lost to a faster agent, or the rule book's refusal of a held unit).
+func IsHeld(err error) bool {
+	var he *HeldError
+	var r *reconcile.Refusal
+	return errors.As(err, &he) || errors.As(err, &r) && r.Code == reconcile.HeldElsewhere
 }
 
 // lostRace words a compare-and-swap that another agent won.
@@ -161,40 +356,76 @@ func (w *Workspace) lostRace(slug, unit string, err error) error {
 	return fmt.Errorf("the claim of %s changed meanwhile (released); run it again", unit)
 }
 
-// checkClaim refuses an iteration of a unit another agent holds, and
-// renews the lease of the holder's own claim. agent "" skips it (no claims
-// are in use).
-func (w *Workspace) checkClaim(slug, unit, agent string) error {
+// renewClaim renews the lease of the agent's own claim on unit, which a
+// checkpoint of the holder does. In this repository the lease is renewed
+// every time; on a claims remote only once less than half of it is left,
+// so most checkpoints cost no network. A remote that cannot be reached
+// leaves a warning (the lease still runs); a claim another agent took
+// meanwhile refuses the checkpoint.
+func (w *Workspace) renewClaim(slug, unit string) (string, error) {
 	claims, err := w.Claims(slug)
 	if err != nil || len(claims) == 0 {
-		return err
+		return "", err
 	}
 	c, held := claims[unit]
-	if !held {
-		return nil
+	if !held || c.Agent != w.Agent() {
+		return "", nil
 	}
 	now := w.Now()
-	if agent == "" {
-		agent = w.Agent()
-	}
-	if c.Agent != agent {
-		if c.Expired(now) {
-			return nil // an ended lease holds nothing back
-		}
-		return heldBy(unit, c)
-	}
 	lease, err := time.ParseDuration(c.For)
 	if err != nil || lease <= 0 {
 		lease = DefaultLease
+	}
+	remote, n, err := w.claimsVia()
+	if err != nil {
+		return "could not renew the claim of " + unit + ": " + err.Error(), nil
+	}
+	if until, perr := time.Parse(time.RFC3339, c.Until); remote != "" && perr == nil && until.Sub(now) > lease/2 {
+		return "", nil
 	}
 	renewed := c
 	renewed.Until = now.Add(lease).Format(time.RFC3339)
 	id, err := w.Repo.WriteBlob(renewed.Encode())
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := w.Repo.UpdateRef(store.ClaimRef(slug, unit), id, c.ID); err != nil {
-		return w.lostRace(slug, unit, err)
+	err = w.moveClaim(n, remote, slug, unit, id, c.ID)
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, gitstate.ErrRefChanged):
+		if remote != "" {
+			if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
+				return "could not renew the claim of " + unit + ": " + ferr.Error(), nil
+			}
+		}
+		return "", w.lostRace(slug, unit, err)
+	case remote != "":
+		return fmt.Sprintf("could not renew the claim of %s on %s (it holds until %s): %v", unit, remote, c.Until, err), nil
 	}
-	return nil
+	return "", err
+}
+
+// StartClaimed is Start for an agent among others: the unit named (or the
+// next one no other agent holds) is checked with the rule book and claimed
+// for this agent, so the unit handed out is the agent's alone. When
+// another agent claims the next unit first, the next one after it is
+// tried. A claim that cannot be made for another reason (a remote that
+// cannot be reached) leaves the unit handed out with claimErr set.
+func (w *Workspace) StartClaimed(slug, unit string) (us *UnitStatus, claim *ClaimReport, claimErr error, err error) {
+	for attempt := 0; attempt < casAttempts; attempt++ {
+		us, err = w.Start(slug, unit)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		claim, claimErr = w.Claim(ClaimRequest{Slug: slug, Unit: us.ID})
+		lost := IsHeld(claimErr)
+		if !lost || unit != "" {
+			if lost {
+				return nil, nil, nil, claimErr
+			}
+			return us, claim, claimErr, nil
+		}
+	}
+	return us, claim, claimErr, nil
 }

@@ -417,7 +417,11 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if t.StateErr != nil {
 		return nil, t.StateErr
 	}
-	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t)})
+	held, err := w.heldFor(slug)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t), Held: held})
 	if err != nil {
 		return nil, err
 	}
@@ -428,6 +432,11 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 // iteration builds the entry of one iteration the rule book allows.
 func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest, ran *ranCheck) (*change, error) {
 	in.Activity = activity(t)
+	held, err := w.heldFor(t.Slug)
+	if err != nil {
+		return nil, err
+	}
+	in.Held = held
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
 		return nil, err
@@ -435,12 +444,16 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err
 	}
-	if err := w.checkClaim(t.Slug, ev.Unit, ""); err != nil {
+	renewal, err := w.renewClaim(t.Slug, ev.Unit)
+	if err != nil {
 		return nil, err
 	}
 	warnings, err := w.checkUncommitted(t, ev)
 	if err != nil {
 		return nil, err
+	}
+	if renewal != "" {
+		warnings = append(warnings, renewal)
 	}
 	id, n := ev.Unit, ev.Iteration
 	commits, err := w.WorkCommits(t, req.Commits)

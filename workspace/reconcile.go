@@ -78,6 +78,12 @@ func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, opts) })
 }
 
+// reconcileLocked is Reconcile of one task for a caller that holds itr's
+// lock (sync, between its merge and its push).
+func (w *Workspace) reconcileLocked(slug string) (*ReconcileReport, error) {
+	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, ReconcileOptions{Slug: slug}) })
+}
+
 // checkAgrees is reconcile --check's answer when nothing changed: the
 // working tree holds the committed log and state.json, no commit took
 // entries out, and the remembered reading of that log says state.json is

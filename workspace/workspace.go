@@ -31,7 +31,7 @@ type Options struct {
 	Task string           // the selected task's slug (-t, ITR_TASK)
 	Now  func() time.Time // the clock; nil is time.Now
 	// Agent names the agent this command acts for in claims (ITR_AGENT);
-	// "" is Workspace.DefaultAgent.
+	// "" is store.AgentName's default.
 	Agent string
 }
 
@@ -39,7 +39,11 @@ type Options struct {
 // room reads through, and the use cases that write.
 type Workspace struct {
 	*store.Store
-	agent string // Options.Agent
+	// The claims remote, read once per command (claimsVia).
+	claimsRead   bool
+	claimsRemote string
+	net          *gitstate.Network
+	claimsErr    error
 }
 
 // Open opens the repository around opts.Dir and reads .itr.yaml. Settings:
@@ -82,7 +86,8 @@ func Open(opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	st.Engine = choice
-	return &Workspace{Store: st, agent: strings.TrimSpace(opts.Agent)}, nil
+	st.Agent = strings.TrimSpace(opts.Agent)
+	return &Workspace{Store: st}, nil
 }
 
 // Close releases the repository.

@@ -22,7 +22,8 @@ same day) at it, read both back, and only then remove the task folder from the w
 in one commit. Unfinished units are refused (and listed) unless --force --reason TEXT, which is
 logged. --keep also commits a plain copy under <root>/archive/<slug>-YYYYMMDD/ in that commit.
 
-Share archives with: git push origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'`,
+Share archives with itr sync, which pushes the archive refs the remote lacks, or with: git push origin
+'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -153,7 +153,7 @@ history whenever the two disagree.`,
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
-		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newClaimCmd(g), newReleaseCmd(g),
+		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g),
 	)
@@ -239,7 +239,8 @@ func exitCodesTopic() *cobra.Command {
   0  success
   1  the command failed; nothing was changed (the message says why and what to do)
   2  usage error: an unknown command or flag, or a missing argument
-  3  the command finished but found problems (itr verify, itr reconcile --check,
+  3  the command finished but found problems (itr verify, itr reconcile --check, itr sync
+     stopped on conflicts in your files,
      itr setup AGENT --check, a checkpoint --verify whose check did not pass)
   130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM, between commits`,
 	}

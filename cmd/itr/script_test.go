@@ -14,6 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/itr-dev/itr/internal/gitserver"
 	"github.com/itr-dev/itr/internal/mcpcmd"
 )
 
@@ -56,6 +57,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_TERMINAL_PROMPT", "0") // a refused login fails instead of asking
 			env.Setenv("GIT_AUTHOR_NAME", "Test Agent")
 			env.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test Agent")
@@ -76,6 +78,32 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// gitserver ROOT [USER PASSWORD]: serves the bare repositories
+			// under ROOT over smart HTTP (git http-backend, Basic auth when
+			// a user is given) until the script ends; sets GITSERVER to its
+			// URL and, with a user, GITSERVER_CRED to the credential-store
+			// line http://USER:PASSWORD@127.0.0.1:PORT.
+			"gitserver": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || (len(args) != 1 && len(args) != 3) {
+					ts.Fatalf("usage: gitserver ROOT [USER PASSWORD]")
+				}
+				var opt gitserver.Options
+				if len(args) == 3 {
+					opt = gitserver.Options{User: args[1], Password: args[2]}
+				}
+				srv, err := gitserver.Start(ts.MkAbs(args[0]), opt)
+				ts.Check(err)
+				ts.Defer(func() {
+					// Outside a script line ts.Fatalf would panic: log it.
+					if err := srv.Close(); err != nil {
+						ts.Logf("gitserver: %v", err)
+					}
+				})
+				ts.Setenv("GITSERVER", srv.URL)
+				if opt.User != "" {
+					ts.Setenv("GITSERVER_CRED", srv.CredentialURL())
+				}
+			},
 			// usenewergit: puts git 2.47 (../shared/tools/newer-git) first on
 			// PATH for the rest of the script (guard it with [newergit]).
 			"usenewergit": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -75,13 +75,20 @@ func setupGit(g *globals) error {
 		if err != nil {
 			return err
 		}
-		return g.emit(map[string]any{"changed": nonNil(changed)}, func(w io.Writer) {
+		rs := ws.Refspecs()
+		return g.emit(map[string]any{"changed": nonNil(changed), "refspecs": rs}, func(w io.Writer) {
 			if len(changed) == 0 {
 				fmt.Fprintln(w, "itr's merge driver is already registered.")
-				return
 			}
 			for _, c := range changed {
 				fmt.Fprintf(w, "registered: %s\n", c)
+			}
+			fmt.Fprintf(w, "\nitr sync carries claims and archives by itself. For plain git fetch and git push to carry\nthem too, add these refspecs to %s (claims are fetched only: itr claim pushes them, with a\ncompare-and-swap no plain push makes; git fetch --prune drops released ones):\n", rs.Remote)
+			for _, f := range rs.Fetch {
+				fmt.Fprintf(w, "  git config --add remote.%s.fetch '%s'\n", rs.Remote, f)
+			}
+			for _, p := range rs.Push {
+				fmt.Fprintf(w, "  git config --add remote.%s.push '%s'\n", rs.Remote, p)
 			}
 		})
 	})

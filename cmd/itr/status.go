@@ -78,7 +78,11 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 		fmt.Fprintf(w, "Check:    %s\n", c)
 	}
 	for _, c := range s.Claims {
-		fmt.Fprintf(w, "Claimed:  %s by %s until %s\n", c.Unit, c.Agent, c.Until)
+		who := ""
+		if c.Agent == s.Agent {
+			who = " (you)"
+		}
+		fmt.Fprintf(w, "Claimed:  %s by %s%s until %s\n", c.Unit, c.Agent, who, c.Until)
 	}
 	if s.CheckIn != "" {
 		fmt.Fprintf(w, "Check in: %s\n", s.CheckIn)

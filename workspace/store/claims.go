@@ -3,6 +3,9 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -64,4 +67,41 @@ func (s *Store) Claims(slug string) (map[string]Claim, error) {
 		out[unit] = c
 	}
 	return out, nil
+}
+
+// AgentName is the agent this command acts for: Agent (--agent,
+// ITR_AGENT), else user@host:worktree, stable across the sessions of one
+// checkout.
+func (s *Store) AgentName() string {
+	if a := strings.TrimSpace(s.Agent); a != "" {
+		return a
+	}
+	name := "agent"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host + ":" + filepath.Base(s.Repo.Root())
+}
+
+// HeldByOthers are the claims of agents other than agent whose lease runs
+// at now, worded for the rule book: unit → "bob@ci:wt until <time> (since
+// <time>)".
+func HeldByOthers(claims map[string]Claim, agent string, now time.Time) map[string]string {
+	var held map[string]string
+	for unit, c := range claims {
+		// A claim whose blob could not be read (no Until) holds until it
+		// is released: a damaged ref never frees a unit by accident.
+		if c.Agent == agent || (c.Until != "" && c.Expired(now)) {
+			continue
+		}
+		if held == nil {
+			held = map[string]string{}
+		}
+		held[unit] = c.Agent + " until " + c.Until + " (since " + c.Since + ")"
+	}
+	return held
 }

@@ -28,6 +28,7 @@ const ConfigFile = ".itr.yaml"
 //	verify_timeout: 10m         # how long a verification run may take (default 10m)
 //	stale_after: 1h             # a started unit with no checkpoint this long is stale (default 1h)
 //	check_in_every: 10          # prime asks for a note every N iterations (default: the plan's, else never)
+//	claims_remote: origin       # the remote claims go through (default: the branch's; none: this repository only)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -52,6 +53,10 @@ type Config struct {
 	// CheckInEvery asks, every N iterations, for a note (itr note) before
 	// going on; 0 leaves it to the plan's "Check in every" line.
 	CheckInEvery int `yaml:"check_in_every"`
+	// ClaimsRemote is the remote claims go through, so agents in every
+	// clone see them: "" is the branch's remote (or the only one, or
+	// origin); "none" keeps claims in this repository's worktrees.
+	ClaimsRemote string `yaml:"claims_remote"`
 }
 
 // DefaultStaleAfter is when a started unit with no checkpoint is stale,
@@ -200,8 +205,13 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "check_in_every %q is not a positive whole number of iterations", v.Value)
 			}
 			c.CheckInEvery = n
+		case "claims_remote":
+			if v.Kind != yaml.ScalarNode || v.Value == "" || strings.ContainsAny(v.Value, " \t\n/:\\") || strings.HasPrefix(v.Value, "-") {
+				return c, bad(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
+			}
+			c.ClaimsRemote = v.Value
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote)", k.Value)
 		}
 	}
 	return c, nil

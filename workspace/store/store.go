@@ -33,6 +33,9 @@ type Store struct {
 	Clock func() time.Time
 	// Engine is the gitstate engine serving Repo and why it was chosen.
 	Engine gitstate.Choice
+	// Agent names the agent the command acts for in claims (--agent,
+	// ITR_AGENT); "" is AgentName's default.
+	Agent string
 }
 
 // New returns the store of repo with the task root root (cleaned and

@@ -423,11 +423,29 @@ func (p *PrimeContext) render() string {
 	}
 	fmt.Fprintf(&now, "Next action: %s.\n", p.NextAction)
 	if cl := p.sum.Claims; len(cl) > 0 && p.Archive == "" {
-		var parts []string
+		var mine, others, ended []string
+		at := p.sum.now
 		for _, c := range cl {
-			parts = append(parts, fmt.Sprintf("%s by %s until %s", c.Unit, quote(c.Agent, 80), c.Until))
+			switch {
+			case c.Agent == p.sum.Agent:
+				mine = append(mine, fmt.Sprintf("%s until %s", c.Unit, c.Until))
+			case c.Until != "" && c.Expired(at):
+				ended = append(ended, fmt.Sprintf("%s (by %s, ended %s)", c.Unit, quote(c.Agent, 80), c.Until))
+			default:
+				others = append(others, fmt.Sprintf("%s by %s until %s", c.Unit, quote(c.Agent, 80), c.Until))
+			}
 		}
-		fmt.Fprintf(&now, "Claimed by agents (leave these to them): %s.\n", strings.Join(store.FirstN(parts, 10), "; "))
+		fmt.Fprintf(&now, "You act as agent %s.", quote(p.sum.Agent, 80))
+		if len(mine) > 0 {
+			fmt.Fprintf(&now, " You hold: %s (each checkpoint renews it; `itr release UNIT` when done).", strings.Join(store.FirstN(mine, 10), "; "))
+		}
+		now.WriteString("\n")
+		if len(others) > 0 {
+			fmt.Fprintf(&now, "Held by other agents (leave these to them): %s.\n", strings.Join(store.FirstN(others, 10), "; "))
+		}
+		if len(ended) > 0 {
+			fmt.Fprintf(&now, "Claims whose lease ended (take one with `itr claim UNIT --steal`): %s.\n", strings.Join(store.FirstN(ended, 10), "; "))
+		}
 	}
 	if len(p.Started) > 0 {
 		var parts []string

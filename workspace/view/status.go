@@ -114,6 +114,9 @@ type Summary struct {
 	Flags []Flag `json:"flags"`
 	// Claims are the units agents hold (itr claim), with their leases.
 	Claims []store.Claim `json:"claims,omitempty"`
+	// Agent is who this command acts for in claims (--agent, ITR_AGENT,
+	// else user@host:worktree), given when there are claims.
+	Agent string `json:"agent,omitempty"`
 	// CheckIn asks for a note before going on, every N iterations.
 	CheckIn string `json:"check_in,omitempty"`
 	// PhaseHint says when the phase disagrees with what the units show.
@@ -127,6 +130,7 @@ type Summary struct {
 	Archive string `json:"archive,omitempty"`
 
 	adv   reconcile.Advice // the rule book's answer the summary words
+	now   time.Time        // when the summary was read (leases are judged at it)
 	plan  *plan.Plan       // the plan it was read with
 	facts *logFacts        // what it read of the log
 }
@@ -206,6 +210,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Checks = checksOf(st, slug, s, archive == "")
+	var held reconcile.Held
 	if archive == "" {
 		if claims, err := st.Claims(slug); err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
@@ -215,10 +220,15 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 					sum.Claims = append(sum.Claims, c)
 				}
 			}
+			held = store.HeldByOthers(claims, st.AgentName(), st.Now())
+			if len(sum.Claims) > 0 {
+				sum.Agent = st.AgentName()
+			}
 		}
 	}
 	ut := facts.times()
 	now := st.Now()
+	sum.now = now
 	sum.Pace = paceOf(s, t.Plan, ut, now)
 	sum.Flags = []Flag{}
 	if archive == "" {
@@ -258,7 +268,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
-	adv := reconcile.Advise(s, t.Plan, reconcile.Activity(facts.Activity))
+	adv := reconcile.AdviseHeld(s, t.Plan, reconcile.Activity(facts.Activity), held)
 	sum.adv = adv
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
@@ -533,7 +543,11 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 		return nil, t.PlanErr // not an empty title: the plan file's own error
 	}
 	info := &NextInfo{Reasons: []string{}}
-	adv := reconcile.Advise(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries))
+	claims, err := st.Claims(slug)
+	if err != nil {
+		return nil, err
+	}
+	adv := reconcile.AdviseHeld(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries), store.HeldByOthers(claims, st.AgentName(), st.Now()))
 	if adv.Unit != "" {
 		info.Unit, info.Status = adv.Unit, string(adv.Status)
 		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {
@@ -559,6 +573,8 @@ func whyNone(s *state.State, adv reconcile.Advice) []string {
 			out = append(out, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", r.Unit, r.Max))
 		case reconcile.WaitsFor:
 			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting)))
+		case reconcile.HeldElsewhere:
+			out = append(out, fmt.Sprintf("%s is held by %s", r.Unit, r.Reason))
 		}
 	}
 	if len(out) == 0 {

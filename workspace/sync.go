@@ -1,0 +1,356 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/workspace/merge"
+	"github.com/itr-dev/itr/workspace/store"
+)
+
+// syncAttempts bounds the rounds of fetch, integrate and push when the
+// remote's branch keeps moving under a sync.
+const syncAttempts = 5
+
+// SyncRequest asks to sync the current branch with a remote.
+type SyncRequest struct {
+	// Remote is the remote to sync with; "" is the branch's (for fetch)
+	// and its push remote (for push).
+	Remote string
+}
+
+// SyncReport says what a sync fetched, integrated and pushed.
+type SyncReport struct {
+	Remote string `json:"remote"`
+	Branch string `json:"branch"`
+	// Upstream is the remote branch synced with (refs/heads/main).
+	Upstream string `json:"upstream"`
+	// Fetched is how many commits the remote had that this branch had
+	// not, in the last round.
+	Fetched int `json:"fetched_commits"`
+	// Integration is how they came in: up-to-date, fast-forward, merge,
+	// rebase.
+	Integration string `json:"integration"`
+	// Resolved are itr's files whose conflicts reconcile resolved during
+	// the merge or rebase.
+	Resolved []string `json:"resolved,omitempty"`
+	// Reconciled are the tasks whose state.json reconcile rebuilt after
+	// integrating, with the commit that did it.
+	Reconciled map[string]string `json:"reconciled,omitempty"`
+	// Pushed is how many commits the push gave the remote's branch.
+	Pushed int `json:"pushed_commits"`
+	// Archives are the archive refs pushed or fetched.
+	Archives []string `json:"archives,omitempty"`
+	// Claims is how many claims the remote holds for this repository's
+	// tasks after the sync.
+	Claims int `json:"claims"`
+	// Driver is set when sync registered itr's merge driver in this
+	// clone's git config (a clone does not copy it), before merging.
+	Driver bool `json:"registered_driver,omitempty"`
+	// Attempts counts the rounds: more than one when the remote's branch
+	// moved between fetch and push.
+	Attempts int `json:"attempts"`
+	// Warnings are what did not stop the sync but needs a look (an
+	// archive ref that differs between the clones).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SyncStopped is a sync that stopped on conflicts in files other than
+// itr's: the merge or rebase is left in progress for the user.
+type SyncStopped struct {
+	Op       gitstate.Integration
+	Unmerged []string
+}
+
+// Error implements error.
+func (e *SyncStopped) Error() string {
+	next := "resolve them, `git add` them and `git commit`"
+	abort := "git merge --abort"
+	if e.Op == gitstate.Rebased {
+		next, abort = "resolve them, `git add` them and `git rebase --continue`", "git rebase --abort"
+	}
+	return fmt.Sprintf("sync stopped: the %s has conflicts in %s (itr's own files were resolved); %s, then run `itr sync` again, or undo it with `%s`",
+		e.Op, strings.Join(store.FirstN(e.Unmerged, 8), ", "), next, abort)
+}
+
+// Sync fetches the remote, brings its branch into the current one (a
+// merge or a rebase as pull.rebase / branch.<b>.rebase say, with itr's
+// merge driver and reconcile resolving itr's files), rebuilds the state
+// of tasks the integration changed, and pushes the branch, never forcing.
+// A push the remote rejects because its branch moved meanwhile starts
+// another round. Claims are fetched (they are pushed when taken), and
+// archive refs go both ways without ever replacing one that differs.
+func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
+	if err := w.CheckRoot(); err != nil {
+		return nil, err
+	}
+	if op := w.Repo.Operation(); op != "" {
+		return nil, fmt.Errorf("a git %s is in progress; finish it (git status says how) and run `itr sync` again", op)
+	}
+	n, err := gitstate.NetworkOf(w.Repo)
+	if err != nil {
+		return nil, err
+	}
+	up, err := n.Upstream()
+	if err != nil {
+		return nil, err
+	}
+	if up.Branch == "" {
+		return nil, errors.New("HEAD is detached: check out the branch to sync (git switch BRANCH), then run `itr sync` again")
+	}
+	fetchFrom, pushTo, mergeRef := up.Remote, up.PushRemote, up.MergeRef
+	if req.Remote != "" {
+		if !contains(up.Remotes, req.Remote) {
+			return nil, fmt.Errorf("%q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`", req.Remote, orNoneList(up.Remotes), req.Remote)
+		}
+		if req.Remote != up.Remote {
+			mergeRef = ""
+		}
+		fetchFrom, pushTo = req.Remote, req.Remote
+	}
+	if fetchFrom == "" {
+		return nil, errors.New("this repository has no remote to sync with; add one with `git remote add origin URL`")
+	}
+	if mergeRef == "" {
+		mergeRef = "refs/heads/" + up.Branch
+	}
+	short := strings.TrimPrefix(mergeRef, "refs/heads/")
+	tracking := "refs/remotes/" + fetchFrom + "/" + short
+	rep := &SyncReport{Remote: fetchFrom, Branch: up.Branch, Upstream: mergeRef}
+	if pushTo != fetchFrom {
+		rep.Remote = fetchFrom + " (push: " + pushTo + ")"
+	}
+	slugs, err := w.Slugs()
+	if err != nil {
+		return nil, err
+	}
+	if len(slugs) > 0 {
+		before, _ := w.Repo.ConfigSection("merge", "itr")
+		if err := merge.Register(w.Store); err != nil {
+			return nil, fmt.Errorf("register itr's merge driver before merging: %w", err)
+		}
+		after, _ := w.Repo.ConfigSection("merge", "itr")
+		rep.Driver = fmt.Sprint(before) != fmt.Sprint(after)
+	}
+	for rep.Attempts = 1; ; rep.Attempts++ {
+		exists, err := w.fetchForSync(n, fetchFrom, mergeRef, tracking)
+		if err != nil {
+			return rep, err
+		}
+		rep.Fetched = 0
+		if exists {
+			if _, behind, err := n.Counts("HEAD", tracking); err == nil {
+				rep.Fetched = behind
+			}
+			// itr's lock keeps other itr commands of this repository out
+			// while the branch moves and its tasks are rebuilt.
+			unlock, err := w.lock()
+			if err != nil {
+				return rep, err
+			}
+			msg := fmt.Sprintf("Merge branch '%s' of %s (itr sync)", short, fetchFrom)
+			err = w.integrate(n, tracking, up.Rebases(), msg, rep)
+			if err == nil && rep.Integration != string(gitstate.UpToDate) {
+				err = w.reconcileAfterSync(rep)
+			}
+			unlock()
+			if err != nil {
+				return rep, err
+			}
+		} else {
+			rep.Integration = string(gitstate.UpToDate)
+		}
+		if exists {
+			ahead, _, err := n.Counts("HEAD", tracking)
+			if err != nil {
+				return rep, err
+			}
+			rep.Pushed = ahead
+		} else if out, err := n.Git("rev-list", "--count", "HEAD", "--"); err == nil {
+			fmt.Sscan(string(out), &rep.Pushed)
+		}
+		if rep.Pushed == 0 {
+			break
+		}
+		_, err = n.Push(pushTo, []string{"HEAD:" + mergeRef})
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, gitstate.ErrPushRejected) || pushTo != fetchFrom || rep.Attempts >= syncAttempts {
+			if errors.Is(err, gitstate.ErrPushRejected) {
+				return rep, fmt.Errorf("%w; the remote's branch kept moving over %d rounds, run `itr sync` again", err, rep.Attempts)
+			}
+			return rep, err
+		}
+	}
+	w.syncArchives(n, pushTo, rep)
+	rep.Claims = w.claimCount(slugs)
+	return rep, nil
+}
+
+// fetchForSync fetches the remote's branch into its remote-tracking ref
+// and the claims of every task (pruned to what the remote holds). It
+// reports whether the remote has the branch.
+func (w *Workspace) fetchForSync(n *gitstate.Network, remote, mergeRef, tracking string) (bool, error) {
+	claims := "+" + store.ClaimRefPrefix + "*:" + store.ClaimRefPrefix + "*"
+	err := n.Fetch(remote, []string{"+" + mergeRef + ":" + tracking, claims}, true)
+	if err == nil {
+		return true, nil
+	}
+	if !strings.Contains(err.Error(), "couldn't find remote ref") {
+		return false, err
+	}
+	// A remote without the branch yet: the push creates it.
+	if err := n.Fetch(remote, []string{claims}, true); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+// integrate brings tracking in, resolving itr's files when git stops on
+// them and concluding the operation; conflicts elsewhere stop the sync.
+func (w *Workspace) integrate(n *gitstate.Network, tracking string, rebase bool, msg string, rep *SyncReport) error {
+	op, err := n.Integrate(tracking, rebase, msg)
+	rep.Integration = string(op)
+	// A rebase stops at each commit that conflicts: resolve each in turn.
+	for round := 0; err != nil; round++ {
+		var ce *gitstate.ConflictError
+		if !errors.As(err, &ce) || round > 10_000 {
+			return err
+		}
+		ours, others := w.splitConflicts(ce.Unmerged)
+		if len(others) > 0 {
+			return &SyncStopped{Op: ce.Op, Unmerged: others}
+		}
+		for _, slug := range ours {
+			r, rerr := w.reconcileLocked(slug)
+			if rerr != nil {
+				return fmt.Errorf("resolve %s's files during the %s: %w", slug, ce.Op, rerr)
+			}
+			rep.Resolved = append(rep.Resolved, r.Staged...)
+			if len(r.Unresolved) > 0 {
+				return &SyncStopped{Op: ce.Op, Unmerged: r.Unresolved}
+			}
+		}
+		err = n.Continue(ce.Op)
+	}
+	return nil
+}
+
+// splitConflicts splits unmerged paths into the tasks whose folders hold
+// some (itr resolves those) and the other paths.
+func (w *Workspace) splitConflicts(paths []string) (slugs, others []string) {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		rest, ok := strings.CutPrefix(p, w.Root+"/")
+		slug, _, inTask := strings.Cut(rest, "/")
+		if !ok || !inTask || slug == "" {
+			others = append(others, p)
+			continue
+		}
+		if !seen[slug] {
+			seen[slug] = true
+			slugs = append(slugs, slug)
+		}
+	}
+	return slugs, others
+}
+
+// reconcileAfterSync rebuilds the state of every task whose state.json
+// disagrees with its log after the integration (trust git over state).
+// The caller holds itr's lock.
+func (w *Workspace) reconcileAfterSync(rep *SyncReport) error {
+	slugs, err := w.Slugs()
+	if err != nil {
+		return err
+	}
+	for _, slug := range slugs {
+		r, err := w.reconcileLocked(slug)
+		if err != nil {
+			return fmt.Errorf("reconcile %s after the sync: %w", slug, err)
+		}
+		if r.Commit != "" {
+			if rep.Reconciled == nil {
+				rep.Reconciled = map[string]string{}
+			}
+			rep.Reconciled[slug] = r.Commit
+		}
+	}
+	return nil
+}
+
+// syncArchives fetches the remote's archive refs this repository lacks
+// and pushes the ones the remote lacks; a ref that differs on the two
+// sides is left alone and reported (archives are never replaced).
+func (w *Workspace) syncArchives(n *gitstate.Network, remote string, rep *SyncReport) {
+	specs := []string{store.ArchiveTagPrefix + "*:" + store.ArchiveTagPrefix + "*", store.ArchiveBranchPrefix + "*:" + store.ArchiveBranchPrefix + "*"}
+	before, _ := w.ArchiveRefs()
+	if err := n.Fetch(remote, specs, false); err != nil {
+		rep.Warnings = append(rep.Warnings, "archive refs: "+err.Error())
+	}
+	after, _ := w.ArchiveRefs()
+	for ref := range after {
+		if _, had := before[ref]; !had {
+			rep.Archives = append(rep.Archives, "fetched "+ref)
+		}
+	}
+	if len(after) == 0 {
+		return
+	}
+	st, err := n.Push(remote, specs)
+	for _, s := range st {
+		switch {
+		case s.Rejected():
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("archive %s differs on %s (%s); both are kept, look with `itr archives`", s.Ref, remote, s.Summary))
+		case s.Flag == '*':
+			rep.Archives = append(rep.Archives, "pushed "+s.Ref)
+		}
+	}
+	if err != nil && !errors.Is(err, gitstate.ErrPushRejected) {
+		rep.Warnings = append(rep.Warnings, "archive refs: "+err.Error())
+	}
+}
+
+// claimCount is how many claims the tasks have after the sync.
+func (w *Workspace) claimCount(slugs []string) int {
+	total := 0
+	for _, slug := range slugs {
+		if c, err := w.Claims(slug); err == nil {
+			total += len(c)
+		}
+	}
+	return total
+}
+
+// RefspecAdvice is what a clone adds to its remote's configuration so
+// that plain git fetch and git push carry itr's refs too: the claims
+// (fetched, forced: the remote's are the truth; pushed only by itr claim,
+// which compares and swaps) and the archives (both ways, never forced).
+type RefspecAdvice struct {
+	Remote string   `json:"remote"`
+	Fetch  []string `json:"fetch"`
+	Push   []string `json:"push"`
+}
+
+// Refspecs returns the refspecs for the branch's remote ("origin" when
+// the repository has none yet).
+func (w *Workspace) Refspecs() RefspecAdvice {
+	remote := "origin"
+	if n, err := gitstate.NetworkOf(w.Repo); err == nil {
+		if up, err := n.Upstream(); err == nil && up.Remote != "" {
+			remote = up.Remote
+		}
+	}
+	claims := store.ClaimRefPrefix + "*"
+	tags := store.ArchiveTagPrefix + "*"
+	branches := store.ArchiveBranchPrefix + "*"
+	return RefspecAdvice{
+		Remote: remote,
+		Fetch:  []string{"+" + claims + ":" + claims, tags + ":" + tags, branches + ":" + branches},
+		// Once remote.<name>.push is set, git push pushes only what it
+		// lists: HEAD keeps the current branch going where it went.
+		Push: []string{"HEAD", tags + ":" + tags, branches + ":" + branches},
+	}
+}
