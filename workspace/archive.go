@@ -42,6 +42,10 @@ type ArchiveReport struct {
 	Unfinished []string `json:"unfinished"`
 	Forced     string   `json:"forced,omitempty"`
 	Summary    string   `json:"summary"` // the tag's message
+	// ClaimWarnings name the claims of the task that could not be
+	// deleted (a claims remote that could not be reached); the others went
+	// with the archive.
+	ClaimWarnings []string `json:"claim_warnings,omitempty"`
 }
 
 // UnfinishedError is why itr archive refused: units that are not done.
@@ -163,6 +167,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if rep.Commit, err = w.removeFolder(t, at, folder, rep); err != nil {
 		return nil, err
 	}
+	rep.ClaimWarnings = w.DropClaims(slug)
 	return rep, nil
 }
 

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -163,7 +164,7 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 			return nil, err
 		}
 		now := w.Now()
-		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now)
+		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now, req.Steal)
 		if err != nil {
 			// A remote's claims may have moved since they were last
 			// fetched: look once more before telling the agent no.
@@ -180,7 +181,10 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 		rep := &ClaimReport{Remote: remote}
 		switch {
 		case !held:
-		case old.Agent == agent:
+		case old.Finished != "" && req.Steal:
+			// A unit finished elsewhere and reopened: taken over, logged.
+			next.StolenFrom, rep.Stole = old.Agent, old.Agent
+		case old.Agent == agent && old.Finished == "":
 			next.Since, rep.Renewed = old.Since, true
 		case !old.Expired(now):
 			return nil, heldBy(unit, old) // pickClaim refuses this; kept for safety
@@ -229,8 +233,11 @@ func isHeldOrNoneReady(err error) bool {
 
 // pickClaim resolves the unit to claim (the one named, else the next one
 // no other agent holds) with the rule book, and its current claim.
-func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time) (string, store.Claim, bool, error) {
+func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time, steal bool) (string, store.Claim, bool, error) {
 	held := store.HeldByOthers(claims, agent, now)
+	if c, ok := claims[unit]; ok && steal && c.Finished != "" {
+		delete(held, unit) // --steal takes a finished unit that was reopened
+	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
@@ -302,10 +309,23 @@ func (w *Workspace) Release(slug, unit, agent string, force bool) (*store.Claim,
 			continue
 		case !held:
 			return nil, fmt.Errorf("%s is not claimed; there is nothing to release", unit)
+		case c.Finished != "" && !force:
+			return nil, fmt.Errorf("%s was finished by %s at %s: its claim stays so that no clone starts it again, until the task is archived (take a reopened unit with `itr claim %s --steal`)", unit, c.Agent, c.Finished, unit)
 		case c.Agent != agent && !force:
 			return nil, fmt.Errorf("%s is held by %s, not by %s; only its holder releases it (or `itr release %s --force`)", unit, c.Agent, agent, unit)
 		}
-		err = w.moveClaim(n, remote, slug, unit, "", c.ID)
+		next := ""
+		if c.Finished == "" && c.Agent == agent && w.unitDone(slug, unit) {
+			// A unit released done keeps a finished claim, so that clones
+			// that have not synced its entries do not start it again.
+			f := c
+			f.Finished, f.Until = w.Now().Format(time.RFC3339), ""
+			if next, err = w.Repo.WriteBlob(f.Encode()); err != nil {
+				return nil, fmt.Errorf("write the finished claim of %s: %w", unit, err)
+			}
+			c = f
+		}
+		err = w.moveClaim(n, remote, slug, unit, next, c.ID)
 		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
 			if remote != "" {
 				if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
@@ -428,4 +448,36 @@ func (w *Workspace) StartClaimed(slug, unit string) (us *UnitStatus, claim *Clai
 		}
 	}
 	return us, claim, claimErr, nil
+}
+
+// unitDone reports whether the unit is done in this clone's state.
+func (w *Workspace) unitDone(slug, unit string) bool {
+	t, err := w.LoadLight(slug)
+	if err != nil || t.State == nil {
+		return false
+	}
+	u := t.State.Units[unit]
+	return u != nil && u.Status.Finished()
+}
+
+// DropClaims deletes every claim of a task (archive does, once the task
+// is finished), on the claims remote too; what could not be deleted is
+// returned as warnings.
+func (w *Workspace) DropClaims(slug string) []string {
+	claims, err := w.Claims(slug)
+	if err != nil || len(claims) == 0 {
+		return nil
+	}
+	var warns []string
+	remote, n, err := w.claimsVia()
+	if err != nil {
+		return []string{"claims of " + slug + " kept: " + err.Error()}
+	}
+	for unit, c := range claims {
+		if err := w.moveClaim(n, remote, slug, unit, "", c.ID); err != nil {
+			warns = append(warns, fmt.Sprintf("claim of %s kept: %v", unit, err))
+		}
+	}
+	sort.Strings(warns)
+	return warns
 }

@@ -52,7 +52,10 @@ Share archives with itr sync, which pushes the archive refs the remote lacks, or
 						fmt.Fprintf(w, "Copy:    %s/\n", rep.Kept)
 					}
 					fmt.Fprintf(w, "Removed %s in %s\n", ws.TaskDir(rep.Slug), short(rep.Commit))
-					fmt.Fprintf(w, "Share it: git push origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'\n")
+					for _, warn := range rep.ClaimWarnings {
+						fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
+					}
+					fmt.Fprintf(w, "Share it: itr sync, or git push origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'\n")
 				})
 			})
 		},

@@ -82,6 +82,10 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 		if c.Agent == s.Agent {
 			who = " (you)"
 		}
+		if c.Finished != "" {
+			fmt.Fprintf(w, "Claimed:  %s finished by %s%s at %s (itr sync brings its entries)\n", c.Unit, c.Agent, who, c.Finished)
+			continue
+		}
 		fmt.Fprintf(w, "Claimed:  %s by %s%s until %s\n", c.Unit, c.Agent, who, c.Until)
 	}
 	if s.CheckIn != "" {

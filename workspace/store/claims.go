@@ -26,6 +26,11 @@ type Claim struct {
 	For   string `json:"for"`   // the lease each renewal gives, as a Go duration ("2h0m0s")
 	// StolenFrom names the agent whose expired lease this claim took.
 	StolenFrom string `json:"stolen_from,omitempty"`
+	// Finished is set when the holder released the unit done: the claim
+	// stays, with no lease, so that agents in clones that have not synced
+	// the unit's entries yet do not start it again. It goes with the
+	// task's archive (or `itr claim UNIT --steal`, for a unit reopened).
+	Finished string `json:"finished,omitempty"`
 	// ID is the blob the ref holds (the compare-and-swap's old value).
 	ID string `json:"-"`
 }
@@ -33,8 +38,12 @@ type Claim struct {
 // ClaimRef is the ref of a unit's claim.
 func ClaimRef(slug, unit string) string { return ClaimRefPrefix + slug + "/" + unit }
 
-// Expired reports whether the lease ended before now.
+// Expired reports whether the lease ended before now (a finished claim
+// has no lease and never expires).
 func (c Claim) Expired(now time.Time) bool {
+	if c.Finished != "" {
+		return false
+	}
 	until, err := time.Parse(time.RFC3339, c.Until)
 	return err != nil || !now.Before(until)
 }
@@ -88,8 +97,7 @@ func (s *Store) AgentName() string {
 }
 
 // HeldByOthers are the claims of agents other than agent whose lease runs
-// at now, worded for the rule book: unit → "bob@ci:wt until <time> (since
-// <time>)".
+// at now, and finished claims, worded for the rule book: unit → Holding.
 func HeldByOthers(claims map[string]Claim, agent string, now time.Time) map[string]string {
 	var held map[string]string
 	for unit, c := range claims {
@@ -101,7 +109,17 @@ func HeldByOthers(claims map[string]Claim, agent string, now time.Time) map[stri
 		if held == nil {
 			held = map[string]string{}
 		}
-		held[unit] = c.Agent + " until " + c.Until + " (since " + c.Since + ")"
+		held[unit] = c.Holding()
 	}
 	return held
+}
+
+// Holding words who holds the claim and how long: "bob until <time>
+// (since <time>)", or for a finished claim "bob, who finished it at
+// <time> (itr sync brings its entries)".
+func (c Claim) Holding() string {
+	if c.Finished != "" {
+		return c.Agent + ", who finished it at " + c.Finished + " (itr sync brings its entries)"
+	}
+	return c.Agent + " until " + c.Until + " (since " + c.Since + ")"
 }

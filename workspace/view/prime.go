@@ -427,10 +427,12 @@ func (p *PrimeContext) render() string {
 		at := p.sum.now
 		for _, c := range cl {
 			switch {
-			case c.Agent == p.sum.Agent:
+			case c.Agent == p.sum.Agent && c.Finished == "":
 				mine = append(mine, fmt.Sprintf("%s until %s", c.Unit, c.Until))
 			case c.Until != "" && c.Expired(at):
 				ended = append(ended, fmt.Sprintf("%s (by %s, ended %s)", c.Unit, quote(c.Agent, 80), c.Until))
+			case c.Finished != "":
+				others = append(others, fmt.Sprintf("%s finished by %s at %s (itr sync brings its entries)", c.Unit, quote(c.Agent, 80), c.Finished))
 			default:
 				others = append(others, fmt.Sprintf("%s by %s until %s", c.Unit, quote(c.Agent, 80), c.Until))
 			}

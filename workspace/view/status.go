@@ -216,7 +216,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		} else {
 			for _, id := range s.IDs() {
-				if c, ok := claims[id]; ok {
+				// A finished claim matters only where the unit's entries
+				// have not arrived yet.
+				if c, ok := claims[id]; ok && (c.Finished == "" || s.Units[id].Status != state.Done) {
 					sum.Claims = append(sum.Claims, c)
 				}
 			}
