@@ -16,9 +16,10 @@ import (
 // proxies, hooks and configuration apply exactly as they do to git itself;
 // a hand-written transport would get none of them right.
 type Network struct {
-	git string
-	dir string
-	env []string
+	git  string
+	dir  string
+	env  []string
+	repo Repository // for HEAD, read without a process
 }
 
 // ErrNoNetwork means the repository is not one git can reach remotes
@@ -41,9 +42,9 @@ func NetworkOf(r Repository) (*Network, error) {
 		if dir == "" {
 			dir = x.gitDir
 		}
-		return &Network{git: git, dir: dir, env: os.Environ()}, nil
+		return &Network{git: git, dir: dir, env: os.Environ(), repo: r}, nil
 	case *GitRepo:
-		return &Network{git: git, dir: x.dir(), env: x.env}, nil
+		return &Network{git: git, dir: x.dir(), env: x.env, repo: r}, nil
 	}
 	return nil, fmt.Errorf("%w (%T)", ErrNoNetwork, r)
 }
@@ -97,20 +98,34 @@ func (u Upstream) Rebases() bool {
 // Upstream reads the current branch's upstream and the remotes, in one
 // git process.
 func (n *Network) Upstream() (Upstream, error) {
-	var u Upstream
-	out, err := n.run(nil, "symbolic-ref", "-q", "--short", "HEAD")
-	if err == nil {
-		u.Branch = strings.TrimSpace(string(out))
+	var branch string
+	if h, err := n.repo.Head(); err == nil {
+		branch = strings.TrimPrefix(h.Branch, "refs/heads/")
 	}
-	out, err = n.run(nil, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
+	out, err := n.run(nil, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
 	if err != nil && exitCode(err) != 1 { // 1: no key matched
-		return u, fmt.Errorf("read the remotes' configuration: %w", err)
+		return Upstream{Branch: branch}, fmt.Errorf("read the remotes' configuration: %w", err)
 	}
+	u := parseRemoteConfig(out, branch)
+	u.Branch = branch
+	return u, nil
+}
+
+// parseRemoteConfig reads the output of git config -z --get-regexp
+// (records "key\nvalue\x00", or "key\x00" for a key written without a
+// value; section and key lowercased, a subsection as written) into the
+// upstream of branch ("" for a detached HEAD): its remote, merge ref,
+// rebase and push remote with git's fallbacks, the remotes in the order
+// listed and the fetch refspecs of the chosen remote. Branch is left to
+// the caller. A subsection may hold dots (branch.release.v1.2.merge), so
+// the key is what follows the last one.
+func parseRemoteConfig(out []byte, branch string) Upstream {
+	var u Upstream
 	var pullRebase, pushDefault string
 	seen := map[string]bool{}
 	fetch := map[string][]string{}
 	for _, rec := range bytes.Split(out, []byte{0}) {
-		key, val, _ := strings.Cut(string(rec), "\n")
+		key, val, hasVal := strings.Cut(string(rec), "\n")
 		if key == "" {
 			continue
 		}
@@ -120,19 +135,22 @@ func (n *Network) Upstream() (Upstream, error) {
 		if dot >= 0 {
 			sub, name = rest[:dot], rest[dot+1:]
 		}
+		if !hasVal && name == "rebase" {
+			val = "true" // a boolean key written without "= value" is true
+		}
 		switch {
 		case sect == "pull" && name == "rebase":
 			pullRebase = val
 		case sect == "remote" && sub == "" && name == "pushdefault":
 			pushDefault = val
-		case sect == "remote" && name == "url":
+		case sect == "remote" && sub != "" && name == "url":
 			if !seen[sub] {
 				seen[sub] = true
 				u.Remotes = append(u.Remotes, sub)
 			}
-		case sect == "remote" && name == "fetch":
+		case sect == "remote" && sub != "" && name == "fetch":
 			fetch[sub] = append(fetch[sub], val)
-		case sect == "branch" && sub == u.Branch && u.Branch != "":
+		case sect == "branch" && sub == branch && branch != "":
 			switch name {
 			case "remote":
 				u.Remote = val
@@ -158,7 +176,7 @@ func (n *Network) Upstream() (Upstream, error) {
 		u.PushRemote = u.Remote
 	}
 	u.Fetch = fetch[u.Remote]
-	return u, nil
+	return u
 }
 
 // DefaultRemote is the remote a repository without an upstream uses:
@@ -279,9 +297,19 @@ func (n *Network) PushCAS(remote string, ups []RefUpdate) error {
 	}
 	// With --atomic, the ref that moved says "stale info" (or the remote
 	// says it failed to lock or update it); the others "atomic push failed".
+	// A refusal no retry changes (a hook or a policy of the remote) is a
+	// *RemoteError, not a moved ref.
 	var first *PushStatus
 	for _, s := range parsePushPorcelain(out) {
-		if s.Rejected() && (first == nil || strings.Contains(first.Summary, "atomic push failed")) {
+		if !s.Rejected() {
+			continue
+		}
+		if !leaseLost(s.Summary) {
+			rerr := remoteErr(remote, "push", err).(*RemoteError)
+			rerr.Stderr = strings.TrimRight(rerr.Stderr, "\n") + "\n" + s.Ref + " " + s.Summary
+			return rerr
+		}
+		if first == nil || strings.Contains(first.Summary, "atomic push failed") {
 			first = &s
 		}
 	}
@@ -289,6 +317,23 @@ func (n *Network) PushCAS(remote string, ups []RefUpdate) error {
 		return &RefChangedError{Ref: first.Ref, Want: oldOf(ups, first.Ref), Have: "another value (" + first.Summary + ")"}
 	}
 	return remoteErr(remote, "push", err)
+}
+
+// leaseLost reports whether a rejected push status of PushCAS says the
+// ref did not hold the expected value: git's own lease check ("[rejected]
+// (stale info)", and "atomic push failed" for the refs pushed with it) or
+// the remote losing the race for the ref's lock. Any other remote
+// rejection ("pre-receive hook declined", a server's policy) is not.
+func leaseLost(summary string) bool {
+	if strings.HasPrefix(summary, "[rejected]") {
+		return true
+	}
+	for _, why := range []string{"stale info", "atomic push fail", "lock", "failed to update ref", "atomic transaction failed"} {
+		if strings.Contains(summary, why) {
+			return true
+		}
+	}
+	return false
 }
 
 func oldOf(ups []RefUpdate, ref string) string {

@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 	"time"
@@ -164,7 +165,7 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 			return nil, err
 		}
 		now := w.Now()
-		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now, req.Steal)
+		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now, req.Steal, attempt)
 		if err != nil {
 			// A remote's claims may have moved since they were last
 			// fetched: look once more before telling the agent no.
@@ -233,10 +234,13 @@ func isHeldOrNoneReady(err error) bool {
 
 // pickClaim resolves the unit to claim (the one named, else the next one
 // no other agent holds) with the rule book, and its current claim.
-func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time, steal bool) (string, store.Claim, bool, error) {
+func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time, steal bool, attempt int) (string, store.Claim, bool, error) {
 	held := store.HeldByOthers(claims, agent, now)
 	if c, ok := claims[unit]; ok && steal && c.Finished != "" {
 		delete(held, unit) // --steal takes a finished unit that was reopened
+	}
+	if unit == "" && attempt > 0 {
+		unit = spread(t, held, agent, attempt)
 	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
@@ -245,6 +249,28 @@ func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]stor
 	}
 	old, ok := claims[ev.Unit]
 	return ev.Unit, old, ok, nil
+}
+
+// spreadWindow is how many of the first ready units agents spread over
+// when they claim without naming one.
+const spreadWindow = 8
+
+// spread picks the unit an agent claims when it names none and has just
+// lost a race for the one itr next named: a unit under way that nobody
+// holds comes first (as itr next says); else one of the first ready units,
+// chosen by the agent's name and the attempt, so that agents racing from
+// the same view reach for different units instead of all for the next one
+// again (each lost race costs a round trip to the remote). "" leaves the
+// choice to the rule book.
+func spread(t *store.Task, held reconcile.Held, agent string, attempt int) string {
+	adv := reconcile.AdviseHeld(t.State, t.Plan, activity(t)(), held)
+	if adv.Unit == "" || len(adv.Ready) < 2 || adv.Unit != adv.Ready[0] {
+		return ""
+	}
+	h := fnv.New32a()
+	h.Write([]byte(agent))
+	window := min(len(adv.Ready), spreadWindow)
+	return adv.Ready[(int(h.Sum32()%uint32(window))+attempt)%window]
 }
 
 // moveClaim moves a claim ref from oldID to id ("" deletes): on the remote

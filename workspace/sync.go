@@ -133,6 +133,9 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 		}
 		after, _ := w.Repo.ConfigSection("merge", "itr")
 		rep.Driver = fmt.Sprint(before) != fmt.Sprint(after)
+		if _, missing, err := merge.Attributes(w.Store); err == nil && missing {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s/.gitattributes lacks some of itr's merge lines (a task made by an older itr): run `itr setup` and commit it, so plan files merge without conflicts", w.Root))
+		}
 	}
 	for rep.Attempts = 1; ; rep.Attempts++ {
 		exists, err := w.fetchForSync(n, fetchFrom, mergeRef, tracking)
@@ -239,13 +242,21 @@ func (w *Workspace) integrate(n *gitstate.Network, tracking string, rebase bool,
 	return nil
 }
 
-// splitConflicts splits unmerged paths into the tasks whose folders hold
-// some (itr resolves those) and the other paths.
+// splitConflicts splits unmerged paths into the tasks whose logs or state
+// hold some (itr resolves those) and the other paths.
 func (w *Workspace) splitConflicts(paths []string) (slugs, others []string) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		rest, ok := strings.CutPrefix(p, w.Root+"/")
-		slug, _, inTask := strings.Cut(rest, "/")
+		slug, name, inTask := strings.Cut(rest, "/")
+		// The logs and the state are itr's to resolve; a plan both sides
+		// rewrote (the driver merges its checkboxes and counts) is the
+		// person's, like any other file.
+		switch name {
+		case store.ProgressFile, store.GuardrailsFile, store.StateFile:
+		default:
+			inTask = false
+		}
 		if !ok || !inTask || slug == "" {
 			others = append(others, p)
 			continue

@@ -39,7 +39,8 @@ func main() {
 	skipCheckpoint := flag.Bool("skip-checkpoint", false, "skip the checkpoint/status part")
 	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
 	units := flag.String("units", "100,1000,10000", "comma-separated unit counts for the itr prime/status table (units.go); empty skips it")
-	only := flag.String("only", "", "run one part alone: units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true); empty runs everything")
+	agentsFor := flag.Duration("agents-for", 20*time.Second, "how long each row of the many-agents simulation runs")
+	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -63,6 +64,10 @@ func main() {
 		fmt.Printf("itr bench — %s, units only\n", time.Now().UTC().Format(time.RFC3339))
 		benchUnits(*itr, *dir, *units, env)
 		return
+	case "agents":
+		fmt.Printf("itr bench — %s, agents only, %s, %d cores, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), runtime.NumCPU(), loadAverage())
+		benchAgents(*itr, *dir, *agentsFor, env)
+		return
 	case "verify":
 		fmt.Printf("itr bench — %s, verify only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchVerify(*itr, *dir, *runs, env)
@@ -72,7 +77,7 @@ func main() {
 		// merge or units.
 		*history, *growth, *merge, *units, *skipCheckpoint = 0, "", 0, "", false
 	default:
-		check(fmt.Errorf("-only %q: the parts that run alone are units, engines and verify", *only))
+		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines and verify", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -102,6 +107,9 @@ func main() {
 	}
 	if *units != "" {
 		benchUnits(*itr, *dir, *units, env)
+	}
+	if *only == "" {
+		benchAgents(*itr, *dir, *agentsFor, env)
 	}
 }
 

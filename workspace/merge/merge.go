@@ -81,6 +81,8 @@ var attributeLines = []string{
 	"*/progress.md merge=itr",
 	"*/guardrails.md merge=itr",
 	"*/state.json merge=itr",
+	"*/tasks.md merge=itr",
+	"*/plan.md merge=itr",
 }
 
 // Attributes returns the root's .gitattributes with itr's lines added,
@@ -158,9 +160,9 @@ func Driver(st *store.Store, req Request) error {
 func driver(st *store.Store, req Request) error {
 	kind := path.Base(req.Path)
 	switch kind {
-	case store.ProgressFile, store.GuardrailsFile, store.StateFile:
+	case store.ProgressFile, store.GuardrailsFile, store.StateFile, store.TasksFile, store.PlanFile:
 	default:
-		return errors.New("not a file itr merges (progress.md, guardrails.md, state.json)")
+		return errors.New("not a file itr merges (progress.md, guardrails.md, state.json, tasks.md, plan.md)")
 	}
 	inputs := []*mergeInput{
 		{version: "base", flag: "%O", path: req.Base, optional: true},
@@ -205,6 +207,8 @@ func driver(st *store.Store, req Request) error {
 			}
 		}
 		merged, err = mergeState(st, req.Heads, req.Path, ours.data, theirs.data)
+	case store.TasksFile, store.PlanFile:
+		merged, err = mergePlan(st, req, base.data, ours.data, theirs.data)
 	}
 	if err != nil {
 		return err

@@ -13,7 +13,9 @@ import (
 const itrAttributes = "# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n" +
 	"*/progress.md merge=itr\n" +
 	"*/guardrails.md merge=itr\n" +
-	"*/state.json merge=itr\n"
+	"*/state.json merge=itr\n" +
+	"*/tasks.md merge=itr\n" +
+	"*/plan.md merge=itr\n"
 
 // attrsPath is where the root's .gitattributes is on disk.
 func (f *fixture) attrsPath() string { return f.st.Abs(taskRoot + "/.gitattributes") }
@@ -99,15 +101,15 @@ func TestAttributes(t *testing.T) {
 			"*.png binary\n*.sh text eol=lf\n" + itrAttributes, true},
 		{"foreign lines kept", ptr("*.png binary\n"), "*.png binary\n" + itrAttributes, true},
 		{"all there", ptr(itrAttributes), itrAttributes, false},
-		{"all there without the header", ptr("*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr"),
-			"*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr", false},
-		{"all there, indented", ptr("  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n"),
-			"  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n", false},
+		{"all there without the header", ptr("*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr"),
+			"*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr", false},
+		{"all there, indented", ptr("  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n"),
+			"  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n", false},
 		{"one missing: only it is added, the header kept once",
 			ptr("# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n"),
-			"# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n*/guardrails.md merge=itr\n", true},
+			"# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n*/guardrails.md merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n", true},
 		{"one missing, no header", ptr("*.png binary\n*/progress.md merge=itr\n"),
-			"*.png binary\n*/progress.md merge=itr\n# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/guardrails.md merge=itr\n*/state.json merge=itr\n", true},
+			"*.png binary\n*/progress.md merge=itr\n# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/guardrails.md merge=itr\n*/state.json merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
