@@ -415,3 +415,11 @@ func stripCrud(s string) string {
 	}
 	return b.String()
 }
+
+// configFor is the configuration stack as seen on branch, under the
+// repository's lock.
+func (r *Repo) configFor(branch string) (*configSet, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.loadConfig(branch)
+}

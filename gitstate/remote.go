@@ -102,6 +102,15 @@ func (n *Network) Upstream() (Upstream, error) {
 	if h, err := n.repo.Head(); err == nil {
 		branch = strings.TrimPrefix(h.Branch, "refs/heads/")
 	}
+	if r, ok := n.repo.(*Repo); ok {
+		// The native engine reads git's configuration stack as git does
+		// (includes, GIT_CONFIG_COUNT): no process.
+		if cs, err := r.configFor(branch); err == nil {
+			u := parseRemoteConfig(remoteRecords(cs), branch)
+			u.Branch = branch
+			return u, nil
+		}
+	}
 	out, err := n.run(nil, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
 	if err != nil && exitCode(err) != 1 { // 1: no key matched
 		return Upstream{Branch: branch}, fmt.Errorf("read the remotes' configuration: %w", err)
@@ -507,4 +516,31 @@ func (n *Network) Continue(op Integration) error {
 		return fmt.Errorf("conclude the %s: %w", op, err)
 	}
 	return nil
+}
+
+// remoteRecords renders the entries of cs that Upstream reads as git
+// config -z --get-regexp would print them, for parseRemoteConfig.
+func remoteRecords(cs *configSet) []byte {
+	var b bytes.Buffer
+	for _, e := range cs.entries {
+		keep := false
+		switch e.section {
+		case "pull":
+			keep = e.subsection == "" && e.key == "rebase"
+		case "remote":
+			keep = e.subsection == "" && e.key == "pushdefault" || e.subsection != "" && (e.key == "url" || e.key == "fetch")
+		case "branch":
+			keep = e.subsection != "" && (e.key == "remote" || e.key == "merge" || e.key == "rebase" || e.key == "pushremote")
+		}
+		if !keep {
+			continue
+		}
+		b.WriteString(e.section)
+		if e.subsection != "" {
+			b.WriteString("." + e.subsection)
+		}
+		b.WriteString("." + e.key + "\n" + e.value)
+		b.WriteByte(0)
+	}
+	return b.Bytes()
 }

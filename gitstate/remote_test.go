@@ -662,3 +662,27 @@ func TestUpstreamRebases(t *testing.T) {
 		assert.Equal(t, want, Upstream{Rebase: v}.Rebases(), v)
 	}
 }
+
+// TestUpstreamNativeMatchesGit: the native engine reads the remotes'
+// configuration without a process; it must read what git config reads,
+// includes and GIT_CONFIG_COUNT among them.
+func TestUpstreamNativeMatchesGit(t *testing.T) {
+	f := newNetFixture(t)
+	_, nb := network(t, f.b)
+	inc := filepath.Join(f.base, "extra.config")
+	require.NoError(t, os.WriteFile(inc, []byte("[remote \"fork\"]\n\turl = /nowhere/fork.git\n\tfetch = +refs/heads/*:refs/remotes/fork/*\n[pull]\n\trebase = merges\n"), 0o644))
+	gitRun(t, f.b, "config", "include.path", inc)
+	gitRun(t, f.b, "config", "branch.main.pushRemote", "fork")
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "remote.env.url")
+	t.Setenv("GIT_CONFIG_VALUE_0", "/nowhere/env.git")
+	native, err := nb.Upstream()
+	require.NoError(t, err)
+	out := gitRun(t, f.b, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
+	viaGit := parseRemoteConfig([]byte(out), "main")
+	viaGit.Branch = "main"
+	assert.Equal(t, viaGit, native)
+	assert.Equal(t, []string{"origin", "fork", "env"}, native.Remotes)
+	assert.Equal(t, "fork", native.PushRemote)
+	assert.Equal(t, "merges", native.Rebase)
+}

@@ -423,3 +423,40 @@ func TestArchivedTask(t *testing.T) {
 	fails(t, cs, dir, "checkpoint", map[string]any{"task": "demo", "did": "x"}, "demo")
 	fails(t, cs, dir, "finish", map[string]any{"task": "demo", "unit": "T1", "evidence": "x"}, "demo")
 }
+
+// TestStartSkipsUnitsOthersHold: start hands out a unit no other agent
+// holds and claims it for the server's agent (ITR_AGENT); a unit named
+// that another agent holds is refused with the holder's name, and resume's
+// Markdown shows who holds what.
+func TestStartSkipsUnitsOthersHold(t *testing.T) {
+	dir := newTask(t)
+	other, err := workspace.Open(workspace.Options{Dir: dir, Agent: "bob"})
+	require.NoError(t, err)
+	_, err = other.Claim(workspace.ClaimRequest{Slug: "demo", Unit: "T1"})
+	require.NoError(t, err)
+	other.Close()
+
+	t.Setenv("ITR_AGENT", "alice")
+	open := func() (*workspace.Workspace, error) {
+		return workspace.Open(workspace.Options{Dir: dir, Agent: os.Getenv("ITR_AGENT")})
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(open, "test").Connect(ctx, st, nil)
+	require.NoError(t, err)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	defer func() { cs.Close(); ss.Wait() }()
+
+	u, _ := ok[UnitInfo](t, cs, "start", nil)
+	assert.Equal(t, "T3", u.Unit, "T1 is bob's and T2 waits for T1")
+	assert.NotEmpty(t, u.ClaimedUntil)
+	blob := git(t, dir, "cat-file", "blob", "refs/itr/claims/demo/T3")
+	assert.Contains(t, blob, `"agent":"alice"`)
+
+	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 is held by bob until")
+
+	_, md := ok[ResumeOutput](t, cs, "resume", nil)
+	assert.Contains(t, md, "You act as agent “alice”. You hold: T3 until")
+	assert.Contains(t, md, "Held by other agents (leave these to them): T1 by “bob” until")
+}

@@ -191,3 +191,18 @@ func setMeta(c, value string) (string, bool) {
 	}
 	return c[:start] + sep + value + c[end:], true
 }
+
+// SyncView is Sync with the view of the state s: the boxes of the units s
+// has done checked, and the counts of the units ids (in s, else pending).
+func SyncView(data []byte, ids []string, s *state.State) ([]byte, bool) {
+	counts := Tally(ids, func(id string) state.Status {
+		if u := s.Units[id]; u != nil {
+			return u.Status
+		}
+		return state.Pending
+	})
+	return Sync(data, func(id string) bool {
+		u := s.Units[id]
+		return u != nil && u.Status == state.Done
+	}, counts)
+}

@@ -189,6 +189,13 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 			next.Since, rep.Renewed = old.Since, true
 		case !old.Expired(now):
 			return nil, heldBy(unit, old) // pickClaim refuses this; kept for safety
+		case !req.Steal && remote != "" && !fresh:
+			// The lease may have been renewed on the remote: look first.
+			if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
+				return nil, ferr
+			}
+			fresh = true
+			continue
 		case !req.Steal:
 			return nil, fmt.Errorf("%s was held by %s until %s, which has passed; take it with `itr claim %s --steal` (the steal is logged)", unit, old.Agent, old.Until, unit)
 		default:
@@ -209,6 +216,9 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 				fresh = true
 			}
 			continue
+		}
+		if err != nil && req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
+			return nil, fmt.Errorf("other agents claimed each unit this claim reached for first (%d tries, the last %s); run `itr claim` again: %w", casAttempts, unit, err)
 		}
 		if err != nil {
 			return nil, w.lostRace(t.Slug, unit, err)

@@ -238,16 +238,7 @@ func (w *Workspace) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChang
 	if err != nil {
 		return nil, nil // the record names a missing or odd plan file elsewhere
 	}
-	counts := plan.Tally(t.Plan.IDs(), func(id string) state.Status {
-		if u := s.Units[id]; u != nil {
-			return u.Status
-		}
-		return state.Pending
-	})
-	synced, changed := plan.Sync(data, func(id string) bool {
-		u := s.Units[id]
-		return u != nil && u.Status == state.Done
-	}, counts)
+	synced, changed := plan.SyncView(data, t.Plan.IDs(), s)
 	if !changed {
 		return nil, nil
 	}

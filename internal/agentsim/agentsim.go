@@ -34,7 +34,7 @@ type Config struct {
 	Agents int           // N
 	Clones int           // M (agents are dealt round-robin over them)
 	For    time.Duration // how long the agents loop
-	Units  int           // units in the task (enough that nobody runs out)
+	Units  int           // units in the task (0: 10 per second of the run, at least 100)
 	// Env is the environment of every git and itr process (HOME, identity,
 	// GIT_CONFIG_NOSYSTEM); PATH must find git, and itr for the merge
 	// driver.
@@ -122,7 +122,10 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, errors.New("agentsim: need at least one agent and one clone")
 	}
 	if cfg.Units == 0 {
-		cfg.Units = 50 * cfg.Agents
+		// More than the agents finish (they have done at most ~5 a second
+		// on 2 cores), and no more: a task ten times larger than its run
+		// needs would time the plan's parsing, not the claims.
+		cfg.Units = max(100, int(cfg.For.Seconds())*10)
 	}
 	abs, err := filepath.Abs(cfg.Dir)
 	if err != nil {

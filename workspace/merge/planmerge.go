@@ -44,16 +44,7 @@ func mergePlan(st *store.Store, req Request, base, ours, theirs []byte) ([]byte,
 		return nil, fmt.Errorf("the merged plan does not read: %w", err)
 	}
 	if s := mergedState(st, req, theirs); s != nil {
-		counts := plan.Tally(p.IDs(), func(id string) state.Status {
-			if u := s.Units[id]; u != nil {
-				return u.Status
-			}
-			return state.Pending
-		})
-		out, _ := plan.Sync(text, func(id string) bool {
-			u := s.Units[id]
-			return u != nil && u.Status == state.Done
-		}, counts)
+		out, _ := plan.SyncView(text, p.IDs(), s)
 		return out, nil
 	}
 	box := func(data []byte) map[string]bool {
