@@ -75,6 +75,32 @@ type Upstream struct {
 	Remotes []string
 	// Fetch are the configured fetch refspecs of Remote.
 	Fetch []string
+	// PushDefault is push.default ("" is git's default, simple).
+	PushDefault string
+}
+
+// PushTarget is the branch of the push remote that git push would update
+// for the current branch under push.default, or an error that says why git
+// would refuse, as git says it.
+func (u Upstream) PushTarget() (string, error) {
+	own := "refs/heads/" + u.Branch
+	switch strings.ToLower(u.PushDefault) {
+	case "nothing":
+		return "", fmt.Errorf("push.default is nothing: git push pushes no branch unless named; push %s yourself, or set push.default", u.Branch)
+	case "current", "matching":
+		return own, nil
+	case "upstream", "tracking":
+		if u.MergeRef == "" || u.PushRemote != u.Remote {
+			return own, nil
+		}
+		return u.MergeRef, nil
+	}
+	// simple: the upstream must have the branch's own name when pushing to
+	// the remote it fetches from.
+	if u.MergeRef != "" && u.PushRemote == u.Remote && u.MergeRef != own {
+		return "", fmt.Errorf("the branch %s tracks %s of %s, whose name differs, and git push refuses that under push.default=simple; set push.default=upstream to push there, or give the branch the same name", u.Branch, strings.TrimPrefix(u.MergeRef, "refs/heads/"), u.Remote)
+	}
+	return own, nil
 }
 
 // Tracking is the remote-tracking ref of MergeRef on Remote
@@ -111,7 +137,7 @@ func (n *Network) Upstream() (Upstream, error) {
 			return u, nil
 		}
 	}
-	out, err := n.run(nil, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
+	out, err := n.run(nil, "config", "-z", "--get-regexp", `^(pull\.rebase|push\.default|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
 	if err != nil && exitCode(err) != 1 { // 1: no key matched
 		return Upstream{Branch: branch}, fmt.Errorf("read the remotes' configuration: %w", err)
 	}
@@ -150,6 +176,8 @@ func parseRemoteConfig(out []byte, branch string) Upstream {
 		switch {
 		case sect == "pull" && name == "rebase":
 			pullRebase = val
+		case sect == "push" && sub == "" && name == "default":
+			u.PushDefault = val
 		case sect == "remote" && sub == "" && name == "pushdefault":
 			pushDefault = val
 		case sect == "remote" && sub != "" && name == "url":
@@ -527,6 +555,8 @@ func remoteRecords(cs *configSet) []byte {
 		switch e.section {
 		case "pull":
 			keep = e.subsection == "" && e.key == "rebase"
+		case "push":
+			keep = e.subsection == "" && e.key == "default"
 		case "remote":
 			keep = e.subsection == "" && e.key == "pushdefault" || e.subsection != "" && (e.key == "url" || e.key == "fetch")
 		case "branch":

@@ -678,11 +678,49 @@ func TestUpstreamNativeMatchesGit(t *testing.T) {
 	t.Setenv("GIT_CONFIG_VALUE_0", "/nowhere/env.git")
 	native, err := nb.Upstream()
 	require.NoError(t, err)
-	out := gitRun(t, f.b, "config", "-z", "--get-regexp", `^(pull\.rebase|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
+	out := gitRun(t, f.b, "config", "-z", "--get-regexp", `^(pull\.rebase|push\.default|remote\.pushdefault|branch\..*\.(remote|merge|rebase|pushremote)|remote\..*\.(url|fetch))$`)
 	viaGit := parseRemoteConfig([]byte(out), "main")
 	viaGit.Branch = "main"
 	assert.Equal(t, viaGit, native)
 	assert.Equal(t, []string{"origin", "fork", "env"}, native.Remotes)
 	assert.Equal(t, "fork", native.PushRemote)
 	assert.Equal(t, "merges", native.Rebase)
+}
+
+// TestPushTarget: the branch git push would update under push.default.
+func TestPushTarget(t *testing.T) {
+	same := Upstream{Branch: "main", Remote: "origin", PushRemote: "origin", MergeRef: "refs/heads/main"}
+	other := Upstream{Branch: "agent", Remote: "origin", PushRemote: "origin", MergeRef: "refs/heads/main"}
+	triangle := Upstream{Branch: "agent", Remote: "origin", PushRemote: "fork", MergeRef: "refs/heads/main"}
+	tests := []struct {
+		name string
+		u    Upstream
+		mode string
+		want string
+		err  string
+	}{
+		{"simple, same name", same, "", "refs/heads/main", ""},
+		{"simple, other name", other, "", "", "push.default=simple"},
+		{"simple, to another remote", triangle, "simple", "refs/heads/agent", ""},
+		{"upstream, other name", other, "upstream", "refs/heads/main", ""},
+		{"upstream, to another remote", triangle, "upstream", "refs/heads/agent", ""},
+		{"current", other, "current", "refs/heads/agent", ""},
+		{"matching", other, "matching", "refs/heads/agent", ""},
+		{"nothing", same, "nothing", "", "push.default is nothing"},
+		{"no upstream", Upstream{Branch: "x", Remote: "origin", PushRemote: "origin"}, "", "refs/heads/x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := tt.u
+			u.PushDefault = tt.mode
+			got, err := u.PushTarget()
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -27,6 +27,9 @@ type SyncReport struct {
 	Branch string `json:"branch"`
 	// Upstream is the remote branch synced with (refs/heads/main).
 	Upstream string `json:"upstream"`
+	// PushedTo is the branch of the push remote the push updates, as git
+	// push would choose it (push.default).
+	PushedTo string `json:"pushed_to"`
 	// Fetched is how many commits the remote had that this branch had
 	// not, in the last round.
 	Fetched int `json:"fetched_commits"`
@@ -116,9 +119,17 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 	if mergeRef == "" {
 		mergeRef = "refs/heads/" + up.Branch
 	}
+	// The branch the push updates is the one git push would: push.default
+	// decides (simple, git's default, refuses an upstream of another name).
+	pushRef := "refs/heads/" + up.Branch
+	if req.Remote == "" {
+		if pushRef, err = up.PushTarget(); err != nil {
+			return nil, err
+		}
+	}
 	short := strings.TrimPrefix(mergeRef, "refs/heads/")
 	tracking := "refs/remotes/" + fetchFrom + "/" + short
-	rep := &SyncReport{Remote: fetchFrom, Branch: up.Branch, Upstream: mergeRef}
+	rep := &SyncReport{Remote: fetchFrom, Branch: up.Branch, Upstream: mergeRef, PushedTo: pushRef}
 	if pushTo != fetchFrom {
 		rep.Remote = fetchFrom + " (push: " + pushTo + ")"
 	}
@@ -165,19 +176,21 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 		} else {
 			rep.Integration = string(gitstate.UpToDate)
 		}
-		if exists {
+		if exists && pushRef == mergeRef && pushTo == fetchFrom {
 			ahead, _, err := n.Counts("HEAD", tracking)
 			if err != nil {
 				return rep, err
 			}
-			rep.Pushed = ahead
-		} else if out, err := n.Git("rev-list", "--count", "HEAD", "--"); err == nil {
+			if rep.Pushed = ahead; ahead == 0 {
+				break
+			}
+		} else if out, err := n.Git("rev-list", "--count", "HEAD", "--not", "--remotes="+pushTo, "--"); err == nil {
+			// Another branch or remote than the one fetched: push (git
+			// says when it is up to date), counting what no ref of the
+			// push remote had.
 			fmt.Sscan(string(out), &rep.Pushed)
 		}
-		if rep.Pushed == 0 {
-			break
-		}
-		_, err = n.Push(pushTo, []string{"HEAD:" + mergeRef})
+		_, err = n.Push(pushTo, []string{"HEAD:" + pushRef})
 		if err == nil {
 			break
 		}

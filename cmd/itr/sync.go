@@ -90,7 +90,7 @@ func printSync(w io.Writer, rep *workspace.SyncReport) {
 		fmt.Fprintf(w, "Reconciled %s: state.json rebuilt from the log in %s\n", s, short(rep.Reconciled[s]))
 	}
 	if rep.Pushed > 0 {
-		fmt.Fprintf(w, "Pushed %d commit%s to %s.\n", rep.Pushed, plural(rep.Pushed), branch)
+		fmt.Fprintf(w, "Pushed %d commit%s to %s.\n", rep.Pushed, plural(rep.Pushed), strings.TrimPrefix(rep.PushedTo, "refs/heads/"))
 	} else {
 		fmt.Fprintf(w, "Nothing to push: %s's %s has every commit of this branch.\n", rep.Remote, branch)
 	}
