@@ -4,19 +4,37 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo test vet fmt-check fuzz bench bench-gogit stress clean
+.PHONY: all build demo screenshot docs test vet fmt-check fuzz bench bench-gogit stress clean
 
 all: build
+
+# The version, commit and date are stamped from git (a release stamps its
+# tag); the date is the commit's, so two builds of one commit are the same.
+VPKG      := github.com/itr-dev/itr/internal/version
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG).Date=$(DATE)
 
 # CGO_ENABLED=0: a static binary; linked against libc (pflag imports net)
 # every itr process paid ~1.5 ms in the dynamic loader.
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/itr
-	CGO_ENABLED=0 $(GO) build -o bin/itr-mcp ./cmd/itr-mcp
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/itr
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/itr-mcp ./cmd/itr-mcp
+
+# The man pages (docs/man) and the Markdown command reference (docs/cli),
+# generated from the command tree; make test fails when they are not current.
+docs:
+	ITR_UPDATE_DOCS=1 $(GO) test ./cmd/itr -run '^TestDocsCurrent$$' -count=1
 
 # A scripted session in a fresh temporary git repository: what a user sees.
 demo: build
 	@bash internal/demo/demo.sh "$(CURDIR)/$(BIN)"
+
+# The picture of `itr report` (docs/report.png, and the page itself in
+# docs/report.html): the demo task's report in a headless Chromium.
+screenshot: build
+	$(GO) run ./internal/reportshot -itr "$(CURDIR)/$(BIN)" -out docs/report.png -html docs/report.html
 
 # Every test: formatting, vet, and the race-enabled suite (unit, golden,
 # property, fuzz seed corpora, real-git and testscript scenarios).

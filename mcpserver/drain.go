@@ -14,6 +14,13 @@ import (
 // requests read that have no response yet. The SDK cancels every request in
 // flight when its input ends; drain holds the end of the input back until
 // they are all answered (or ctx ends), so nothing asked is lost.
+//
+// It also keeps the SDK from ever seeing a line that would end the session
+// (the SDK stops serving at the first line it cannot take): a line that is
+// not JSON gets a parse error (-32700), a batch under a protocol that has
+// none (2025-06-18 and later) and a message that is neither a request, a
+// notification nor a response get an invalid-request error (-32600), and a
+// request before initialize gets -32600 saying so; the session goes on.
 type drain struct {
 	ctx     context.Context
 	in      *bufio.Reader
@@ -23,6 +30,10 @@ type drain struct {
 	pending map[string]bool // ids of requests without a response
 	idle    chan struct{}   // closed and replaced whenever pending empties
 	eof     error
+	wmu     sync.Mutex // one message at a time on out
+	// protocol is the version the client asked for in initialize; ""
+	// until then.
+	protocol string
 }
 
 func newDrain(ctx context.Context, in io.Reader, out io.Writer) *drain {
@@ -33,6 +44,96 @@ func newDrain(ctx context.Context, in io.Reader, out io.Writer) *drain {
 type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+	Params struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	} `json:"params"`
+}
+
+// JSON-RPC error codes drain answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// firstBatchless is the first MCP protocol version without JSON-RPC
+// batches.
+const firstBatchless = "2025-06-18"
+
+// refuse writes an error response for id (null when nil).
+func (d *drain) refuse(id json.RawMessage, code int, msg string) error {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	data, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	if err != nil {
+		return err
+	}
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	_, err = d.out.Write(append(data, '\n'))
+	return err
+}
+
+// screen decides what becomes of one line of input: handed to the SDK
+// (true), or answered here and dropped (false).
+func (d *drain) screen(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 {
+		return false
+	}
+	if !json.Valid(t) {
+		var v any
+		err := json.Unmarshal(t, &v)
+		_ = d.refuse(nil, codeParseError, fmt.Sprintf("parse error: %v; each line must hold one JSON-RPC message", err))
+		return false
+	}
+	switch t[0] {
+	case '[':
+		d.mu.Lock()
+		proto := d.protocol
+		d.mu.Unlock()
+		if proto == "" || proto >= firstBatchless {
+			v := proto
+			if v == "" {
+				v = "this session (not initialized)"
+			}
+			_ = d.refuse(nil, codeInvalidRequest, "invalid request: JSON-RPC batches are not part of MCP protocol "+v+"; send one message per line")
+			return false
+		}
+		return true
+	case '{':
+	default:
+		_ = d.refuse(nil, codeInvalidRequest, "invalid request: a JSON-RPC message is an object")
+		return false
+	}
+	var m message
+	if err := json.Unmarshal(t, &m); err != nil {
+		_ = d.refuse(nil, codeInvalidRequest, fmt.Sprintf("invalid request: %v", err))
+		return false
+	}
+	isResponse := len(m.Result) > 0 || len(m.Error) > 0
+	if m.Method == "" && !isResponse {
+		_ = d.refuse(m.ID, codeInvalidRequest, "invalid request: neither a method nor a result")
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m.Method == "initialize" {
+		d.protocol = m.Params.ProtocolVersion
+		return true
+	}
+	if d.protocol == "" && m.Method != "" && m.Method != "ping" {
+		if idKey(m.ID) == "" {
+			return false // a notification before initialize: nothing to say
+		}
+		d.mu.Unlock()
+		_ = d.refuse(m.ID, codeInvalidRequest, "invalid request: the session is not initialized; send initialize first")
+		d.mu.Lock()
+		return false
+	}
+	return true
 }
 
 // messages decodes a line holding one message or a batch of them; what does
@@ -64,8 +165,12 @@ func idKey(raw json.RawMessage) string {
 // Read hands the input over line by line, noting each request's id, and
 // returns the input's end only once no request is pending.
 func (d *drain) Read(p []byte) (int, error) {
-	if len(d.buf) == 0 && d.eof == nil {
+	for len(d.buf) == 0 && d.eof == nil {
 		line, err := d.in.ReadBytes('\n')
+		d.eof = err
+		if !d.screen(line) {
+			continue
+		}
 		d.mu.Lock()
 		for _, m := range messages(line) {
 			if id := idKey(m.ID); m.Method != "" && id != "" {
@@ -73,7 +178,7 @@ func (d *drain) Read(p []byte) (int, error) {
 			}
 		}
 		d.mu.Unlock()
-		d.buf, d.eof = line, err
+		d.buf = line
 	}
 	if len(d.buf) > 0 {
 		n := copy(p, d.buf)
@@ -106,7 +211,9 @@ type drainWriter struct{ d *drain }
 // Write writes one message (the SDK writes each in one call) and strikes
 // off the requests it answers.
 func (w drainWriter) Write(p []byte) (int, error) {
+	w.d.wmu.Lock()
 	n, err := w.d.out.Write(p)
+	w.d.wmu.Unlock()
 	w.d.mu.Lock()
 	defer w.d.mu.Unlock()
 	for _, m := range messages(p) {

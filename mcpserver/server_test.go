@@ -396,10 +396,13 @@ func TestServeAnswersBeforeTheEnd(t *testing.T) {
 	assert.Contains(t, git(t, dir, "log", "-1", "--format=%s"), "T1 iteration 1: one")
 	checkGit(t, dir)
 
-	// A line that is not JSON ends the session; Serve returns.
+	// A line that is not JSON gets a parse error and the session goes on:
+	// the request after it is answered.
 	out.Reset()
-	err := Serve(context.Background(), New(open, "test"), strings.NewReader("{not json\n"), &out)
-	assert.Error(t, err)
+	in = "{not json\n" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	require.NoError(t, Serve(context.Background(), New(open, "test"), strings.NewReader(in), &out))
+	assert.Contains(t, out.String(), `"code":-32700`)
+	assert.Contains(t, out.String(), `"id":1,"result":{`)
 }
 
 // TestArchivedTask: resume reads an archived task by slug and offers no

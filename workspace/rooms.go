@@ -34,6 +34,8 @@ type (
 	ListRow = view.ListRow
 	// PrimeContext is what a new or compacted session reads first.
 	PrimeContext = view.PrimeContext
+	// GraphModel is the plan as a graph (itr graph, itr report).
+	GraphModel = view.GraphModel
 )
 
 // FutureSuffix ends a time since the last checkpoint that is in the future.
@@ -91,3 +93,9 @@ func (w *Workspace) MergeDriver(req MergeRequest) error { return merge.Driver(w.
 
 // Setup registers itr's merge driver; see merge.Setup.
 func (w *Workspace) Setup() ([]string, error) { return merge.Setup(w.Store) }
+
+// Graph is the plan of a task as a graph (view.Graph).
+func (w *Workspace) Graph(slug string) (*GraphModel, error) { return view.Graph(w.Store, slug) }
+
+// Report renders a task as one self-contained HTML page (view.Report).
+func (w *Workspace) Report(slug string) ([]byte, error) { return view.Report(w.Store, slug, w.Now()) }

@@ -6,11 +6,9 @@ import (
 	"os"
 
 	"github.com/itr-dev/itr/internal/mcpcmd"
+	"github.com/itr-dev/itr/internal/version"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=...".
-var Version = "dev"
-
 func main() {
-	os.Exit(mcpcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, Version))
+	os.Exit(mcpcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, version.Get().Version))
 }

@@ -11,12 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/internal/cliopts"
+	"github.com/itr-dev/itr/internal/version"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/workspace"
 )
-
-// Version is set at build time with -ldflags "-X main.Version=...".
-var Version = "dev"
 
 // Exit codes; documented in `itr help exit-codes` and the README.
 const (
@@ -42,6 +40,18 @@ type globals struct {
 	json bool
 	io   IO
 	raw  IO // the streams without escaping, for itr mcp
+	// color is --color; paint colours what status, next, log and list
+	// print (colour.go).
+	color string
+	paint *painter
+}
+
+// painted makes the rest of the command's text output coloured as kind
+// (status, next, log, list) when colour is on.
+func (g *globals) painted(kind string) {
+	if g.paint != nil && !g.json {
+		g.paint.kind = kind
+	}
 }
 
 // usageError marks errors in how itr was called (exit 2).
@@ -63,8 +73,11 @@ func Main(args []string, stdio IO) int {
 	// Everything itr prints passes a safeWriter; itr mcp hands the raw
 	// streams to the server, whose JSON-RPC it must not touch.
 	raw := stdio
-	stdio.Out, stdio.Err = &safeWriter{w: stdio.Out}, &safeWriter{w: stdio.Err}
-	g := &globals{io: stdio, raw: raw}
+	pt := &painter{w: stdio.Out}
+	stdio.Out, stdio.Err = &safeWriter{w: pt}, &safeWriter{w: stdio.Err}
+	g := &globals{io: stdio, raw: raw, paint: pt, color: colorAuto}
+	pt.on = func() bool { return colorOn(g.color, raw.Getenv, raw.Out) }
+	defer pt.Flush()
 	stop := stopOnSignal(stdio.Err)
 	defer stop()
 	root := newRoot(g)
@@ -141,24 +154,27 @@ func newRoot(g *globals) *cobra.Command {
 		Long: `itr records every iteration of long-running work (by coding agents or people) as one git
 commit, so any later session can resume from what git holds, and rebuilds its state from the
 history whenever the two disagree.`,
-		Version:       Version,
+		Version:       version.Get().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return checkColorMode(g.color) }
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.dir, "dir", "C", "", "run as if itr was started in `DIR`")
 	pf.StringVar(&g.root, "root", "", "task root relative to the repository top (env ITR_ROOT; default .claude/iterative)")
 	pf.StringVarP(&g.task, "task", "t", "", "the task's `SLUG` (env ITR_TASK; optional when one task is active)")
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	pf.StringVar(&g.color, "color", colorAuto, "colour status, next, log and list: auto (on a terminal, unless NO_COLOR is set), always or never")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
-		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g),
+		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
 	)
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
+	registerCompletions(g, root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	markUsage(root)

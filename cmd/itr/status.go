@@ -22,6 +22,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				g.painted("status")
 				return g.emit(sum, func(w io.Writer) { printSummary(w, sum) })
 			})
 		},
@@ -147,6 +148,7 @@ func newNextCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				g.painted("next")
 				return g.emit(info, func(w io.Writer) {
 					if info.Unit != "" {
 						fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
@@ -177,6 +179,7 @@ func newLogCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				g.painted("log")
 				return g.emit(rows, func(w io.Writer) {
 					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT")
@@ -210,6 +213,7 @@ func newListCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				g.painted("list")
 				return g.emit(rows, func(w io.Writer) {
 					if len(rows) == 0 {
 						fmt.Fprintf(w, "No tasks under %s; start one with `itr init NAME`.\n", ws.Root)

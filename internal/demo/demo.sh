@@ -97,3 +97,15 @@ git status --porcelain
 printf '$ git fsck --strict\n'
 git fsck --strict 2>&1 | sed 's/^/  /'
 echo "(clean)"
+
+# Pictures of the session: the plan as a graph in the terminal, and, kept
+# after the demo's repository is gone, the graph as Mermaid and Graphviz
+# text and the whole task as one self-contained HTML page.
+out="${ITR_DEMO_OUT:-${TMPDIR:-/tmp}/itr-demo-output}"
+mkdir -p "$out"
+run itr graph
+itr graph --format mermaid --out "$out/plan.mmd" >/dev/null
+itr graph --format dot --out "$out/plan.dot" >/dev/null
+run itr report --out "$out/report.html"
+printf '\nThe report of this session: %s (open it in a browser)\n' "$out/report.html"
+printf 'The plan as a graph: %s (Mermaid: GitHub renders it) and %s (Graphviz: dot -Tsvg)\n' "$out/plan.mmd" "$out/plan.dot"

@@ -1,0 +1,90 @@
+// Command reportshot builds the demo task (internal/reportdemo) in a
+// temporary repository, writes its itr report and screenshots it with a
+// headless Chromium: `make screenshot` regenerates docs/report.png (and
+// docs/report.html) with it.
+//
+//	go run ./internal/reportshot -itr bin/itr -out docs/report.png -html docs/report.html
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/internal/atomicfile"
+	"github.com/itr-dev/itr/internal/reportdemo"
+)
+
+func main() {
+	itr := flag.String("itr", "bin/itr", "the itr binary")
+	out := flag.String("out", "docs/report.png", "the screenshot to write")
+	htmlOut := flag.String("html", "", "also copy the report here")
+	width := flag.Int("width", 1280, "window width")
+	height := flag.Int("height", 2000, "window height")
+	flag.Parse()
+	if err := run(*itr, *out, *htmlOut, *width, *height); err != nil {
+		fmt.Fprintln(os.Stderr, "reportshot:", err)
+		os.Exit(1)
+	}
+}
+
+func run(itr, out, htmlOut string, width, height int) error {
+	chromium := reportdemo.FindChromium()
+	if chromium == "" {
+		return fmt.Errorf("no chromium, chromium-browser or google-chrome on PATH")
+	}
+	itr, err := filepath.Abs(itr)
+	if err != nil {
+		return err
+	}
+	base, err := os.MkdirTemp("", "itr-reportshot-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(base)
+	repo, err := reportdemo.Build(itr, base, false)
+	if err != nil {
+		return err
+	}
+	page := filepath.Join(base, "report.html")
+	if _, err := repo.Run([]string{"itr", "report", "--out", page}); err != nil {
+		return err
+	}
+	shot := filepath.Join(base, "shot.png")
+	_, stderr, err := reportdemo.Chromium(chromium, filepath.Join(base, "profile"), 60*time.Second,
+		[]string{"--screenshot=" + shot, fmt.Sprintf("--window-size=%d,%d", width, height), "--force-device-scale-factor=1"},
+		"file://"+filepath.ToSlash(page))
+	if err != nil {
+		return fmt.Errorf("chromium: %v\n%s", err, stderr)
+	}
+	if p := reportdemo.Problems(stderr); len(p) > 0 {
+		return fmt.Errorf("chromium reported problems:\n%s", strings.Join(p, "\n"))
+	}
+	data, err := os.ReadFile(shot)
+	if err != nil {
+		return err
+	}
+	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("the screenshot does not decode: %v", err)
+	}
+	if err := atomicfile.Write(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("Wrote %s (%d KB)\n", out, (len(data)+1023)/1024)
+	if htmlOut != "" {
+		html, err := os.ReadFile(page)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(htmlOut, html, 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("Wrote %s (%d KB)\n", htmlOut, (len(html)+1023)/1024)
+	}
+	return nil
+}
