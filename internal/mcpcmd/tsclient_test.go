@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/internal/npmtest"
 )
 
 // TestTypeScriptClient drives the itr-mcp binary with the official MCP
@@ -22,27 +24,7 @@ import (
 // or is installed with npm into a temporary folder; without node or npm,
 // or offline, the test is skipped and says why.
 func TestTypeScriptClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the TypeScript SDK client cannot run")
-	}
-	dir := os.Getenv("ITR_MCP_TS_DIR")
-	if dir == "" {
-		if testing.Short() {
-			t.Skip("-short: not installing @modelcontextprotocol/sdk (set ITR_MCP_TS_DIR to a folder that has it)")
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is not installed: the TypeScript SDK cannot be fetched")
-		}
-		dir = t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", dir, "@modelcontextprotocol/sdk@1").CombinedOutput()
-		if err != nil {
-			t.Skipf("npm install @modelcontextprotocol/sdk failed (offline?): %v\n%s", err, out)
-		}
-	}
+	dir, node := npmtest.Dir(t, "ITR_MCP_TS_DIR", "@modelcontextprotocol/sdk@1")
 	src, err := os.ReadFile(filepath.Join("testdata", "tsclient.mjs"))
 	require.NoError(t, err)
 	script := filepath.Join(dir, "itr-tsclient-"+strings.ReplaceAll(t.Name(), "/", "_")+".mjs")

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/npmtest"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
@@ -335,35 +336,13 @@ func TestGraphDotGraphviz(t *testing.T) {
 }
 
 // mermaidChecker is a command that runs testdata/mermaid/check.mjs with
-// the mermaid and jsdom packages: from ITR_MERMAID_DIR (a folder whose
-// node_modules holds them) when set, else installed with npm into a
-// temporary folder. The test is skipped, saying why, without node or npm
-// or when the packages cannot be installed (offline).
+// the mermaid and jsdom packages (npmtest: ITR_MERMAID_DIR, else npm into a
+// temporary folder; skipped, saying why, without node or npm or offline).
 func mermaidChecker(t *testing.T) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the Mermaid text is checked against the grammar rules only")
-	}
 	src, err := filepath.Abs(filepath.Join("testdata", "mermaid", "check.mjs"))
 	require.NoError(t, err)
-	dir := os.Getenv("ITR_MERMAID_DIR")
-	if dir == "" {
-		if testing.Short() {
-			t.Skip("-short: not installing the mermaid package (set ITR_MERMAID_DIR to a folder that has it)")
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is not installed: the Mermaid text is checked against the grammar rules only")
-		}
-		dir = t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", dir, "mermaid@11", "jsdom")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("npm install mermaid jsdom failed (offline?): %v\n%s", err, out)
-		}
-	}
+	dir, node := npmtest.Dir(t, "ITR_MERMAID_DIR", "mermaid@11", "jsdom")
 	script = filepath.Join(dir, "check.mjs")
 	data, err := os.ReadFile(src)
 	require.NoError(t, err)
