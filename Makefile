@@ -4,7 +4,7 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo screenshot docs test vet fmt-check fuzz bench bench-gogit stress clean
+.PHONY: all build demo screenshot docs test vet fmt-check fuzz bench bench-gogit stress clean lint release-check
 
 all: build
 
@@ -77,6 +77,31 @@ bench: build
 # uses go-git"; about 2 minutes, not part of CI).
 bench-gogit:
 	$(GO) run ./internal/bench -gogit
+
+# The tools below are not needed for make test; install them with go install
+# (they land in $(go env GOPATH)/bin, used when not on PATH).
+GOBINDIR  := $(shell $(GO) env GOPATH)/bin
+tool       = $(or $(shell command -v $(1) 2>/dev/null),$(GOBINDIR)/$(1))
+GOLANGCI_LINT ?= $(call tool,golangci-lint)
+GOVULNCHECK   ?= $(call tool,govulncheck)
+GORELEASER    ?= $(call tool,goreleaser)
+
+# golangci-lint (.golangci.yml; v2.15.0:
+#   go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0)
+# and govulncheck (v1.9.0: go install golang.org/x/vuln/cmd/govulncheck@v1.9.0)
+# against a vulnerability database built from the golang.org/x/vulndb module
+# (scripts/vulncheck.sh; not part of make test). Both run; either fails it.
+lint:
+	@status=0; \
+	$(GOLANGCI_LINT) run ./... || status=1; \
+	GO=$(GO) GOVULNCHECK=$(GOVULNCHECK) bash scripts/vulncheck.sh || status=1; \
+	exit $$status
+
+# A snapshot release (.goreleaser.yaml; nothing published) of every archive,
+# then checked: stamped binaries, completions, man pages, checksums
+# (goreleaser v2.15.1; not part of make test).
+release-check:
+	GORELEASER=$(GORELEASER) bash scripts/release-check.sh
 
 clean:
 	rm -rf bin .bench

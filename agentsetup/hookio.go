@@ -65,3 +65,19 @@ func SessionContext(format, markdown string) any {
 		"additionalContext": markdown,
 	}}
 }
+
+// PromptContext is the answer of a hook that runs when the user submits a
+// prompt, adding markdown to that turn: Gemini CLI's BeforeAgent reads
+// hookSpecificOutput.additionalContext ("appended to the prompt for this
+// turn only"); anything else gets Claude Code's and Codex's
+// UserPromptSubmit envelope.
+func PromptContext(format, markdown string) any {
+	event := "UserPromptSubmit"
+	if format == "gemini" {
+		event = "BeforeAgent"
+	}
+	return map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName":     event,
+		"additionalContext": markdown,
+	}}
+}

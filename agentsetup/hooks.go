@@ -16,8 +16,14 @@ const (
 	CommandPrime = "itr prime --hook-json"
 	// CommandPrimeCursor gives it in Cursor's {"additional_context": ...}.
 	CommandPrimeCursor = "itr prime --hook-json=cursor"
-	// CommandPreCompact only logs the compaction (--precompact).
+	// CommandPreCompact logs the compaction and marks it, so that the
+	// next prompt's hook (CommandPrompt) can give the context back where
+	// SessionStart does not fire after one (Gemini CLI). It is --precompact
+	// for the others.
 	CommandPreCompact = "itr agent-hook pre-compact"
+	// CommandPrompt runs as the user submits a prompt: after a compaction
+	// marked by CommandPreCompact it gives the resume context, once.
+	CommandPrompt = "itr agent-hook prompt"
 	// CommandStop asks for a checkpoint before the agent stops, once
 	// (--stop); it honours stop_hook_active.
 	CommandStop = "itr agent-hook stop"

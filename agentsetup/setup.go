@@ -58,6 +58,10 @@ type agentFile struct {
 	session    hookSpec
 	preCompact hookSpec
 	stop       hookSpec
+	// reprime are registered with session where SessionStart does not
+	// fire after a compaction: the compaction marks itself, the next
+	// prompt takes the mark and gets the context.
+	reprime []hookSpec
 }
 
 func specFor(agent string) (agentFile, error) {
@@ -83,11 +87,16 @@ func specFor(agent string) (agentFile, error) {
 			stop:       nested("Stop", "", CommandStop, 30),
 		}, nil
 	case "gemini":
+		// Gemini CLI's SessionStart sources are startup, resume and clear:
+		// none follows a compression. PreCompress marks it, and BeforeAgent
+		// (the next prompt) gives the context back.
+		preCompress := gemini("PreCompress", "itr-pre-compress", CommandPreCompact)
 		return agentFile{
 			rel: ".gemini/settings.json", global: ".gemini/settings.json",
 			session:    gemini("SessionStart", "itr-prime", CommandPrime),
-			preCompact: gemini("PreCompress", "itr-pre-compress", CommandPreCompact),
+			preCompact: preCompress,
 			stop:       gemini("AfterAgent", "itr-stop", CommandStop+" --format gemini"),
+			reprime:    []hookSpec{preCompress, gemini("BeforeAgent", "itr-reprime", CommandPrompt+" --format gemini")},
 		}, nil
 	case "cursor":
 		return agentFile{
@@ -136,16 +145,7 @@ func Plan(o Options) (*Report, error) {
 		return nil, err
 	}
 	f.fresh = spec.fresh
-	specs := []hookSpec{spec.session}
-	if o.PreCompact {
-		specs = append(specs, spec.preCompact)
-	}
-	if o.Stop {
-		specs = append(specs, spec.stop)
-	}
-	if o.Remove {
-		specs = []hookSpec{spec.session, spec.preCompact, spec.stop}
-	}
+	specs := spec.specs(o)
 	r := &Report{Agent: o.Agent}
 	ch := Change{Path: target, Rel: shown, Old: old, Mode: mode}
 	for _, s := range specs {
@@ -183,6 +183,28 @@ func Plan(o Options) (*Report, error) {
 		r.Changes = append(r.Changes, ch)
 	}
 	return r, nil
+}
+
+// specs are the registrations o asks for, each event once, in the order
+// of the file's events: the session's, the re-priming ones, --precompact's
+// and --stop's; --remove takes every one out.
+func (a agentFile) specs(o Options) []hookSpec {
+	all := append([]hookSpec{a.session}, a.reprime...)
+	if o.PreCompact || o.Remove {
+		all = append(all, a.preCompact)
+	}
+	if o.Stop || o.Remove {
+		all = append(all, a.stop)
+	}
+	var out []hookSpec
+	seen := map[string]bool{}
+	for _, s := range all {
+		if !seen[s.event] {
+			seen[s.event] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func commandOf(s hookSpec) string {

@@ -78,7 +78,7 @@ func TestSettingsMergeAndRemove(t *testing.T) {
 
 				r := setupIn(t, o)
 				require.Len(t, r.Changes, 1)
-				assert.Len(t, r.Missing, 3)
+				assert.Len(t, r.Missing, len(spec.specs(o)))
 				got, err := os.ReadFile(path)
 				require.NoError(t, err)
 				checkMerged(t, doc, string(got), spec)
@@ -88,7 +88,7 @@ func TestSettingsMergeAndRemove(t *testing.T) {
 
 				again := setupIn(t, o)
 				assert.Empty(t, again.Changes, "a second run changes nothing")
-				assert.Len(t, again.Present, 3)
+				assert.Len(t, again.Present, len(spec.specs(o)))
 				same, err := os.ReadFile(path)
 				require.NoError(t, err)
 				assert.Equal(t, string(got), string(same))
@@ -120,7 +120,7 @@ func TestSettingsMergeAndRemove(t *testing.T) {
 // plus itr's hooks, in the same layout.
 func checkMerged(t *testing.T, before, after string, spec agentFile) {
 	t.Helper()
-	for _, ev := range []hookSpec{spec.session, spec.preCompact, spec.stop} {
+	for _, ev := range append([]hookSpec{spec.session, spec.preCompact, spec.stop}, spec.reprime...) {
 		assert.Contains(t, after, strings.Trim(commandOf(ev), "`"))
 	}
 	b, a := stripComments(before), stripComments(after)
@@ -377,6 +377,7 @@ func TestIsItrCommand(t *testing.T) {
 		"itr prime --hook-json=cursor":          true,
 		"/home/me/go/bin/itr prime --hook-json": true,
 		"itr agent-hook stop --format gemini":   true,
+		"itr agent-hook prompt --format gemini": true,
 		"itr prime":                             false,
 		"itrx prime --hook-json":                false,
 		"echo itr prime --hook-json":            false,
@@ -384,4 +385,92 @@ func TestIsItrCommand(t *testing.T) {
 	} {
 		assert.Equal(t, want, isItrCommand(cmd), cmd)
 	}
+}
+
+// TestGeminiReprimeAfterCompression: Gemini CLI fires no SessionStart
+// after compressing a session, so plain `itr setup gemini` registers,
+// besides SessionStart, a PreCompress hook marking the compression and a
+// BeforeAgent hook giving the context back at the next prompt. The others
+// get SessionStart alone (Claude Code and Codex match "compact").
+func TestGeminiReprimeAfterCompression(t *testing.T) {
+	top := t.TempDir()
+	r := setupIn(t, Options{Agent: "gemini", Top: top})
+	assert.Equal(t, []string{
+		"SessionStart hook `itr prime --hook-json` in .gemini/settings.json",
+		"PreCompress hook `itr agent-hook pre-compact` in .gemini/settings.json",
+		"BeforeAgent hook `itr agent-hook prompt --format gemini` in .gemini/settings.json",
+	}, r.Missing)
+	got, err := os.ReadFile(filepath.Join(top, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	want := `{
+  "hooks": {
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "name": "itr-prime",
+            "type": "command",
+            "command": "itr prime --hook-json",
+            "timeout": 30000
+          }
+        ]
+      }
+    ],
+    "PreCompress": [
+      {
+        "hooks": [
+          {
+            "name": "itr-pre-compress",
+            "type": "command",
+            "command": "itr agent-hook pre-compact",
+            "timeout": 30000
+          }
+        ]
+      }
+    ],
+    "BeforeAgent": [
+      {
+        "hooks": [
+          {
+            "name": "itr-reprime",
+            "type": "command",
+            "command": "itr agent-hook prompt --format gemini",
+            "timeout": 30000
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	assert.Equal(t, want, string(got))
+
+	// --precompact adds nothing more: PreCompress is there already.
+	again := setupIn(t, Options{Agent: "gemini", Top: top, PreCompact: true})
+	assert.Empty(t, again.Changes)
+	assert.Len(t, again.Present, 3)
+
+	// A file set up by an older itr (SessionStart alone) gets the two.
+	old := t.TempDir()
+	path := filepath.Join(old, ".gemini", "settings.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"itr prime --hook-json"}]}]}}`), 0o644))
+	r, err = Plan(Options{Agent: "gemini", Top: old})
+	require.NoError(t, err)
+	assert.Len(t, r.Present, 1)
+	assert.Len(t, r.Missing, 2)
+
+	for _, agent := range []string{"claude", "codex", "cursor"} {
+		r := setupIn(t, Options{Agent: agent, Top: t.TempDir()})
+		assert.Len(t, r.Missing, 1, "%s: SessionStart alone", agent)
+	}
+}
+
+func TestPromptContext(t *testing.T) {
+	b, err := json.Marshal(PromptContext("gemini", "# ctx"))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"# ctx"}}`, string(b))
+	b, err = json.Marshal(PromptContext("claude", "# ctx"))
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"# ctx"}}`, string(b))
 }

@@ -160,7 +160,7 @@ func (r *Repo) readTagObject(ref string, h plumbing.Hash) (Tag, error) {
 // refs/heads/a/b).
 func (r *Repo) SetBranch(name, commit string, who Signature, msg string) error {
 	if !strings.HasPrefix(name, "refs/heads/") {
-		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name)
+		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -178,7 +178,7 @@ func (r *Repo) SetBranch(name, commit string, who Signature, msg string) error {
 func (r *Repo) CreateTag(name, commit, message string, tagger Signature) (string, error) {
 	short, ok := strings.CutPrefix(name, "refs/tags/")
 	if !ok {
-		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name)
+		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	if tagger.Name == "" || tagger.Email == "" {
 		return "", fmt.Errorf("tag %s: the tagger needs a name and an email: %w", name, ErrNoIdentity)

@@ -1,7 +1,6 @@
 package gitstate
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -415,8 +414,6 @@ func TestCommitFilesRejectsBadPaths(t *testing.T) {
 	assert.Error(t, err, "a file cannot become a folder")
 	assert.Equal(t, "1\n", gitRun(t, dir, "rev-list", "--count", "HEAD"))
 }
-
-var errStop = errors.New("stop")
 
 func TestCommitFilesGuardRebuildsOnAMovedHeadThatLeftTheFolderAlone(t *testing.T) {
 	dir := newRepo(t, map[string]string{"task/log.md": "one\n", "src/a.go": "package a\n"})

@@ -740,11 +740,9 @@ func (g *GitRepo) isID(s string) bool {
 // listRefs lists refs whose names start with prefix: name, object, and the
 // object a tag peels to.
 func (g *GitRepo) listRefs(prefix string) ([][3]string, error) {
-	pattern := prefix
+	pattern := ""
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		pattern = prefix[:i]
-	} else {
-		pattern = ""
 	}
 	args := []string{"for-each-ref", "--format=%(refname)%00%(objectname)%00%(*objectname)"}
 	if pattern != "" {
@@ -988,7 +986,7 @@ func (g *GitRepo) checkCommit(name, id string) error {
 // SetBranch points a branch at commit with `git update-ref`, logged as who.
 func (g *GitRepo) SetBranch(name, commit string, who Signature, msg string) error {
 	if !strings.HasPrefix(name, "refs/heads/") {
-		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name)
+		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -1020,7 +1018,7 @@ func identityEnv(role string, who Signature) []string {
 func (g *GitRepo) CreateTag(name, commit, message string, tagger Signature) (string, error) {
 	short, ok := strings.CutPrefix(name, "refs/tags/")
 	if !ok {
-		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name)
+		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	if tagger.Name == "" || tagger.Email == "" {
 		return "", fmt.Errorf("tag %s: the tagger needs a name and an email: %w", name, ErrNoIdentity)

@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"hash"
 	"strings"
 )
 
@@ -55,7 +54,7 @@ func encodePack(format string, objs []packObject) ([]byte, error) {
 			return nil, err
 		}
 	}
-	var h hash.Hash = sha1.New()
+	h := sha1.New()
 	if format == "sha256" {
 		h = sha256.New()
 	}

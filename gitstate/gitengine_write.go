@@ -172,7 +172,7 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 			return Commit{}, err
 		}
 		if g.runHooks {
-			g.hook(nil, "post-commit")
+			_ = g.hook(nil, "post-commit") // as in git, post-commit cannot undo the commit: its exit status is ignored
 		}
 		o, ok, err := g.query("contents", id)
 		if err != nil || !ok {

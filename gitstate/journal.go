@@ -162,7 +162,7 @@ func RemoveJournaledLocks(journal string) ([]string, error) {
 		if !ok {
 			continue
 		}
-		ctime := time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)).UnixNano()
+		ctime := statCtime(st).UnixNano()
 		if ctime >= at-int64(10*time.Millisecond) && ctime <= at+int64(time.Second) {
 			if os.Remove(lock) == nil {
 				removed = append(removed, lock)

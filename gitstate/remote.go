@@ -342,7 +342,7 @@ func (n *Network) PushCAS(remote string, ups []RefUpdate) error {
 			continue
 		}
 		if !leaseLost(s.Summary) {
-			rerr := remoteErr(remote, "push", err).(*RemoteError)
+			rerr := remoteErr(remote, "push", err).(*RemoteError) //nolint:errorlint // remoteErr always returns a fresh *RemoteError; nothing wraps it
 			rerr.Stderr = strings.TrimRight(rerr.Stderr, "\n") + "\n" + s.Ref + " " + s.Summary
 			return rerr
 		}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,7 +61,8 @@ func git(t *testing.T, dir string, args ...string) string {
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	var stderr string
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		stderr = string(ee.Stderr)
 	}
 	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), stderr)
@@ -111,8 +113,8 @@ func connect(t *testing.T, dir string) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
+		_ = cs.Close()
+		_ = ss.Wait()
 	})
 	return cs
 }
@@ -449,7 +451,7 @@ func TestStartSkipsUnitsOthersHold(t *testing.T) {
 	require.NoError(t, err)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
 	require.NoError(t, err)
-	defer func() { cs.Close(); ss.Wait() }()
+	defer func() { _ = cs.Close(); _ = ss.Wait() }()
 
 	u, _ := ok[UnitInfo](t, cs, "start", nil)
 	assert.Equal(t, "T3", u.Unit, "T1 is bob's and T2 waits for T1")

@@ -165,7 +165,7 @@ func entryKey(e Entry) string {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteByte(byte('0' + e.Kind))
+	b.WriteByte(byte('0' + e.Kind)) //nolint:gosec // G115: Kind is a small enumeration (one digit)
 	b.WriteString(e.Title())
 	for _, f := range e.Fields {
 		v := normalizeValue(f.Value)

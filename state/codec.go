@@ -382,7 +382,7 @@ func syntaxErr(data []byte, dec *json.Decoder, path string, err error) error {
 	}
 	line, col := lineCol(data, off)
 	msg := err.Error()
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		msg = "unexpected end of file (the file is truncated)"
 	}
 	return &DecodeError{Line: line, Col: col, Msg: msg + " (fix the JSON, or run `itr reconcile` to rebuild it)", Err: err}

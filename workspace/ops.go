@@ -115,7 +115,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 			}
 			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
 			if len(problems) > 0 {
-				return nil, fmt.Errorf("new task: %v", problems[0])
+				return nil, fmt.Errorf("new task: %w", problems[0])
 			}
 			after = s
 		case store.GuardrailsFile:

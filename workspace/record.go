@@ -83,7 +83,7 @@ func retryMoved[T any](op func() (T, error)) (T, error) {
 			return out, err
 		}
 		backoff := time.Duration(min(attempt, 20)) * time.Millisecond
-		time.Sleep(backoff + time.Duration(rand.Int64N(int64(backoff))))
+		time.Sleep(backoff + time.Duration(rand.Int64N(int64(backoff)))) //nolint:gosec // G404: jitter for a retry, not a secret
 	}
 }
 
@@ -289,9 +289,7 @@ func (w *Workspace) refoldStale(t *store.Task) ([]reconcile.Discrepancy, error) 
 // refoldNote is the commit body line that logs a refold.
 func refoldNote(d []reconcile.Discrepancy) string {
 	parts := make([]string, 0, 3)
-	for _, x := range store.FirstN(discrepancyTexts(d), 3) {
-		parts = append(parts, x)
-	}
+	parts = append(parts, store.FirstN(discrepancyTexts(d), 3)...)
 	return fmt.Sprintf("state.json was not the fold of progress.md beside it (%d difference%s; a merge joined the logs but not the views); this commit builds on the fold: %s",
 		len(d), store.Plural(len(d), "", "s"), strings.Join(parts, "; "))
 }

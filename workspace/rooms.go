@@ -85,6 +85,22 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 // hooks.UnrecordedWork.
 func (w *Workspace) UnrecordedWork() (string, error) { return hooks.UnrecordedWork(w.Store) }
 
+// MarkCompacted records that an agent's session is being compacted; see
+// hooks.MarkCompacted.
+func (w *Workspace) MarkCompacted(session string) error { return hooks.MarkCompacted(w.Store, session) }
+
+// CompactionPending reports whether a compacted session waits for its
+// context; see hooks.CompactionPending.
+func (w *Workspace) CompactionPending(session string) bool {
+	return hooks.CompactionPending(w.Store, session)
+}
+
+// TakeCompaction takes the mark of a pending compaction, once; see
+// hooks.TakeCompaction.
+func (w *Workspace) TakeCompaction(session string) bool {
+	return hooks.TakeCompaction(w.Store, session)
+}
+
 // MergeRequest is one call of the merge driver.
 type MergeRequest = merge.Request
 

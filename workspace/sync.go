@@ -188,7 +188,7 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 			// Another branch or remote than the one fetched: push (git
 			// says when it is up to date), counting what no ref of the
 			// push remote had.
-			fmt.Sscan(string(out), &rep.Pushed)
+			_, _ = fmt.Sscan(string(out), &rep.Pushed) // unparsable: the count stays 0
 		}
 		_, err = n.Push(pushTo, []string{"HEAD:" + pushRef})
 		if err == nil {

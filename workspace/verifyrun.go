@@ -124,6 +124,7 @@ func (w *Workspace) checkArgv(t *store.Task, unit string, given []string) ([]str
 		planFile = reconcile.PlanName(t.State.Mode)
 	}
 	if line == "" {
+		//nolint:revive,staticcheck // error-strings/ST1005: the message ends with a command to run (go test ./...), not punctuation
 		return nil, fmt.Errorf("unit %s names no check to run: add a line \"Verify: `go test ./...`\" under it in %s, or give the command after --: itr checkpoint %s --verify -- go test ./...",
 			unit, w.Rel(t.Slug, planFile), unit)
 	}

@@ -12,8 +12,8 @@ import (
 func newAgentHookCmd(g *globals) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
-		Use:    "agent-hook pre-compact|stop [--format claude|gemini|cursor]",
-		Short:  "The agents' hooks registered by itr setup --precompact/--stop",
+		Use:    "agent-hook pre-compact|prompt|stop [--format claude|gemini|cursor]",
+		Short:  "The agents' hooks registered by itr setup (prompt: the context again after a compaction)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) (err error) {
@@ -28,6 +28,19 @@ func newAgentHookCmd(g *globals) *cobra.Command {
 			switch args[0] {
 			case "pre-compact":
 				_ = ws.LogAgentEvent("pre-compact", map[string]string{"trigger": in.Trigger, "session": in.SessionID})
+				_ = ws.MarkCompacted(in.SessionID)
+			case "prompt":
+				// After a compaction only: the context once, else nothing.
+				if !ws.CompactionPending(in.SessionID) {
+					return nil
+				}
+				p, err := ws.Prime("")
+				if err != nil || !ws.TakeCompaction(in.SessionID) {
+					return nil
+				}
+				enc := json.NewEncoder(g.io.Out)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(agentsetup.PromptContext(format, p.Markdown))
 			case "stop":
 				if in.AskedAlready() {
 					return nil // let the agent stop
@@ -40,7 +53,7 @@ func newAgentHookCmd(g *globals) *cobra.Command {
 				enc.SetEscapeHTML(false)
 				_ = enc.Encode(agentsetup.StopResponse(format, reason))
 			default:
-				fmt.Fprintf(g.io.Err, "itr agent-hook: unknown event %q (pre-compact, stop)\n", args[0])
+				fmt.Fprintf(g.io.Err, "itr agent-hook: unknown event %q (pre-compact, prompt, stop)\n", args[0])
 			}
 			return nil
 		},

@@ -63,7 +63,7 @@ so no title can break out of its label or drive the terminal.`,
 					return err
 				}
 				if out == "" {
-					return g.emit(gm, func(w io.Writer) { io.WriteString(w, renderGraph(gm, format, columns(g))) })
+					return g.emit(gm, func(w io.Writer) { _, _ = io.WriteString(w, renderGraph(gm, format, columns(g))) })
 				}
 				data := []byte(renderGraph(gm, format, 0))
 				written := format

@@ -42,9 +42,9 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	git("init", "-q")
 	git("commit", "-q", "--allow-empty", "-m", "initial commit")
 
-	// cli runs itr in this process and returns the error its command
-	// returned and what it printed on stderr.
-	cli := func(args ...string) (error, string) {
+	// cli runs itr in this process and returns what it printed on stderr
+	// and the error its command returned.
+	cli := func(args ...string) (string, error) {
 		var errb bytes.Buffer
 		g := &globals{io: IO{Out: &bytes.Buffer{}, Err: &errb, Getenv: func(string) string { return "" }}}
 		root := newRoot(g)
@@ -54,11 +54,11 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 		root.SetErr(&errb)
 		err := root.Execute()
 		exitCode(err, &errb)
-		return err, errb.String()
+		return errb.String(), err
 	}
 	ok := func(args ...string) {
 		t.Helper()
-		err, msg := cli(args...)
+		msg, err := cli(args...)
 		require.NoError(t, err, "itr %v: %s", args, msg)
 	}
 	ok("init", "Demo", "--slug", "demo")
@@ -107,7 +107,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	same := func(r request) {
 		t.Helper()
 		head := git("rev-parse", "HEAD")
-		cliErr, stderr := cli(r.cli...)
+		stderr, cliErr := cli(r.cli...)
 		require.Error(t, cliErr, r.name)
 		isError, mcpText := callTool(r.tool, r.args)
 		t.Logf("%s\n  CLI: %s  MCP: %s", r.name, stderr, mcpText)

@@ -267,11 +267,11 @@ func exitCodesTopic() *cobra.Command {
 // (--did, --verified), the rest as the error says.
 func cliMessage(err error) string {
 	var fe *workspace.FieldError
-	if errors.As(err, &fe) && err == error(fe) {
+	if errors.As(err, &fe) && err == error(fe) { //nolint:errorlint // only the error itself: a wrapped one keeps its context's wording
 		return fe.Worded("--" + fe.Field)
 	}
 	var r *reconcile.Refusal
-	if errors.As(err, &r) && err == error(r) {
+	if errors.As(err, &r) && err == error(r) { //nolint:errorlint // only the error itself, as above
 		return r.Worded(func(field string) string { return "--" + field })
 	}
 	return err.Error()

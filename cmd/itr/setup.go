@@ -37,9 +37,12 @@ runs ` + "`itr prime --hook-json`" + `, so the agent starts every session knowin
 The file is merged, never overwritten: every other key and hook stays byte for byte, in the
 file's own indentation; running setup again changes nothing; --remove takes out only what
 setup added. The hook exits 0 and prints nothing on every error, so it never blocks a session.
---precompact adds a PreCompact hook that only logs to .git/itr-agent.log; --stop adds a Stop
-hook that asks once for a checkpoint when work commits are unrecorded (it honours
-stop_hook_active). Exit 3 from --check means the registration is missing.`,
+Gemini CLI fires no SessionStart after compressing a session, so gemini also gets a
+PreCompress hook that marks the compression and a BeforeAgent hook that gives the next
+prompt the prime context once. --precompact adds a compaction hook for the others, which
+logs to .git/itr-agent.log; --stop adds a Stop hook that asks once for a checkpoint when
+work commits are unrecorded (it honours stop_hook_active). Exit 3 from --check means the
+registration is missing.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			agent := "git"
@@ -64,7 +67,7 @@ stop_hook_active). Exit 3 from --check means the registration is missing.`,
 	f.BoolVar(&o.Remove, "remove", false, "take out what setup added")
 	f.BoolVar(&print, "print", false, "show the change as a diff without writing it")
 	f.BoolVar(&o.Global, "global", false, "the user's settings in the home folder instead of the project's")
-	f.BoolVar(&o.PreCompact, "precompact", false, "also a PreCompact hook that only logs")
+	f.BoolVar(&o.PreCompact, "precompact", false, "also a compaction hook that logs (gemini always has one)")
 	f.BoolVar(&o.Stop, "stop", false, "also a Stop hook that asks for a checkpoint when work is unrecorded")
 	return cmd
 }

@@ -1597,7 +1597,7 @@ func (f *Repo) SetBranch(name, commit string, who gitstate.Signature, msg string
 	}
 	defer f.unlock()
 	if !strings.HasPrefix(name, "refs/heads/") {
-		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name)
+		return fmt.Errorf("branch %q: give the full ref name, refs/heads/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	if err := f.checkCommit(name, commit); err != nil {
 		return err
@@ -1624,7 +1624,7 @@ func (f *Repo) CreateTag(name, commit, message string, tagger gitstate.Signature
 	defer f.unlock()
 	short, ok := strings.CutPrefix(name, "refs/tags/")
 	if !ok {
-		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name)
+		return "", fmt.Errorf("tag %q: give the full ref name, refs/tags/...", name) //nolint:revive,staticcheck // error-strings/ST1005: the message ends with the ref pattern, not punctuation
 	}
 	if tagger.Name == "" || tagger.Email == "" {
 		return "", fmt.Errorf("tag %s: the tagger needs a name and an email: %w", name, gitstate.ErrNoIdentity)

@@ -416,7 +416,7 @@ func TestUpdateRef(t *testing.T) {
 		} else {
 			require.ErrorIs(t, err, s.err, s.what)
 		}
-		if s.err == gitstate.ErrRefChanged {
+		if errors.Is(s.err, gitstate.ErrRefChanged) {
 			var rc *gitstate.RefChangedError
 			require.ErrorAs(t, err, &rc, s.what)
 			assert.Equal(t, gitstate.RefChangedError{Ref: s.name, Want: s.old, Have: s.have}, *rc, s.what)

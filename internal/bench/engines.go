@@ -227,7 +227,7 @@ func doctorEngine(itr string, env []string, repo string) string {
 		Engine string `json:"engine"`
 	}
 	if jerr := json.Unmarshal(out, &rep); jerr != nil {
-		check(fmt.Errorf("itr doctor --json in %s: %v; %v: %s", repo, err, jerr, strings.TrimSpace(stderr.String())))
+		check(fmt.Errorf("itr doctor --json in %s: %w; %w: %s", repo, err, jerr, strings.TrimSpace(stderr.String())))
 	}
 	if rep.Engine == "" {
 		check(fmt.Errorf("itr doctor --json in %s names no engine: %s", repo, out))

@@ -12,7 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cgi"
+	"net/http/cgi" //nolint:gosec // G504 warns of httpoxy in Go < 1.6.3; this test server runs git http-backend on loopback
 	"net/url"
 	"os"
 	"os/exec"

@@ -180,7 +180,7 @@ func (r *Repo) Run(args []string, ok ...int) (string, error) {
 		}
 	}
 	if err != nil {
-		return string(out), fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		return string(out), fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out), nil
 }

@@ -60,7 +60,7 @@ func run(itr, out, htmlOut string, width, height int) error {
 		[]string{"--screenshot=" + shot, fmt.Sprintf("--window-size=%d,%d", width, height), "--force-device-scale-factor=1"},
 		"file://"+filepath.ToSlash(page))
 	if err != nil {
-		return fmt.Errorf("chromium: %v\n%s", err, stderr)
+		return fmt.Errorf("chromium: %w\n%s", err, stderr)
 	}
 	if p := reportdemo.Problems(stderr); len(p) > 0 {
 		return fmt.Errorf("chromium reported problems:\n%s", strings.Join(p, "\n"))
@@ -70,7 +70,7 @@ func run(itr, out, htmlOut string, width, height int) error {
 		return err
 	}
 	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("the screenshot does not decode: %v", err)
+		return fmt.Errorf("the screenshot does not decode: %w", err)
 	}
 	if err := atomicfile.Write(out, data, 0o644); err != nil {
 		return err

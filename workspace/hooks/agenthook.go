@@ -108,3 +108,42 @@ func logValue(text string) string {
 		return r
 	}, text)), " ")
 }
+
+// CompactedFile marks, in the git folder of the working tree, that an
+// agent compacted (compressed) its session: the pre-compact hook writes it
+// with the session's id, and the next prompt's hook of that session takes
+// it and gives the resume context back. It serves the agents whose
+// SessionStart does not fire after a compaction (Gemini CLI).
+const CompactedFile = "itr-compacted"
+
+// MarkCompacted records that session is being compacted.
+func MarkCompacted(st *store.Store, session string) error {
+	path := st.Repo.WorktreeItrPath(CompactedFile)
+	if err := os.WriteFile(path, []byte(logValue(session)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CompactionPending reports whether a compaction of session waits for its
+// context: the mark is there and names session, or either has no id (an
+// agent that sends none). A mark another session left stays for it.
+func CompactionPending(st *store.Store, session string) bool {
+	data, err := os.ReadFile(st.Repo.WorktreeItrPath(CompactedFile))
+	if err != nil {
+		return false
+	}
+	marked := strings.TrimSpace(string(data))
+	session = logValue(session)
+	return marked == "" || session == "" || marked == session
+}
+
+// TakeCompaction removes the mark of a pending compaction of session and
+// reports whether this call took it: of hooks racing for one mark, one
+// wins, so the context comes back exactly once.
+func TakeCompaction(st *store.Store, session string) bool {
+	if !CompactionPending(st, session) {
+		return false
+	}
+	return os.Remove(st.Repo.WorktreeItrPath(CompactedFile)) == nil
+}

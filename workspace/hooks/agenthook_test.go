@@ -204,3 +204,60 @@ func TestUnrecordedWorkHistoryFails(t *testing.T) {
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, got)
 }
+
+// TestCompactionMark: the pre-compact hook marks the compaction with the
+// session's id; the next prompt of that session takes it, once; a mark
+// another session left waits for that one.
+func TestCompactionMark(t *testing.T) {
+	t.Run("marked, then taken exactly once", func(t *testing.T) {
+		f := newFixture(t)
+		assert.False(t, CompactionPending(f.st, "s-1"), "nothing marked yet")
+		assert.False(t, TakeCompaction(f.st, "s-1"))
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		data, err := os.ReadFile(f.st.Repo.WorktreeItrPath(CompactedFile))
+		require.NoError(t, err)
+		assert.Equal(t, "s-1\n", string(data))
+		assert.True(t, CompactionPending(f.st, "s-1"))
+		assert.True(t, CompactionPending(f.st, "s-1"), "looking does not take it")
+		assert.True(t, TakeCompaction(f.st, "s-1"))
+		assert.False(t, CompactionPending(f.st, "s-1"))
+		assert.False(t, TakeCompaction(f.st, "s-1"), "the second prompt gets nothing")
+		_, err = os.Stat(f.st.Repo.WorktreeItrPath(CompactedFile))
+		assert.True(t, os.IsNotExist(err), "the mark is gone")
+	})
+	t.Run("another session's mark stays for it", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		assert.False(t, CompactionPending(f.st, "s-2"))
+		assert.False(t, TakeCompaction(f.st, "s-2"))
+		assert.True(t, TakeCompaction(f.st, "s-1"))
+	})
+	t.Run("no session id on either side matches", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, MarkCompacted(f.st, ""))
+		assert.True(t, TakeCompaction(f.st, "s-9"))
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		assert.True(t, TakeCompaction(f.st, ""))
+	})
+	t.Run("a second compaction marks again", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		assert.True(t, TakeCompaction(f.st, "s-1"))
+		assert.False(t, TakeCompaction(f.st, "s-1"))
+		require.NoError(t, MarkCompacted(f.st, "s-1"))
+		assert.True(t, TakeCompaction(f.st, "s-1"))
+	})
+	t.Run("an id is kept to one line", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, MarkCompacted(f.st, "s\n-1"))
+		assert.True(t, CompactionPending(f.st, "s -1"))
+		assert.True(t, CompactionPending(f.st, " s\n-1 "))
+	})
+	t.Run("an unwritable git folder is an error", func(t *testing.T) {
+		f := newFixture(t)
+		st := f.wrap(&wrapped{itrPath: filepath.Join(t.TempDir(), "missing", CompactedFile)})
+		require.ErrorContains(t, MarkCompacted(st, "s-1"), "write ")
+		assert.False(t, CompactionPending(st, "s-1"))
+	})
+}

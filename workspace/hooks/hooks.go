@@ -29,7 +29,10 @@ const hookScript = `#!/bin/sh
 # Installed by "itr hooks install": refuses a commit that rewrites earlier
 # entries of an itr log (progress.md, guardrails.md). "itr hooks uninstall"
 # removes it and puts back the hook that was here before (pre-commit.itr-chained).
-chained="$(dirname "$0")/pre-commit.itr-chained"
+case "$0" in
+*/*) chained="${0%/*}/pre-commit.itr-chained" ;;
+*) chained=./pre-commit.itr-chained ;;
+esac
 if [ -x "$chained" ]; then
   "$chained" "$@" || exit $?
 fi
@@ -37,6 +40,11 @@ if ! command -v itr >/dev/null 2>&1; then
   echo "itr: not on PATH; the append-only check of itr's logs was skipped" >&2
   exit 0
 fi
+# Only a commit staging a progress.md or guardrails.md needs the check, and
+# git says whether it does without starting itr: exit 0 is none staged. Any
+# other status (1: one is staged; an error) runs the check.
+git diff --cached --quiet --no-ext-diff --no-textconv -- \
+  ':(glob)**/progress.md' ':(glob)**/guardrails.md' >/dev/null 2>&1 && exit 0
 exec itr hooks pre-commit
 `
 
@@ -73,6 +81,18 @@ func Install(st *store.Store) (*Report, error) {
 		if _, err := os.Stat(chained); err == nil {
 			rep.Chained = chained
 		}
+		if string(cur) == hookScript {
+			return rep, nil
+		}
+		// An older version of itr's hook: replaced in place, the chained
+		// hook kept as it is.
+		if err := atomicfile.Write(hook, []byte(hookScript), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.Chmod(hook, 0o755); err != nil {
+			return nil, err
+		}
+		rep.Changed = true
 		return rep, nil
 	case err == nil:
 		if _, err := os.Lstat(chained); err == nil {
@@ -89,7 +109,7 @@ func Install(st *store.Store) (*Report, error) {
 	undo := func(err error) (*Report, error) {
 		if rep.Chained != "" {
 			if rerr := os.Rename(chained, hook); rerr != nil {
-				return nil, fmt.Errorf("%w; and putting the previous hook back failed: %v (it is %s: rename it to %s)", err, rerr, chained, hook)
+				return nil, fmt.Errorf("%w; and putting the previous hook back failed: %w (it is %s: rename it to %s)", err, rerr, chained, hook)
 			}
 		}
 		return nil, err

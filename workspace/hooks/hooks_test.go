@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,6 +18,10 @@ import (
 )
 
 const foreignHook = "#!/bin/sh\necho foreign\n"
+
+// olderHook is the hook an older itr installed: it started itr on every
+// commit.
+const olderHook = "#!/bin/sh\n" + hookMarker + "\nif ! command -v itr >/dev/null 2>&1; then\n  exit 0\nfi\nexec itr hooks pre-commit\n"
 
 // hookPaths are the pre-commit hook and the chained original of f's fake.
 func hookPaths(t *testing.T, f *fixture) (hook, chained string) {
@@ -56,6 +61,8 @@ func TestInstall(t *testing.T) {
 		{name: "a chained file already there refuses", hook: foreignHook, chained: "#!/bin/sh\necho older\n",
 			wantErr: "already exists; move it away", wantKept: "#!/bin/sh\necho older\n"},
 		{name: "ours with a stale chained file is left as is", hook: hookScript, chained: foreignHook, wantChained: true, wantKept: foreignHook},
+		{name: "an older version of ours is brought up to date", hook: olderHook, wantChanged: true},
+		{name: "an older version of ours over a chained hook keeps it", hook: olderHook, chained: foreignHook, wantChanged: true, wantChained: true, wantKept: foreignHook},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,7 +282,8 @@ func TestHookScriptRuns(t *testing.T) {
 			cmd.Stderr = &stderr
 			err = cmd.Run()
 			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
 				code = ee.ExitCode()
 			} else {
 				require.NoError(t, err)
@@ -443,3 +451,107 @@ func TestCheckStagedErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHookFastPath commits with real git through the hook script, a fake
+// itr on PATH recording each start: a commit staging no progress.md or
+// guardrails.md never starts itr (git answers in the hook itself); one
+// staging either does, wherever the task root is, and itr refusing stops
+// the commit.
+func TestHookFastPath(t *testing.T) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh for the hook's #! line")
+	}
+	repo := t.TempDir()
+	bin := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "trace")
+	require.NoError(t, os.Symlink(gitPath, filepath.Join(bin, "git")))
+	// The fake itr refuses while $REFUSE names a file that exists.
+	itr := "#!/bin/sh\necho itr \"$@\" >> \"$TRACE\"\nif [ -e \"$REFUSE\" ]; then echo refused >&2; exit 1; fi\nexit 0\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "itr"), []byte(itr), 0o755))
+	refuse := filepath.Join(t.TempDir(), "refuse")
+	env := []string{"PATH=" + bin, "TRACE=" + trace, "REFUSE=" + refuse, "HOME=" + t.TempDir(),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}
+	git := func(args ...string) error {
+		cmd := exec.Command(gitPath, args...)
+		cmd.Dir, cmd.Env = repo, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return &gitError{err: err, out: string(out)}
+		}
+		return nil
+	}
+	write := func(rel, text string) {
+		p := filepath.Join(repo, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		require.NoError(t, err)
+		_, err = f.WriteString(text)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	calls := func() int {
+		return strings.Count(readOrEmpty(t, trace), "itr hooks pre-commit\n")
+	}
+	require.NoError(t, git("init", "-q"))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".git", "hooks", "pre-commit"), []byte(hookScript), 0o755))
+
+	// The first commit, HEAD unborn, staging a progress.md: checked.
+	write(".claude/iterative/a/progress.md", "# Progress Log\n")
+	write("README", "hi\n")
+	require.NoError(t, git("add", "-A"))
+	require.NoError(t, git("commit", "-q", "-m", "first"))
+	assert.Equal(t, 1, calls(), "a commit staging progress.md starts itr")
+
+	steps := []struct {
+		name  string
+		edit  string // the file appended to
+		args  []string
+		calls int // itr's starts after the step
+	}{
+		{name: "a file that is not itr's: itr never starts", edit: "README", args: []string{"commit", "-q", "-am", "readme"}, calls: 1},
+		{name: "a file named like a log but not staged", edit: "notes/progress.md.bak", args: []string{"commit", "-q", "--allow-empty", "-m", "empty"}, calls: 1},
+		{name: "progress.md appended: checked", edit: ".claude/iterative/a/progress.md", args: []string{"commit", "-q", "-am", "log"}, calls: 2},
+		{name: "guardrails.md under another root: checked", edit: "docs/tasks/b/guardrails.md", calls: 3},
+		{name: "git commit PATH (a temporary index): checked", edit: ".claude/iterative/a/progress.md", args: []string{"commit", "-q", "-m", "only", "--", ".claude/iterative/a/progress.md"}, calls: 4},
+		{name: "several files, one of them itr's: checked", edit: "README", calls: 5},
+	}
+	for _, s := range steps {
+		write(s.edit, "more\n")
+		switch s.name {
+		case "guardrails.md under another root: checked":
+			require.NoError(t, git("add", s.edit), s.name)
+			require.NoError(t, git("commit", "-q", "-m", "guard"), s.name)
+		case "several files, one of them itr's: checked":
+			write(".claude/iterative/a/progress.md", "and more\n")
+			require.NoError(t, git("commit", "-q", "-am", "both"), s.name)
+		default:
+			require.NoError(t, git(s.args...), s.name)
+		}
+		assert.Equal(t, s.calls, calls(), s.name)
+	}
+
+	// itr refusing (a rewrite of an earlier entry) still stops the commit.
+	require.NoError(t, os.WriteFile(refuse, nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, ".claude", "iterative", "a", "progress.md"), []byte("# Rewritten\n"), 0o644))
+	err = git("commit", "-q", "-am", "rewrite")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "refused")
+	assert.Equal(t, 6, calls())
+	// While a commit touching no log goes through without itr.
+	require.NoError(t, git("checkout", "-q", "HEAD", "--", ".claude/iterative/a/progress.md"))
+	write("README", "last\n")
+	require.NoError(t, git("commit", "-q", "-am", "fine"))
+	assert.Equal(t, 6, calls())
+}
+
+type gitError struct {
+	err error
+	out string
+}
+
+func (e *gitError) Error() string { return e.err.Error() + ": " + e.out }

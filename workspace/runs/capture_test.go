@@ -17,7 +17,7 @@ var regexpMarker = regexp.MustCompile(`\[itr: (\d+) bytes of output left out\]\n
 func captured(chunks ...[]byte) Result {
 	c := &capture{}
 	for _, ch := range chunks {
-		c.Write(ch)
+		_, _ = c.Write(ch)
 	}
 	var r Result
 	c.fill(&r)

@@ -61,8 +61,8 @@ func TestSanitizeSplitReads(t *testing.T) {
 	want := "ok 世界\nnext é\n"
 	for cut := 0; cut <= len(in); cut++ {
 		c := &capture{}
-		c.Write(in[:cut])
-		c.Write(in[cut:])
+		_, _ = c.Write(in[:cut])
+		_, _ = c.Write(in[cut:])
 		var r Result
 		c.fill(&r)
 		assert.Equal(t, want, string(r.Output), "cut at %d", cut)

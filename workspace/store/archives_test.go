@@ -62,8 +62,8 @@ func newArchiveWorld(t *testing.T) *archiveWorld {
 	// the tags are made out of order, and -10 must sort after -3.
 	var uaCommits []string
 	for i := 0; i < 6; i++ {
-		c, _ := f.plannedTask("user-auth")
-		c = f.commit(itrMsg("user-auth", store.EventIteration),
+		f.plannedTask("user-auth")
+		c := f.commit(itrMsg("user-auth", store.EventIteration),
 			put(rel("user-auth", "progress.md"), string(plannedFiles(t)["progress.md"])+strings.Repeat("\n## T4 - Iteration 1 - 2026-01-14T13:00:00Z\n**Did:** again\n", i+1)))
 		uaCommits = append(uaCommits, c.Hash)
 	}

@@ -56,9 +56,9 @@ func TestLoadPlannedTask(t *testing.T) {
 	f := newFixture(t)
 	f.initTask("api") // another task, not read
 	f.work("feat: unrelated")
-	c, files := f.plannedTask("user-auth")
+	_, files := f.plannedTask("user-auth")
 	// Files below the folder are not the folder's own.
-	c = f.commit("add a source", put(rel("user-auth", "sources/paper.md"), "# Paper\n"), put(rel("user-auth", "brief.md"), "# Brief\n"))
+	c := f.commit("add a source", put(rel("user-auth", "sources/paper.md"), "# Paper\n"), put(rel("user-auth", "brief.md"), "# Brief\n"))
 
 	task, err := f.s.Load("user-auth")
 	require.NoError(t, err)

@@ -243,11 +243,6 @@ func problems(fs []verify.Finding) []string {
 // short is the 7-character hash verify prints.
 func short(h string) string { return h[:7] }
 
-// title is the heading of an iteration entry as Title writes it.
-func title(unit string, n int, stamp string) string {
-	return unit + " - Iteration " + strconv.Itoa(n) + " - " + stamp
-}
-
 // lastTitle is the title of the last entry of a log.
 func lastTitle(t *testing.T, log []byte) string {
 	t.Helper()

@@ -161,13 +161,13 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 		return u
 	}
 	for i, e := range entries {
-		switch {
-		case e.Kind == progresslog.KindNote:
+		switch e.Kind {
+		case progresslog.KindNote:
 			if v, ok := e.Field("Critical"); ok && strings.TrimSpace(v) != "" {
 				f.Critical = append(f.Critical, strings.TrimSpace(v))
 			}
 			f.SinceNote = 0
-		case e.Kind == progresslog.KindIteration:
+		case progresslog.KindIteration:
 			f.SinceNote++
 		}
 		if e.Unit == "" {

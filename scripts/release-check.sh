@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make release-check: validate .goreleaser.yaml, build a snapshot release of
+# every archive (nothing is published), and check what a user would unpack:
+# the linux/amd64 archive holds both binaries, stamped with this commit, the
+# completions and the man pages; checksums.txt lists every archive and
+# matches it.
+set -euo pipefail
+
+GORELEASER=${GORELEASER:-goreleaser}
+CONFIG=${GORELEASER_CONFIG:-.goreleaser.yaml}
+if ! command -v "$GORELEASER" >/dev/null 2>&1; then
+	echo "release-check: $GORELEASER not found; install it with" >&2
+	echo "  go install github.com/goreleaser/goreleaser/v2@v2.15.1" >&2
+	exit 1
+fi
+
+cd "$(git rev-parse --show-toplevel)"
+start=$(date +%s)
+fail() { echo "release-check: FAIL: $*" >&2; exit 1; }
+
+# goreleaser reads the remote's URL (git ls-remote --get-url) and, without
+# one, forgets the commit even in a snapshot: a clone without a remote gets
+# one for goreleaser's git commands only, from the environment.
+if [ -z "$(git remote)" ]; then
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/itr-dev/itr.git
+fi
+
+"$GORELEASER" check -f "$CONFIG"
+"$GORELEASER" release -f "$CONFIG" --snapshot --clean --skip=publish
+
+cd dist
+echo "== checksums"
+sha256sum -c checksums.txt
+archives=$(find . -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) | sed 's|^\./||' | sort)
+[ "$(echo "$archives" | wc -l)" -eq 4 ] || fail "want 4 archives (linux, darwin × amd64, arm64), have: $archives"
+for a in $archives; do
+	grep -q "  $a\$" checksums.txt || fail "checksums.txt does not list $a"
+done
+[ "$(wc -l < checksums.txt)" -eq 4 ] || fail "checksums.txt lists other files than the 4 archives"
+
+echo "== linux/amd64 archive"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -xzf ./*_linux_amd64.tar.gz -C "$tmp"
+for f in itr itr-mcp README.md completions/itr.bash completions/itr.zsh completions/itr.fish completions/itr.ps1; do
+	[ -s "$tmp/$f" ] || fail "the archive has no $f"
+done
+want=$(ls ../docs/man | wc -l)
+have=$(ls "$tmp/docs/man" 2>/dev/null | wc -l)
+[ "$want" -gt 0 ] && [ "$have" -eq "$want" ] || fail "the archive has $have man pages, docs/man has $want"
+cmp -s "$tmp/docs/man/itr.1" ../docs/man/itr.1 || fail "docs/man/itr.1 in the archive differs from the repository's"
+
+json=$("$tmp/itr" version --json)
+echo "$json"
+commit=$(git rev-parse HEAD)
+echo "$json" | grep -q "\"commit\": \"$commit\"" || fail "itr version: commit is not $commit"
+echo "$json" | grep -q '"source": "ldflags"' || fail "itr version: not stamped by the linker"
+echo "$json" | grep -Eq '"version": "[0-9]+\.[0-9]+\.[0-9]+' || fail "itr version: no release version"
+echo "$json" | grep -q '"date": "' || fail "itr version: no date"
+"$tmp/itr-mcp" -version | grep -Eq '^itr-mcp version [0-9]+\.[0-9]+\.[0-9]+' || fail "itr-mcp -version is not stamped"
+"$tmp/itr" completion bash | grep -q '__start_itr\|complete ' || fail "itr completion bash printed no completion script"
+cmp -s <("$tmp/itr" completion bash) "$tmp/completions/itr.bash" || fail "completions/itr.bash differs from itr completion bash"
+
+echo "== artifacts"
+ls -l $archives checksums.txt
+echo "release-check: ok in $(( $(date +%s) - start ))s"
