@@ -1,3 +1,5 @@
+//go:build !windows
+
 package main
 
 import (
@@ -24,6 +26,8 @@ const (
 
 // benchHooks measures runs rounds of the four cases and prints them.
 func benchHooks(itr, dir string, runs int, env []string) {
+	dir, err := filepath.Abs(dir)
+	check(err)
 	base := filepath.Join(dir, "hooks-base")
 	verifyRepo(itr, base, env)
 	check(run(env, base, itr, "checkpoint", "T1", "--did", "first"))

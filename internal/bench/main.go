@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Command bench measures itr against the git CLI in the same run, on
 // repositories it builds with git fast-import: SMALL (~100 files) and LARGE
 // (~100,000 files in nested folders, ~2,000 commits). It prints medians,
@@ -9,7 +11,8 @@
 // chained units in fresh repositories (units.go, -units; -only units runs
 // that table alone), and -only hooks times a plain git commit with and
 // without itr's pre-commit hook (hooks.go). It is `make bench`; it is not
-// a test and asserts nothing about time (a target missed prints OVER).
+// a test and asserts nothing about time (a target missed prints OVER). It
+// is built for Unix only: getrusage and stat blocks are its measures.
 package main
 
 import (

@@ -41,9 +41,10 @@ if ! command -v itr >/dev/null 2>&1; then
   exit 0
 fi
 # Only a commit staging a progress.md or guardrails.md needs the check, and
-# git says whether it does without starting itr: exit 0 is none staged. Any
-# other status (1: one is staged; an error) runs the check.
-git diff --cached --quiet --no-ext-diff --no-textconv -- \
+# git's plumbing says whether it does without starting itr: exit 0 is none
+# staged. Any other status (1: one is staged; an error, such as no commit
+# yet) runs the check.
+git diff-index --cached --quiet HEAD -- \
   ':(glob)**/progress.md' ':(glob)**/guardrails.md' >/dev/null 2>&1 && exit 0
 exec itr hooks pre-commit
 `
