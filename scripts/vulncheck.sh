@@ -12,6 +12,22 @@ set -euo pipefail
 
 GO=${GO:-go}
 GOVULNCHECK=${GOVULNCHECK:-govulncheck}
+# The standard library the check judges is the one releases are built with
+# (RELEASE_GO, fetched through the module proxy by GOTOOLCHAIN; see
+# .goreleaser.yaml), not whatever Go this machine has. govulncheck must be
+# built by that toolchain too, or it cannot read its sources.
+RELEASE_GO=${RELEASE_GO:-}
+if [ -n "$RELEASE_GO" ]; then
+	export GOTOOLCHAIN=$RELEASE_GO
+	bin=${XDG_CACHE_HOME:-$HOME/.cache}/itr/govulncheck-$RELEASE_GO
+	if [ ! -x "$bin/govulncheck" ]; then
+		echo "vulncheck: building govulncheck v1.9.0 with $RELEASE_GO into $bin"
+		GOBIN=$bin GOFLAGS=-buildvcs=false "$GO" install golang.org/x/vuln/cmd/govulncheck@v1.9.0 ||
+			{ echo "SKIP govulncheck: $RELEASE_GO or govulncheck could not be fetched through the module proxy"; exit 0; }
+	fi
+	GOVULNCHECK=$bin/govulncheck
+	echo "vulncheck: judging the standard library of $("$GO" env GOVERSION), the release toolchain"
+fi
 VULNDB_VERSION=${VULNDB_VERSION:-v0.0.0-20261105234957-e22db6528018}
 VULNDB_DIR=${VULNDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/itr/vulndb/$VULNDB_VERSION}
 
