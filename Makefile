@@ -105,7 +105,7 @@ lint:
 # then checked: stamped binaries, completions, man pages, checksums
 # (goreleaser v2.15.1; not part of make test).
 release-check:
-	GORELEASER=$(GORELEASER) bash scripts/release-check.sh
+	GORELEASER=$(GORELEASER) RELEASE_GO=$(RELEASE_GO) bash scripts/release-check.sh
 
 clean:
 	rm -rf bin .bench

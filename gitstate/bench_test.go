@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -101,13 +100,5 @@ func BenchmarkGitCLICommit(b *testing.B) {
 		require.NoError(b, os.WriteFile(filepath.Join(task, "progress.md"), []byte(fmt.Sprintf("# progress\n\n%d\n", i)), 0o644))
 		gitRun(b, dir, "add", ".claude/iterative/slug")
 		gitRun(b, dir, "commit", "-q", "--no-verify", "-m", fmt.Sprintf("itr: checkpoint %d\n\nItr-Iteration: %d\n", i, i))
-	}
-}
-
-// reportMaxRSS reports the process's peak resident memory.
-func reportMaxRSS(b *testing.B) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MiB")
 	}
 }

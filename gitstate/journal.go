@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -83,11 +82,11 @@ func (j *lockJournal) noted(lock string, f *os.File) {
 	if err != nil {
 		return
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	ino, ok := openFileID(f, fi)
 	if !ok {
 		return
 	}
-	j.line(fmt.Sprintf("%s %d\n", lock, st.Ino))
+	j.line(fmt.Sprintf("%s %d\n", lock, ino))
 }
 
 // RemoveJournaledLocks removes the lock files listed in a journal that
@@ -130,7 +129,7 @@ func RemoveJournaledLocks(journal string) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Ino) == ino {
+		if id, ok := pathFileID(lock, fi); ok && id == ino {
 			if os.Remove(lock) == nil {
 				removed = append(removed, lock)
 			}
@@ -158,11 +157,11 @@ func RemoveJournaledLocks(journal string) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
+		changed, ok := statCtime(fi)
 		if !ok {
 			continue
 		}
-		ctime := statCtime(st).UnixNano()
+		ctime := changed.UnixNano()
 		if ctime >= at-int64(10*time.Millisecond) && ctime <= at+int64(time.Second) {
 			if os.Remove(lock) == nil {
 				removed = append(removed, lock)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -147,11 +146,12 @@ func maintenanceRunning(marker string) bool {
 	if time.Since(time.Unix(started, 0)) > time.Hour {
 		return false
 	}
-	return syscall.Kill(int(pid), 0) == nil
+	return processRunning(int(pid))
 }
 
 // startDetached starts git with args in dir in a session of its own (a
-// Ctrl-C or hang-up of itr's terminal does not stop it), with no standard
+// Ctrl-C or hang-up of itr's terminal does not stop it; on Windows a
+// process group of its own without a console: detachedAttr), with no standard
 // streams, and does not wait for it; a goroutine reaps it should this
 // process outlive it. It starts nothing while the maintenance named by
 // the marker file runs, and names the new one there. (itr's lock on the
@@ -162,7 +162,7 @@ func startDetached(git, dir string, env, args []string, marker string) bool {
 	}
 	cmd := exec.Command(git, args...)
 	cmd.Dir, cmd.Env = dir, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detachedAttr()
 	if err := cmd.Start(); err != nil {
 		return false
 	}
@@ -337,15 +337,6 @@ func looseIn(dir string, nameLen int, most int64) (int, int64) {
 		}
 	}
 	return n, size
-}
-
-// diskSize is what a file takes on disk: its blocks where the system
-// says, else its size.
-func diskSize(fi os.FileInfo) int64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Blocks > 0 {
-		return st.Blocks * 512
-	}
-	return fi.Size()
 }
 
 // gitBool parses a git boolean: true, yes, on, false, no, off, the empty

@@ -2,8 +2,8 @@
 # make release-check: validate .goreleaser.yaml, build a snapshot release of
 # every archive (nothing is published), and check what a user would unpack:
 # the linux/amd64 archive holds both binaries, stamped with this commit, the
-# completions and the man pages; checksums.txt lists every archive and
-# matches it.
+# completions and the man pages; each Windows zip holds itr.exe and
+# itr-mcp.exe with them; checksums.txt lists every archive and matches it.
 set -euo pipefail
 
 GORELEASER=${GORELEASER:-goreleaser}
@@ -32,11 +32,11 @@ cd dist
 echo "== checksums"
 sha256sum -c checksums.txt
 archives=$(find . -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) | sed 's|^\./||' | sort)
-[ "$(echo "$archives" | wc -l)" -eq 4 ] || fail "want 4 archives (linux, darwin × amd64, arm64), have: $archives"
+[ "$(echo "$archives" | wc -l)" -eq 6 ] || fail "want 6 archives (linux, darwin, windows × amd64, arm64), have: $archives"
 for a in $archives; do
 	grep -q "  $a\$" checksums.txt || fail "checksums.txt does not list $a"
 done
-[ "$(wc -l < checksums.txt)" -eq 4 ] || fail "checksums.txt lists other files than the 4 archives"
+[ "$(wc -l < checksums.txt)" -eq 6 ] || fail "checksums.txt lists other files than the 6 archives"
 
 echo "== linux/amd64 archive"
 tmp=$(mktemp -d)
@@ -55,11 +55,22 @@ echo "$json"
 commit=$(git rev-parse HEAD)
 echo "$json" | grep -q "\"commit\": \"$commit\"" || fail "itr version: commit is not $commit"
 echo "$json" | grep -q '"source": "ldflags"' || fail "itr version: not stamped by the linker"
+want_go=${RELEASE_GO:-go1.27.3}
+echo "$json" | grep -q "\"go\": \"$want_go\"" || fail "itr version: not built with the release toolchain $want_go"
 echo "$json" | grep -Eq '"version": "[0-9]+\.[0-9]+\.[0-9]+' || fail "itr version: no release version"
 echo "$json" | grep -q '"date": "' || fail "itr version: no date"
 "$tmp/itr-mcp" -version | grep -Eq '^itr-mcp version [0-9]+\.[0-9]+\.[0-9]+' || fail "itr-mcp -version is not stamped"
 "$tmp/itr" completion bash | grep -q '__start_itr\|complete ' || fail "itr completion bash printed no completion script"
 cmp -s <("$tmp/itr" completion bash) "$tmp/completions/itr.bash" || fail "completions/itr.bash differs from itr completion bash"
+
+echo "== windows archives"
+for a in ./*_windows_*.zip; do
+	names=$(unzip -Z1 "$a")
+	for f in itr.exe itr-mcp.exe README.md completions/itr.ps1 docs/man/itr.1; do
+		echo "$names" | grep -qx "$f" || fail "$a has no $f"
+	done
+	echo "$a: itr.exe, itr-mcp.exe, completions and man pages"
+done
 
 echo "== artifacts"
 ls -l $archives checksums.txt

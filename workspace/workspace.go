@@ -12,11 +12,9 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -94,8 +92,9 @@ func Open(opts Options) (*Workspace, error) {
 func (w *Workspace) Close() error { return w.Repo.Close() }
 
 // lock serialises itr processes on one repository with an flock on
-// <common git dir>/itr.lock; the kernel releases it when a process dies,
-// so a killed itr never leaves a stale lock. The git CLI is excluded by the
+// <common git dir>/itr.lock (LockFileEx on Windows: lock_windows.go); the
+// kernel releases it when a process dies, so a killed itr never leaves a
+// stale lock. The git CLI is excluded by the
 // lock files gitstate takes on refs and the index.
 func (w *Workspace) lock() (func(), error) {
 	if err := w.CheckRoot(); err != nil {
@@ -108,10 +107,10 @@ func (w *Workspace) lock() (func(), error) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = tryLock(f)
 		if err == nil {
 			unlock := func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				unlockFile(f)
 				f.Close()
 			}
 			if err := recovery.Recover(w.Store); err != nil {
@@ -120,7 +119,7 @@ func (w *Workspace) lock() (func(), error) {
 			}
 			return unlock, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+		if !lockBusy(err) || time.Now().After(deadline) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: another itr command is still running (%w); wait for it to finish", p, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -281,7 +280,7 @@ func fifo(which string) func(*testing.T, *fixture, Request) Request {
 	return func(t *testing.T, f *fixture, req Request) Request {
 		p := filepath.Join(f.tmp, which+".fifo")
 		_ = os.Remove(p)
-		require.NoError(t, syscall.Mkfifo(p, 0o644))
+		mkfifo(t, p)
 		return withPath(which, p)(t, f, req)
 	}
 }

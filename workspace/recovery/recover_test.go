@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -146,17 +145,6 @@ func appendFile(t *testing.T, p, text string) {
 	_, err = fh.WriteString(text)
 	require.NoError(t, err)
 	require.NoError(t, fh.Close())
-}
-
-func inode(t *testing.T, p string) uint64 {
-	t.Helper()
-	fi, err := os.Lstat(p)
-	require.NoError(t, err)
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		t.Skip("no inode numbers here")
-	}
-	return uint64(st.Ino)
 }
 
 func exists(p string) bool {

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package runs
 
@@ -17,6 +17,15 @@ const (
 	sigInt stopSignal = iota
 	sigTerm
 )
+
+// procGroup is empty where there are no process groups.
+type procGroup struct{}
+
+// started has nothing to do once the command runs.
+func (r *runner) started() error { return nil }
+
+// release has nothing to let go.
+func (r *runner) release() {}
 
 // setGroup does nothing where there are no process groups.
 func setGroup(cmd *exec.Cmd) {}

@@ -21,6 +21,15 @@ const (
 	sigTerm = syscall.SIGTERM
 )
 
+// procGroup needs nothing beyond the process group id, the command's pid.
+type procGroup struct{} //nolint:unused // only proc_windows.go puts something in it (a job object)
+
+// started has nothing to do once the command runs.
+func (r *runner) started() error { return nil }
+
+// release has nothing to let go.
+func (r *runner) release() {}
+
 // setGroup makes cmd the leader of a new process group.
 func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -82,6 +82,10 @@ type Result struct {
 // SIGTERM and then SIGKILL after Grace. Run does not wait for longer than
 // about a quarter of a second for processes outside the group that keep the
 // output open.
+//
+// On Windows the group is a job object the command starts in, the polite
+// stop (for SIGINT and SIGTERM alike) a CTRL_BREAK_EVENT to its process
+// group, and SIGKILL terminating the job (proc_windows.go).
 func Run(ctx context.Context, spec Spec, tee io.Writer) (res Result) {
 	res = Result{
 		Argv:     append([]string(nil), spec.Argv...),
@@ -136,12 +140,13 @@ func resolve(spec Spec) (string, error) {
 		}
 	}
 	name := spec.Argv[0]
-	if strings.Contains(name, "/") {
+	if hasDir(name) {
 		path := name
 		if !filepath.IsAbs(path) && spec.Dir != "" {
 			path = filepath.Join(spec.Dir, path)
 		}
-		if err := checkExecutable(path); err != nil {
+		path, err := findExecutable(path)
+		if err != nil {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
 		abs, err := filepath.Abs(path)
@@ -158,8 +163,7 @@ func resolve(spec Spec) (string, error) {
 		if !filepath.IsAbs(d) {
 			continue // as exec.LookPath does, never run programs found relative to the directory
 		}
-		path := filepath.Join(d, name)
-		if checkExecutable(path) == nil {
+		if path, err := findExecutable(filepath.Join(d, name)); err == nil {
 			return path, nil
 		}
 	}
@@ -189,7 +193,7 @@ func lookupEnv(env []string, key string) (string, bool) {
 	}
 	val, ok := "", false
 	for _, kv := range env {
-		if k, v, found := strings.Cut(kv, "="); found && k == key {
+		if k, v, found := strings.Cut(kv, "="); found && sameEnvKey(k, key) {
 			val, ok = v, true // the last one wins, as in exec.Cmd
 		}
 	}
@@ -202,6 +206,7 @@ type runner struct {
 	grace   time.Duration
 	capture *capture
 	cmd     *exec.Cmd
+	group   procGroup //nolint:unused // what holds the command's processes beyond its group id: a job object on Windows, nothing elsewhere
 }
 
 // run starts the command at path and fills res.
@@ -234,6 +239,17 @@ func (r *runner) run(ctx context.Context, path string, res *Result) {
 		res.Err = startError(r.spec.Argv[0], err)
 		return
 	}
+	if err := r.started(); err != nil {
+		r.kill()
+		_ = cmd.Wait()
+		r.release()
+		pw.Close()
+		pr.Close()
+		res.Outcome = Error
+		res.Err = fmt.Sprintf("%s: %v", r.spec.Argv[0], err)
+		return
+	}
+	defer r.release()
 	pw.Close()
 
 	readDone := make(chan struct{})

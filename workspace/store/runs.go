@@ -2,12 +2,10 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 )
 
 // RunMarker is what a verification run in progress leaves in the git
@@ -83,8 +81,7 @@ func (m RunMarker) Alive() bool {
 	if m.Host != Hostname() || m.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(m.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return processExists(m.PID)
 }
 
 // String words the marker for people and agents.

@@ -1,9 +1,12 @@
+//go:build !windows
+
 // Command commitonce is a measurement helper: it opens the repository given
 // by -repo and makes one gitstate.CommitFiles of two small files in one
 // folder (written to the working tree too), the way an itr checkpoint does.
 // It prints its own wall time and peak resident memory (getrusage Maxrss) as
 // "elapsed_ns=<n> maxrss_kib=<n> vmhwm_kib=<n> commit=<hash>". The benchmark
-// BenchmarkProcessCommitFiles builds and runs it next to the git CLI.
+// BenchmarkProcessCommitFiles builds and runs it next to the git CLI. It is
+// built for Unix only: getrusage and /proc measure it.
 package main
 
 import (
