@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/itr-dev/itr/progresslog"
@@ -18,15 +19,19 @@ import (
 var reportTemplate string
 
 // reportTmpl is the page of itr report; html/template escapes every value
-// for where it lands, so a collaborator's text is only ever text.
-var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"color": func(class string) template.CSS {
-		c := colorOf(class)
-		return template.CSS("background:" + c.Fill + ";border-color:" + c.Stroke) //nolint:gosec // G203: colours from the fixed palette (classColors), never user text
-	},
-	"stroke": func(class string) template.CSS { return template.CSS(colorOf(class).Stroke) }, //nolint:gosec // G203: as above
-	"label":  func(class string) string { return strings.ReplaceAll(class, "_", " ") },
-}).Parse(reportTemplate))
+// for where it lands, so a collaborator's text is only ever text. It is
+// parsed on first use: parsing at package init cost every itr command
+// about 1 ms (GODEBUG=inittrace=1).
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"color": func(class string) template.CSS {
+			c := colorOf(class)
+			return template.CSS("background:" + c.Fill + ";border-color:" + c.Stroke) //nolint:gosec // G203: colours from the fixed palette (classColors), never user text
+		},
+		"stroke": func(class string) template.CSS { return template.CSS(colorOf(class).Stroke) }, //nolint:gosec // G203: as above
+		"label":  func(class string) string { return strings.ReplaceAll(class, "_", " ") },
+	}).Parse(reportTemplate))
+})
 
 // ReportData is what the report page shows.
 type ReportData struct {
@@ -221,7 +226,7 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 	d.Guardrails = progresslog.ParseGuardrails(t.GuardrailsRaw).Entries
 
 	var out bytes.Buffer
-	if err := reportTmpl.Execute(&out, d); err != nil {
+	if err := reportTmpl().Execute(&out, d); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
