@@ -57,9 +57,15 @@ func (n *Network) run(extra []string, args ...string) ([]byte, error) {
 	return runGit(n.git, n.dir, append(env, extra...), nil, args...)
 }
 
-// Git runs any git command in the repository, for what Network does not
-// wrap (the caller owns its meaning); stdout is returned.
-func (n *Network) Git(args ...string) ([]byte, error) { return n.run(nil, args...) }
+// Unpushed counts the commits of HEAD that no remote-tracking ref of
+// remote has: what a push to it would give it, as far as this clone knows.
+func (n *Network) Unpushed(remote string) (int, error) {
+	out, err := n.run(nil, "rev-list", "--count", "HEAD", "--not", "--remotes="+remote, "--")
+	if err != nil {
+		return 0, fmt.Errorf("count the commits %s lacks: %w", remote, err)
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
 
 // Upstream is where the current branch fetches from and pushes to, as
 // git's configuration says.

@@ -119,21 +119,18 @@ func (d *drain) screen(line []byte) bool {
 		return false
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if m.Method == "initialize" {
 		d.protocol = m.Params.ProtocolVersion
+	}
+	initialized := d.protocol != ""
+	d.mu.Unlock()
+	if initialized || m.Method == "" || m.Method == "initialize" || m.Method == "ping" {
 		return true
 	}
-	if d.protocol == "" && m.Method != "" && m.Method != "ping" {
-		if idKey(m.ID) == "" {
-			return false // a notification before initialize: nothing to say
-		}
-		d.mu.Unlock()
+	if idKey(m.ID) != "" {
 		_ = d.refuse(m.ID, codeInvalidRequest, "invalid request: the session is not initialized; send initialize first")
-		d.mu.Lock()
-		return false
-	}
-	return true
+	} // a notification before initialize: nothing to say
+	return false
 }
 
 // messages decodes a line holding one message or a batch of them; what does

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,9 +42,6 @@ type ClaimReport struct {
 	Remote  string // the remote the claim went through ("" this repository only)
 }
 
-// Agent is the name this command acts as (see store.AgentName).
-func (w *Workspace) Agent() string { return w.AgentName() }
-
 // claimsVia is where claims are decided: a remote (through git push
 // --atomic with a lease per ref, so clones on other machines see them) or
 // "" for this repository's worktrees alone. .itr.yaml's claims_remote
@@ -73,7 +71,7 @@ func (w *Workspace) claimsVia() (string, *gitstate.Network, error) {
 	}
 	remote := up.Remote
 	if want != "" {
-		if !contains(up.Remotes, want) {
+		if !slices.Contains(up.Remotes, want) {
 			w.claimsErr = fmt.Errorf("%s: claims_remote %q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`, or write claims_remote: none", store.ConfigFile, want, orNoneList(up.Remotes), want)
 			return "", nil, w.claimsErr
 		}
@@ -81,15 +79,6 @@ func (w *Workspace) claimsVia() (string, *gitstate.Network, error) {
 	}
 	w.claimsRemote, w.net = remote, n
 	return remote, n, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func orNoneList(list []string) string {
@@ -104,13 +93,18 @@ func orNoneList(list []string) string {
 // returns the remote ("" when claims stay in this repository).
 func (w *Workspace) RefreshClaims(slug string) (string, error) {
 	remote, n, err := w.claimsVia()
-	if err != nil || remote == "" {
+	if err != nil {
 		return remote, err
 	}
 	return remote, w.fetchClaims(n, remote, slug)
 }
 
+// fetchClaims brings the remote's claims of a task into this repository;
+// without a claims remote there is nothing to bring.
 func (w *Workspace) fetchClaims(n *gitstate.Network, remote, slug string) error {
+	if remote == "" {
+		return nil
+	}
 	prefix := store.ClaimRefPrefix + slug + "/"
 	if err := n.Fetch(remote, []string{"+" + prefix + "*:" + prefix + "*"}, true); err != nil {
 		return claimsUnreachable(remote, err)
@@ -130,7 +124,7 @@ func (w *Workspace) heldFor(slug string) (reconcile.Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.HeldByOthers(claims, w.Agent(), w.Now()), nil
+	return store.HeldByOthers(claims, w.AgentName(), w.Now()), nil
 }
 
 // Claim takes, renews or (after expiry, with Steal) steals a unit's claim
@@ -141,7 +135,7 @@ func (w *Workspace) heldFor(slug string) (reconcile.Held, error) {
 func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 	agent := strings.TrimSpace(req.Agent)
 	if agent == "" {
-		agent = w.Agent()
+		agent = w.AgentName()
 	}
 	if err := plainText("agent", agent); err != nil {
 		return nil, err
@@ -209,12 +203,10 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
 			// Another agent moved it first: decide again on what it holds
 			// now (a claim of a named unit then names its holder).
-			if remote != "" {
-				if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
-					return nil, ferr
-				}
-				fresh = true
+			if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
+				return nil, ferr
 			}
+			fresh = true
 			continue
 		}
 		if err != nil && req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
@@ -321,7 +313,7 @@ func (w *Workspace) mirrorClaim(ref, id string) error {
 // Release gives a unit's claim up; only its holder may, unless force.
 func (w *Workspace) Release(slug, unit, agent string, force bool) (*store.Claim, error) {
 	if agent = strings.TrimSpace(agent); agent == "" {
-		agent = w.Agent()
+		agent = w.AgentName()
 	}
 	slug, err := w.Select(slug)
 	if err != nil {
@@ -363,10 +355,8 @@ func (w *Workspace) Release(slug, unit, agent string, force bool) (*store.Claim,
 		}
 		err = w.moveClaim(n, remote, slug, unit, next, c.ID)
 		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
-			if remote != "" {
-				if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
-					return nil, ferr
-				}
+			if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
+				return nil, ferr
 			}
 			continue
 		}
@@ -385,8 +375,7 @@ type HeldError struct {
 
 // Error implements error.
 func (e *HeldError) Error() string {
-	c := e.Claim
-	return fmt.Sprintf("%s is held by %s until %s (since %s); pick another unit (itr next), or ask them to release it", e.Unit, c.Agent, c.Until, c.Since)
+	return fmt.Sprintf("%s is held by %s; pick another unit (itr next), or ask them to release it", e.Unit, e.Claim.Holding())
 }
 
 // heldBy is the refusal of a unit another agent holds.
@@ -424,7 +413,7 @@ func (w *Workspace) renewClaim(slug, unit string) (string, error) {
 		return "", err
 	}
 	c, held := claims[unit]
-	if !held || c.Agent != w.Agent() {
+	if !held || c.Agent != w.AgentName() {
 		return "", nil
 	}
 	now := w.Now()
@@ -450,10 +439,8 @@ func (w *Workspace) renewClaim(slug, unit string) (string, error) {
 	case err == nil:
 		return "", nil
 	case errors.Is(err, gitstate.ErrRefChanged):
-		if remote != "" {
-			if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
-				return "could not renew the claim of " + unit + ": " + ferr.Error(), nil
-			}
+		if ferr := w.fetchClaims(n, remote, slug); ferr != nil {
+			return "could not renew the claim of " + unit + ": " + ferr.Error(), nil
 		}
 		return "", w.lostRace(slug, unit, err)
 	case remote != "":

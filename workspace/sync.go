@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -105,7 +106,7 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 	}
 	fetchFrom, pushTo, mergeRef := up.Remote, up.PushRemote, up.MergeRef
 	if req.Remote != "" {
-		if !contains(up.Remotes, req.Remote) {
+		if !slices.Contains(up.Remotes, req.Remote) {
 			return nil, fmt.Errorf("%q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`", req.Remote, orNoneList(up.Remotes), req.Remote)
 		}
 		if req.Remote != up.Remote {
@@ -128,7 +129,7 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 		}
 	}
 	short := strings.TrimPrefix(mergeRef, "refs/heads/")
-	tracking := "refs/remotes/" + fetchFrom + "/" + short
+	tracking := gitstate.Upstream{Remote: fetchFrom, MergeRef: mergeRef}.Tracking()
 	rep := &SyncReport{Remote: fetchFrom, Branch: up.Branch, Upstream: mergeRef, PushedTo: pushRef}
 	if pushTo != fetchFrom {
 		rep.Remote = fetchFrom + " (push: " + pushTo + ")"
@@ -184,11 +185,11 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 			if rep.Pushed = ahead; ahead == 0 {
 				break
 			}
-		} else if out, err := n.Git("rev-list", "--count", "HEAD", "--not", "--remotes="+pushTo, "--"); err == nil {
+		} else if count, err := n.Unpushed(pushTo); err == nil {
 			// Another branch or remote than the one fetched: push (git
 			// says when it is up to date), counting what no ref of the
 			// push remote had.
-			_, _ = fmt.Sscan(string(out), &rep.Pushed) // unparsable: the count stays 0
+			rep.Pushed = count
 		}
 		_, err = n.Push(pushTo, []string{"HEAD:" + pushRef})
 		if err == nil {

@@ -168,7 +168,12 @@ func colorOn(mode string, getenv func(string) string, out io.Writer) bool {
 	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := out.(*os.File)
+	return isTerminal(out)
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}

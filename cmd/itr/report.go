@@ -41,7 +41,7 @@ temporary folder, whose path is printed (with --json too: {"task", "out", "bytes
 					return err
 				}
 				path := out
-				if path == "" && !reportTerminal(g.raw.Out) && !g.json {
+				if path == "" && !isTerminal(g.raw.Out) && !g.json {
 					_, err := g.io.Out.Write(page)
 					return err
 				}
@@ -70,14 +70,4 @@ temporary folder, whose path is printed (with --json too: {"task", "out", "bytes
 func kilobytes(n int) string {
 	kb := (n + 1023) / 1024
 	return fmt.Sprintf("%d KB", kb)
-}
-
-// reportTerminal reports whether w is a terminal (a character device).
-func reportTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
