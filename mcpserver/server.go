@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,20 +36,20 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
+	resumeDesc = "What a session needs to resume the itr task: goal, current unit, last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
 
 	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
 
 	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it (prefer finish)."
 
-	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back). The last needs a passing verify run or verified_by."
+	finishDesc = "One step toward done, with evidence: in_progress, confirming, verifying, done, a call each (passed=false sends it back). The last needs a passing verify run or verified_by."
 
 	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
 
 	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
 )
 
-// New returns the MCP server of itr: its six tools, each calling the
+// New returns the MCP server of itr: its tools, each calling the
 // workspace that open returns. version is itr's own, reported to clients.
 func New(open Opener, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "itr", Version: version}, &mcp.ServerOptions{
@@ -59,24 +60,55 @@ func New(open Opener, version string) *mcp.Server {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: lean[ResumeOutput]()}, h.resume)
 	mcp.AddTool(s, &mcp.Tool{Name: "start", Description: startDesc, OutputSchema: lean[UnitInfo]()}, h.start)
-	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc, OutputSchema: lean[Step]()}, h.checkpoint)
-	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, OutputSchema: lean[Step]()}, h.finish)
+	mcp.AddTool(s, &mcp.Tool{Name: "checkpoint", Description: checkpointDesc, InputSchema: input[CheckpointInput](), OutputSchema: lean[Step]()}, h.checkpoint)
+	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, InputSchema: input[FinishInput](), OutputSchema: lean[Step]()}, h.finish)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)
 	mcp.AddTool(s, &mcp.Tool{Name: "reopen", Description: reopenDesc, OutputSchema: lean[Reopened]()}, h.reopen)
 	return s
 }
 
 // lean is the output schema the SDK would infer for T without
-// "additionalProperties" and "required": the server writes these values
-// and a client gains nothing from the strictness, while every session pays
-// for its tokens.
+// "additionalProperties" and "required", and with a list of strings as
+// just "array" (not ["null", "array"] with its items spelled out): the
+// server writes these values and a client gains nothing from the
+// strictness, while every session pays for its tokens. Every list in an
+// output is omitempty, so a nil one is left out rather than null (the SDK
+// checks each result against this schema).
 func lean[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
 	}
 	s.AdditionalProperties, s.Required = nil, nil
+	stringLists(s)
 	return s
+}
+
+// input is the input schema the SDK would infer for T, strict as it is
+// (required properties, no others), with each list of strings as
+// "array" of "string" (no null): a null list means nothing an absent one
+// does not.
+func input[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
+	}
+	for _, p := range s.Properties {
+		if slices.Equal(p.Types, []string{"null", "array"}) {
+			p.Types, p.Type = nil, "array"
+		}
+	}
+	return s
+}
+
+// stringLists writes each nullable list of strings among s's properties
+// as just "array".
+func stringLists(s *jsonschema.Schema) {
+	for _, p := range s.Properties {
+		if slices.Equal(p.Types, []string{"null", "array"}) && p.Items != nil && p.Items.Type == "string" {
+			p.Types, p.Type, p.Items = nil, "array", nil
+		}
+	}
 }
 
 // Serve runs s on newline-delimited JSON-RPC over in and out (stdin and

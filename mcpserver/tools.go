@@ -19,7 +19,9 @@ import (
 
 // ResumeInput is the input of the resume tool.
 type ResumeInput struct {
-	Task string `json:"task,omitempty"`
+	Task  string `json:"task,omitempty"`
+	Unit  string `json:"unit,omitempty" jsonschema:"context for a subagent"`
+	Ready bool   `json:"ready,omitempty" jsonschema:"the units startable now"`
 }
 
 // StartInput is the input of the start tool.
@@ -73,7 +75,10 @@ type UnitInfo struct {
 	MaxIterations int      `json:"max_iterations,omitempty"`
 	Depends       []string `json:"depends,omitempty"`
 	Guardrails    []string `json:"guardrails,omitempty"`
-	Next          string   `json:"next"`
+	// Handoff is what the unit receives from the units before it: the
+	// files it reads and what they wrote, did and left.
+	Handoff []string `json:"handoff,omitempty"`
+	Next    string   `json:"next"`
 	// ClaimedUntil is when the claim start took for this agent ends
 	// (each checkpoint renews it); ClaimError says why none was taken.
 	ClaimedUntil string `json:"claimed_until,omitempty"`
@@ -151,6 +156,21 @@ func (h *handlers) record(task string, fn func(ws *workspace.Workspace, slug str
 // resume is workspace.Prime: the Markdown as text, the rest as data. No
 // itr state is a plain answer, not an error.
 func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeInput) (*mcp.CallToolResult, *ResumeOutput, error) {
+	if in.Ready {
+		return h.ready(in)
+	}
+	if in.Unit != "" {
+		var b *workspace.UnitBrief
+		err := h.with(func(ws *workspace.Workspace) error {
+			var err error
+			b, err = ws.Brief(in.Task, in.Unit)
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return textResult(b.Markdown), &ResumeOutput{Task: b.Slug, Unit: b.Unit, Status: b.Status, Markdown: b.Markdown}, nil
+	}
 	var p *workspace.PrimeContext
 	err := h.with(func(ws *workspace.Workspace) error {
 		var err error
@@ -184,7 +204,11 @@ type ResumeOutput struct {
 	Done       []string `json:"done,omitempty"`
 	Tasks      []string `json:"tasks,omitempty"`
 	Archive    string   `json:"archive,omitempty"`
-	Markdown   string   `json:"markdown"`
+	// Ready answers resume with ready: each unit that can be worked on now
+	// with its brief (its context for a subagent, as resume with unit
+	// gives it); the text says why the others cannot start.
+	Ready    map[string]string `json:"ready,omitempty"`
+	Markdown string            `json:"markdown"`
 }
 
 func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
@@ -207,6 +231,41 @@ func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	return out
 }
 
+// ready is resume with ready, workspace.NextAll: the units an
+// orchestrator can hand out now, each with its brief; the text lists them
+// and says why the others cannot start.
+func (h *handlers) ready(in ResumeInput) (*mcp.CallToolResult, *ResumeOutput, error) {
+	var out *ResumeOutput
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(in.Task)
+		if err != nil {
+			return err
+		}
+		info, err := ws.NextAll(slug)
+		if err != nil {
+			return err
+		}
+		out = &ResumeOutput{Task: slug, Ready: map[string]string{}}
+		var b strings.Builder
+		for _, u := range info.Units {
+			out.Ready[u.Unit] = u.Brief.Markdown
+			fmt.Fprintf(&b, "%s (%s) %s\n", u.Unit, u.Status, u.Title)
+		}
+		if len(info.Units) == 0 {
+			b.WriteString("No unit can be worked on now.\n")
+		}
+		for _, r := range info.Reasons {
+			fmt.Fprintf(&b, "Not now: %s\n", r)
+		}
+		out.Markdown = b.String()
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(out.Markdown), out, nil
+}
+
 // start asks the rule book whether a unit can be worked on now (skipping
 // units other agents hold), claims it for this agent and describes it; it
 // records nothing in the log.
@@ -227,6 +286,9 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 		}
 		info = &UnitInfo{Task: slug, Unit: u.ID, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
 			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, u.ID)}
+		if b, err := ws.Brief(slug, u.ID); err == nil {
+			info.Handoff = b.Handoff.Lines(200)
+		}
 		if claim != nil {
 			info.ClaimedUntil = claim.Claim.Until
 		}

@@ -27,6 +27,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("plan.md", doc("# P", "**K**: v", "```", "## Phases", "- [ ] **R1**: fenced", "```", "## Phases", "intro", "* [X] R1: bare", "## Dependencies", "- R1 (only)", "x -> y"))
 	f.Add("tasks.md", []byte("## Tasks\r\n- [ ] **{ID}**: {title}\r\n\t- Depends: {none|T1}\r\n"))
 	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: review", "  - Output: `outputs/review.md`, `outputs/notes.md`", "  - Min words: 300", "  - Complete: sentences", "- [ ] **R2**: memo", "  - Output: outputs/a.md, outputs/b.md", "  - Min words: {N}"))
+	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: gather", "  - Output: `outputs/sources.md`, outputs/notes/", "- [ ] **R2**: memo", "  - Inputs: R1.output, `sources/cases.md`", "  - Depends: none", "- [ ] **R3**: x", "  - Inputs: none"))
+	f.Add("tasks.md", doc("## Tasks", "- [ ] **T1**: a", "  - Inputs: T1.output, ../x", "- [ ] **T2**: b", "  - Inputs: T9.OUTPUTS,", "    `a`,b"))
 	f.Add("tasks.md", doc("## Dependencies", "T1 -> T2 -> T1", "## Tasks", "- [ ] **T1**: a", "- [ ] **T2**: b"))
 	f.Fuzz(func(t *testing.T, file string, data []byte) {
 		p, err := Parse(file, data)
@@ -94,5 +96,29 @@ func FuzzSync(f *testing.F) {
 		require.Equal(t, string(out), string(again))
 		require.NoError(t, syncDiff(data, out, done, c), "in %q\nout %q", data, out)
 		require.NoError(t, syncedPlan("tasks.md", data, out, done, c))
+	})
+}
+
+// FuzzParseInputs checks that an Inputs value never panics the reader, and
+// that what it accepts is entries that each read back as themselves.
+func FuzzParseInputs(f *testing.F) {
+	for _, v := range []string{"T1.output", "none", "-", "T1.output, `sources/a.md`\nnotes/", "../x", "/abs", "a`b", "T1.Outputs, T1.output", ",,", "QA12.output.md"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		refs, bad := parseInputs(v)
+		if bad != "" {
+			require.Nil(t, refs)
+			return
+		}
+		seen := map[Input]bool{}
+		for _, in := range refs {
+			require.False(t, seen[in], "entry %v twice", in)
+			seen[in] = true
+			require.True(t, (in.Unit == "") != (in.Name == ""), "entry %#v names both or neither", in)
+			again, bad := parseInputs(in.String())
+			require.Empty(t, bad)
+			require.Equal(t, []Input{in}, again)
+		}
 	})
 }

@@ -72,6 +72,14 @@ func (p *Plan) build(errs *[]*Error) *graph {
 		for _, d := range u.Depends {
 			add(d, u.ID, line)
 		}
+		// A unit reading another's outputs waits for it; bad references
+		// are inputErrors' to word, so only edges between two known
+		// units are added here.
+		for _, in := range u.InputRefs() {
+			if _, ok := g.index[in.Unit]; ok && in.Unit != u.ID {
+				add(in.Unit, u.ID, max(u.lines[keyInputs], u.Line))
+			}
+		}
 	}
 	for _, s := range p.Sections {
 		if s.Kind == DependenciesSection {

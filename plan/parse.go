@@ -80,6 +80,7 @@ func (p *Plan) check() error {
 			errs = append(errs, p.errorf(u.Line, "unit ID %q is still template text; give the unit an ID such as T1, or delete it", u.ID))
 		}
 	}
+	errs = append(errs, p.inputErrors()...)
 	g := p.graph(&errs)
 	if err := first(errs); err != nil {
 		return err
@@ -459,9 +460,10 @@ const (
 	keyModel      = "Model"
 	keyVerify     = "Verify"
 	keyEstimate   = "Estimate"
+	keyInputs     = "Inputs"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -608,6 +610,13 @@ func (ps *parser) closeItem() {
 		if !isTemplate(v) {
 			if bad := badOutput(v); bad != "" {
 				ps.errorf(it.line, "%s: Output names %q; write a relative path without \"..\", such as `outputs/review.md` (looked up in the task folder, then from the repository root)", u.ID, bad)
+			}
+		}
+	case keyInputs:
+		u.Inputs = v
+		if !isTemplate(v) {
+			if _, bad := parseInputs(v); bad != "" {
+				ps.errorf(it.line, "%s", inputsError(u.ID, bad))
 			}
 		}
 	case keyComplete:

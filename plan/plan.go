@@ -44,6 +44,9 @@ type Unit struct {
 	// Raw values of the known sub-items, "" when absent. A value continued
 	// on more indented lines holds them joined with "\n".
 	Files, Criteria, Completion, Output, Model string
+	// Inputs is the raw value of the Inputs sub-item: the files the unit
+	// reads and other units' outputs ("T1.output"); see InputRefs.
+	Inputs string
 	// Estimate is the unit's size as written ("3", "2h", "1.5d"); see
 	// Weight.
 	Estimate string

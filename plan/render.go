@@ -138,7 +138,7 @@ func (u *Unit) render() string {
 			lines = append(lines, "    "+l)
 		}
 	}
-	for _, f := range []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyOutput, u.Output}} {
+	for _, f := range []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyInputs, u.Inputs}, {keyOutput, u.Output}} {
 		if f.Value != "" {
 			item(f.Key, f.Value)
 		}

@@ -80,7 +80,7 @@ func (p *Plan) templateErrors() []*Error {
 		} else if tok := templateText(u.Title); tok != "" {
 			add(u.Line, u.ID+": ", tok, fmt.Sprintf("write the unit's title, such as \"- [ ] **%s**: Add the login form\", or delete the unit", u.ID))
 		}
-		fields := []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyOutput, u.Output}, {keyVerify, u.Verify}, {keyModel, u.Model}}
+		fields := []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyInputs, u.Inputs}, {keyOutput, u.Output}, {keyVerify, u.Verify}, {keyModel, u.Model}}
 		if u.MaxIterations == 0 { // else Render drops the pending text
 			fields = append(fields, Field{keyMax, u.Pending[keyMax]})
 		}
@@ -139,6 +139,8 @@ func itemFix(id, key, tok string) string {
 		return fmt.Sprintf("write the signal the agent prints when done, such as \"Completion: `<signal>%s_DONE</signal>`\", or delete the line", id)
 	case keyOutput:
 		return "write the file the unit produces, such as \"Output: `outputs/report.md`\", or delete the line"
+	case keyInputs:
+		return "write the files the unit reads or another unit's outputs, such as \"Inputs: T1.output, `sources/cases.md`\", or delete the line"
 	case keyVerify:
 		return "write the command that checks the unit, such as \"Verify: `go test ./auth/...`\", or delete the line"
 	case keyMax:

@@ -75,6 +75,10 @@ type Intent struct {
 	// work on them is refused, and a unit to work on is picked among the
 	// others.
 	Held Held
+	// Missing are the inputs each unit's plan entry names that are not
+	// there (MissingInputs): a pending unit with any cannot start, and a
+	// unit to work on is picked among the others.
+	Missing Missing
 }
 
 // Held maps a unit another agent holds to who holds it until when.
@@ -126,6 +130,7 @@ const (
 	AlreadyPaused  Code = "already-paused"  // pausing a paused task
 	NotPaused      Code = "not-paused"      // resuming a task that is not paused
 	HeldElsewhere  Code = "held"            // work on a unit another agent holds
+	InputsMissing  Code = "inputs-missing"  // starting a unit whose inputs are not there
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -176,6 +181,8 @@ type Refusal struct {
 	// Since is when the task was paused, for TaskPaused and AlreadyPaused
 	// (Reason is why).
 	Since string
+	// Missing, for InputsMissing, are the unit's inputs that are not there.
+	Missing []string
 }
 
 // Error words the refusal with the domain's field names.
@@ -201,6 +208,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen %s %s TEXT`)", u, u, field("reason"))
 	case UnitBlocked:
 		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, r.Reason, u)
+	case InputsMissing:
+		return inputsMissing(r)
 	case HeldElsewhere:
 		return fmt.Sprintf("unit %s is held by %s; pick another unit (itr next), or ask them to release it (itr release %s)", u, r.Reason, u)
 	case UnitTimedOut:
@@ -270,7 +279,7 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		if in.Activity != nil && !open(s.Units[state.Val(s.Current)]) {
 			act = in.Activity()
 		}
-		adv := AdviseHeld(s, p, act, in.Held)
+		adv := AdviseFor(s, p, act, in.Held, in.Missing)
 		if adv.Unit == "" {
 			return Event{}, &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: adv.Stuck}
 		}
@@ -302,6 +311,9 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	}
 	if who, ok := in.Held[id]; ok {
 		return Event{}, &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
+	}
+	if r := missingInputs(u, in.Missing); r != nil {
+		return Event{}, r
 	}
 	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && in.Action != Start && TotalIterations(s) >= max {
 		return Event{}, &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
@@ -643,10 +655,17 @@ func Advise(s *state.State, p *plan.Plan, act Activity) Advice {
 // they are listed in Held and, when nothing else is left, in Stuck as
 // HeldElsewhere refusals.
 func AdviseHeld(s *state.State, p *plan.Plan, act Activity, held Held) Advice {
+	return AdviseFor(s, p, act, held, nil)
+}
+
+// AdviseFor is AdviseHeld knowing which inputs are missing: a pending
+// unit with missing inputs is not ready; it is listed in Stuck with an
+// InputsMissing refusal.
+func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	a.Ready = ready(s, p)
-	if len(held) > 0 {
-		a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool { return held[id] != "" })
+	if len(held) > 0 || len(missing) > 0 {
+		a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool { return held[id] != "" || len(missing[id]) > 0 })
 	}
 	var deps map[string][]string
 	if p != nil {
@@ -674,6 +693,9 @@ func AdviseHeld(s *state.State, p *plan.Plan, act Activity, held Held) Advice {
 			}
 		}
 		r := stuck(u, a.Waiting[id])
+		if r == nil {
+			r = missingInputs(u, missing)
+		}
 		if who := held[id]; who != "" && u.Status != state.Done {
 			a.Held = append(a.Held, id)
 			if r == nil {

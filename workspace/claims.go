@@ -241,10 +241,11 @@ func (w *Workspace) pickClaim(t *store.Task, unit string, claims map[string]stor
 	if c, ok := claims[unit]; ok && steal && c.Finished != "" {
 		delete(held, unit) // --steal takes a finished unit that was reopened
 	}
+	missing := w.MissingInputs(t)
 	if unit == "" && attempt > 0 {
-		unit = spread(t, held, agent, attempt)
+		unit = spread(t, held, missing, agent, attempt)
 	}
-	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held}
+	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held, Missing: missing}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
 		return "", store.Claim{}, false, err
@@ -264,8 +265,8 @@ const spreadWindow = 8
 // the same view reach for different units instead of all for the next one
 // again (each lost race costs a round trip to the remote). "" leaves the
 // choice to the rule book.
-func spread(t *store.Task, held reconcile.Held, agent string, attempt int) string {
-	adv := reconcile.AdviseHeld(t.State, t.Plan, activity(t)(), held)
+func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt int) string {
+	adv := reconcile.AdviseFor(t.State, t.Plan, activity(t)(), held, missing)
 	if adv.Unit == "" || len(adv.Ready) < 2 || adv.Unit != adv.Ready[0] {
 		return ""
 	}

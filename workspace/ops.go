@@ -421,7 +421,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t), Held: held})
+	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t), Held: held, Missing: w.MissingInputs(t)})
 	if err != nil {
 		return nil, err
 	}
@@ -437,6 +437,7 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		return nil, err
 	}
 	in.Held = held
+	in.Missing = w.MissingInputs(t)
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
 		return nil, err

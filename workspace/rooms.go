@@ -36,6 +36,10 @@ type (
 	PrimeContext = view.PrimeContext
 	// GraphModel is the plan as a graph (itr graph, itr report).
 	GraphModel = view.GraphModel
+	// NextAllInfo answers itr next --all.
+	NextAllInfo = view.NextAllInfo
+	// UnitBrief is one unit's context for a subagent (itr prime --unit).
+	UnitBrief = view.UnitBrief
 )
 
 // FutureSuffix ends a time since the last checkpoint that is in the future.
@@ -49,6 +53,14 @@ func (w *Workspace) Status(slug string) (*Summary, error) { return view.Status(w
 
 // Next is the unit to work on now; see view.Next.
 func (w *Workspace) Next(slug string) (*NextInfo, error) { return view.Next(w.Store, slug) }
+
+// NextAll lists every unit that can be worked on now; see view.NextAll.
+func (w *Workspace) NextAll(slug string) (*NextAllInfo, error) { return view.NextAll(w.Store, slug) }
+
+// Brief gives one unit's context for a subagent; see view.Brief.
+func (w *Workspace) Brief(slug, unit string) (*UnitBrief, error) {
+	return view.Brief(w.Store, slug, unit)
+}
 
 // Log lists a task's itr commits, newest first; see view.Log.
 func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {

@@ -13,7 +13,7 @@ import (
 )
 
 func newPrimeCmd(g *globals) *cobra.Command {
-	var hookJSON string
+	var hookJSON, unit string
 	var cmd *cobra.Command
 	cmd = &cobra.Command{
 		Use:   "prime",
@@ -27,12 +27,29 @@ and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 --hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
 "additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read;
 --hook-json=cursor as {"additional_context": ...}, Cursor's. With either, every error is
-swallowed (exit 0, nothing on stdout).`,
+swallowed (exit 0, nothing on stdout).
+
+--unit UNIT prints one unit's context for a subagent instead, in about 400 tokens: what to
+do, the files it reads and what the units before it wrote, did and left (its handoff), what
+it must write, the lessons that apply and how to record its work. An orchestrator passes it
+on to the subagent it gives the unit to (itr next --all lists the units that can start).`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) (err error) {
 			hook := cmd.Flags().Changed("hook-json")
 			if hook && hookJSON != "claude" && hookJSON != "cursor" {
 				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
+			}
+			if hook && unit != "" {
+				return usageError{fmt.Errorf("--unit %s with --hook-json: a session's hook primes the whole task; give --unit alone for a subagent's context", unit)}
+			}
+			if unit != "" {
+				return g.withWorkspace(func(ws *workspace.Workspace) error {
+					b, err := ws.Brief("", unit)
+					if err != nil {
+						return err
+					}
+					return g.emit(b, func(w io.Writer) { fmt.Fprint(w, b.Markdown) })
+				})
 			}
 			if hook {
 				defer swallowPanic(&err)
@@ -55,6 +72,7 @@ swallowed (exit 0, nothing on stdout).`,
 	}
 	cmd.Flags().StringVar(&hookJSON, "hook-json", "", "wrap the context in a SessionStart hook envelope (claude, the default, or cursor); never fail")
 	cmd.Flags().Lookup("hook-json").NoOptDefVal = "claude"
+	cmd.Flags().StringVar(&unit, "unit", "", "print one unit's context for a subagent (about 400 tokens) instead of the task's")
 	return cmd
 }
 

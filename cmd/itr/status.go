@@ -138,12 +138,49 @@ func indentRest(s string) string {
 }
 
 func newNextCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var all bool
+	cmd := &cobra.Command{
 		Use:   "next",
 		Short: "The unit to work on now, or why none is ready",
-		Args:  cobra.NoArgs,
+		Long: `Name the unit to work on now (the current unit while it is open, else the unit under way
+touched longest ago, else the first ready one) with its handoff: the files it reads and what
+the units it depends on wrote, did and left. Or say why no unit is ready.
+
+--all lists every unit that can be worked on now, for an orchestrator with several
+subagents: the units under way that no other agent holds, then each ready unit whose inputs
+are there, each with its handoff; --json adds each one's brief (what itr prime --unit gives).`,
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				if all {
+					info, err := ws.NextAll("")
+					if err != nil {
+						return err
+					}
+					g.painted("next")
+					return g.emit(info, func(w io.Writer) {
+						if len(info.Units) == 0 {
+							fmt.Fprintln(w, "No unit can be worked on now:")
+						}
+						for _, u := range info.Units {
+							fmt.Fprintf(w, "%s (%s) %s\n", u.Unit, u.Status, u.Title)
+							for _, l := range u.Handoff.Lines(120) {
+								fmt.Fprintf(w, "  %s\n", l)
+							}
+						}
+						if len(info.Units) > 0 {
+							if len(info.Reasons) > 0 {
+								fmt.Fprintln(w, "Not now:")
+							}
+						}
+						for _, r := range info.Reasons {
+							fmt.Fprintf(w, "  %s\n", r)
+						}
+						if len(info.Units) > 0 {
+							fmt.Fprintln(w, "Each one's context for a subagent: itr prime --unit UNIT")
+						}
+					})
+				}
 				info, err := ws.Next("")
 				if err != nil {
 					return err
@@ -152,6 +189,9 @@ func newNextCmd(g *globals) *cobra.Command {
 				return g.emit(info, func(w io.Writer) {
 					if info.Unit != "" {
 						fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
+						for _, l := range info.Handoff.Lines(120) {
+							fmt.Fprintf(w, "  %s\n", l)
+						}
 						return
 					}
 					fmt.Fprintln(w, "No unit is ready:")
@@ -162,6 +202,8 @@ func newNextCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "list every unit that can be worked on now, each with its handoff")
+	return cmd
 }
 
 func newLogCmd(g *globals) *cobra.Command {

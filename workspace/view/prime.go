@@ -42,10 +42,12 @@ type PrimeContext struct {
 	Last        *LastEntry  `json:"last,omitempty"`
 	// Work is the unit to work on now, WorkLast its newest iteration, and
 	// WorkPlan what the plan file says of it.
-	Work         *UnitStatus  `json:"work,omitempty"`
-	WorkLast     *LastEntry   `json:"work_last,omitempty"`
-	WorkPlan     *PlanUnit    `json:"work_plan,omitempty"`
-	WorkReopened *Reopen      `json:"work_reopened,omitempty"`
+	Work         *UnitStatus `json:"work,omitempty"`
+	WorkLast     *LastEntry  `json:"work_last,omitempty"`
+	WorkPlan     *PlanUnit   `json:"work_plan,omitempty"`
+	WorkReopened *Reopen     `json:"work_reopened,omitempty"`
+	// Handoff is what Work receives from the units before it.
+	Handoff      *Handoff     `json:"handoff,omitempty"`
 	Started      []UnitStatus `json:"started,omitempty"`
 	Ready        []string     `json:"ready,omitempty"`
 	NextAction   string       `json:"next_action,omitempty"`
@@ -156,6 +158,9 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
 		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
+	}
+	if h := sum.Handoff; h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
+		p.Handoff = h
 	}
 	for _, u := range sum.Started {
 		if sum.Work == nil || u.ID != sum.Work.ID {
@@ -412,6 +417,11 @@ func (p *PrimeContext) render() string {
 			}
 			if pu.Check != "" {
 				fmt.Fprintf(&now, "  - Check: %s; `itr checkpoint %s --verify` runs it (add --signal or --verified: it counts only if it passes).\n", quote(pu.Check, 300), c.ID)
+			}
+		}
+		if h := p.Handoff; h != nil && h.Unit == c.ID {
+			for _, l := range h.Lines(200) {
+				fmt.Fprintf(&now, "- %s\n", l)
 			}
 		}
 	}

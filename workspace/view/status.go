@@ -92,6 +92,9 @@ type Summary struct {
 	// WorkReopened is why Work was reopened, when that is its newest
 	// entry: the unit's last news.
 	WorkReopened *Reopen `json:"work_reopened,omitempty"`
+	// Handoff is what Work receives from the units before it: its inputs
+	// and what the units it depends on wrote, did and left.
+	Handoff *Handoff `json:"handoff,omitempty"`
 	// Started are the units under way, the current first; Ready every
 	// pending unit whose dependencies are done, in plan order.
 	Started        []UnitStatus `json:"started"`
@@ -129,10 +132,13 @@ type Summary struct {
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
 
-	adv   reconcile.Advice // the rule book's answer the summary words
-	now   time.Time        // when the summary was read (leases are judged at it)
-	plan  *plan.Plan       // the plan it was read with
-	facts *logFacts        // what it read of the log
+	adv     reconcile.Advice  // the rule book's answer the summary words
+	held    reconcile.Held    // the units other agents hold
+	missing reconcile.Missing // the pending units' missing inputs
+	view    *state.State      // the view the summary words (state.json, else the fold)
+	now     time.Time         // when the summary was read (leases are judged at it)
+	plan    *plan.Plan        // the plan it was read with
+	facts   *logFacts         // what it read of the log
 }
 
 // Status builds the resume summary of a task from what git holds.
@@ -211,7 +217,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Checks = checksOf(st, slug, s, archive == "")
 	var held reconcile.Held
+	var missing reconcile.Missing
 	if archive == "" {
+		missing = st.MissingInputsIn(t, s)
 		if claims, err := st.Claims(slug); err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		} else {
@@ -270,8 +278,8 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
-	adv := reconcile.AdviseHeld(s, t.Plan, reconcile.Activity(facts.Activity), held)
-	sum.adv = adv
+	adv := reconcile.AdviseFor(s, t.Plan, reconcile.Activity(facts.Activity), held, missing)
+	sum.adv, sum.held, sum.missing, sum.view = adv, held, missing, s
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
 	}
@@ -286,6 +294,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		sum.WorkLast = facts.lastIn(s, adv.Unit)
 		if u := facts.Units[adv.Unit]; u != nil {
 			sum.WorkReopened = u.Reopen
+		}
+		if archive == "" {
+			sum.Handoff = handoffOf(st, t, s, facts, adv.Unit)
 		}
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
@@ -525,6 +536,8 @@ type NextInfo struct {
 	Title   string   `json:"title,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Reasons []string `json:"reasons"`
+	// Handoff is what the unit receives from the units before it.
+	Handoff *Handoff `json:"handoff,omitempty"`
 }
 
 // Next returns the unit to work on now: the current unfinished unit, else
@@ -549,11 +562,14 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	adv := reconcile.AdviseHeld(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries), store.HeldByOthers(claims, st.AgentName(), st.Now()))
+	adv := reconcile.AdviseFor(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries), store.HeldByOthers(claims, st.AgentName(), st.Now()), st.MissingInputs(t))
 	if adv.Unit != "" {
 		info.Unit, info.Status = adv.Unit, string(adv.Status)
 		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {
 			info.Title = t.Plan.Unit(adv.Unit).Title
+		}
+		if h := handoffOf(st, t, t.State, factsOf(st, t, true), adv.Unit); h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
+			info.Handoff = h
 		}
 		return info, nil
 	}
@@ -577,6 +593,8 @@ func whyNone(s *state.State, adv reconcile.Advice) []string {
 			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting)))
 		case reconcile.HeldElsewhere:
 			out = append(out, fmt.Sprintf("%s is held by %s", r.Unit, r.Reason))
+		case reconcile.InputsMissing:
+			out = append(out, fmt.Sprintf("%s cannot start: its inputs are missing (%s)", r.Unit, strings.Join(store.FirstN(r.Missing, 5), ", ")))
 		}
 	}
 	if len(out) == 0 {
