@@ -82,7 +82,7 @@ type PrimeContext struct {
 	// ProgressSize is how much of progress.md a reader has to read.
 	ProgressSize *LogSize `json:"progress_size,omitempty"`
 	Markdown     string   `json:"markdown"`
-	sum       *Summary // the status it was built from
+	sum          *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
