@@ -258,6 +258,12 @@ func (s *Store) CheckClean(t *Task) error {
 			// Not read: compare the disk's object id with the commit's.
 			same = s.Repo.BlobID(disk) == headHash
 		}
+		if !same && f.name == DecisionsFile {
+			// reconcile rebuilds the view from progress.md; a decision
+			// written by hand is committed with git (verify and the
+			// pre-commit hook check that it only appends).
+			return fmt.Errorf("%s has uncommitted changes; commit them with `git commit -m 'decisions' -- %s` (itr verify and the pre-commit hook check that they only append; `itr decide` writes one for you) or discard them with `git checkout -- %s`", rel, rel, rel)
+		}
 		if !same {
 			return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)
 		}
