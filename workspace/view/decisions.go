@@ -44,6 +44,15 @@ func decisionsOf(raw []byte) []Decision {
 // primeDecisionsMax is how many decisions prime lists; the newest are kept.
 const primeDecisionsMax = 20
 
+// newestDecisions keeps the newest n decisions (the last ones) and counts
+// the others.
+func newestDecisions(ds []Decision, n int) ([]Decision, int) {
+	if len(ds) <= n {
+		return ds, 0
+	}
+	return ds[len(ds)-n:], len(ds) - n
+}
+
 // LogSize is the size of progress.md that a reader has to read: from its
 // last Summary entry on (the whole log without one), in characters and in
 // tokens of progresslog.CharsPerToken characters, against the limit of

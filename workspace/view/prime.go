@@ -193,10 +193,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
 	}
-	p.Decisions = sum.Decisions
-	if n := len(p.Decisions); n > primeDecisionsMax {
-		p.Decisions, p.DecisionsMore = p.Decisions[n-primeDecisionsMax:], n-primeDecisionsMax
-	}
+	p.Decisions, p.DecisionsMore = newestDecisions(sum.Decisions, primeDecisionsMax)
 	p.Summary = sum.LastSummary
 	size := sum.ProgressSize
 	p.ProgressSize = &size
