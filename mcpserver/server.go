@@ -1,6 +1,6 @@
 // Package mcpserver serves itr to agents that have no shell, as a Model
-// Context Protocol server (the official Go SDK) with six tools: resume,
-// start, checkpoint, finish, block and reopen. Each tool runs the same workspace
+// Context Protocol server (the official Go SDK) with eight tools: resume,
+// start, checkpoint, finish, block, reopen, decide and summarize. Each tool runs the same workspace
 // code as the CLI, with typed inputs and outputs whose JSON schemas the SDK
 // infers from the Go types below.
 //
@@ -47,6 +47,10 @@ const (
 	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
 
 	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
+
+	decideDesc = "Record a settled choice in decisions.md (one commit); resume lists it. The same title again replaces the choice."
+
+	summarizeDesc = "Append a Summary entry to progress.md (one commit) saying what the work so far came to; readers start from it."
 )
 
 // New returns the MCP server of itr: its tools, each calling the
@@ -64,6 +68,8 @@ func New(open Opener, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, InputSchema: input[FinishInput](), OutputSchema: lean[Step]()}, h.finish)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)
 	mcp.AddTool(s, &mcp.Tool{Name: "reopen", Description: reopenDesc, OutputSchema: lean[Reopened]()}, h.reopen)
+	mcp.AddTool(s, &mcp.Tool{Name: "decide", Description: decideDesc, OutputSchema: lean[Recorded]()}, h.decide)
+	mcp.AddTool(s, &mcp.Tool{Name: "summarize", Description: summarizeDesc, OutputSchema: lean[Recorded]()}, h.summarize)
 	return s
 }
 

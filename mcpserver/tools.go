@@ -65,6 +65,28 @@ type ReopenInput struct {
 	Reason string `json:"reason" jsonschema:"what was found wrong"`
 }
 
+// DecideInput is the input of the decide tool.
+type DecideInput struct {
+	Task   string `json:"task,omitempty"`
+	Title  string `json:"title" jsonschema:"the question it settles"`
+	Choice string `json:"choice"`
+	Why    string `json:"why"`
+	Unit   string `json:"unit,omitempty"`
+}
+
+// SummarizeInput is the input of the summarize tool.
+type SummarizeInput struct {
+	Task string `json:"task,omitempty"`
+	Did  string `json:"did" jsonschema:"what the work so far came to"`
+}
+
+// Recorded is the output of decide and summarize: the commit, and what
+// it recorded in a few words.
+type Recorded struct {
+	Commit string `json:"commit"`
+	Text   string `json:"text"`
+}
+
 // UnitInfo is the output of the start tool: the unit to work on.
 type UnitInfo struct {
 	Task          string   `json:"task"`
@@ -116,7 +138,7 @@ const noTask = "There is no itr task here (no git repository, or no task under t
 
 // mcpNote follows the resume text of an active task, whose commands are
 // the CLI's.
-const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block and reopen are the block and reopen tools.\n"
+const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block and reopen are the block and reopen tools; decide and summarize are the decide and summarize tools.\n"
 
 type handlers struct{ open Opener }
 
@@ -517,4 +539,47 @@ func stuck(r *reconcile.Refusal) string {
 		return fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting))
 	}
 	return r.Error()
+}
+
+// decide is workspace.Decide.
+func (h *handlers) decide(_ context.Context, _ *mcp.CallToolRequest, in DecideInput) (*mcp.CallToolResult, *Recorded, error) {
+	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Decide(workspace.DecideRequest{Slug: slug, Title: in.Title, Choice: in.Choice, Why: in.Why, Unit: in.Unit})
+	}, func(out *workspace.Outcome) string {
+		return fmt.Sprintf("decision %q recorded in decisions.md; resume lists it as settled", out.Decision)
+	})
+}
+
+// summarize is workspace.Summarize.
+func (h *handlers) summarize(_ context.Context, _ *mcp.CallToolRequest, in SummarizeInput) (*mcp.CallToolResult, *Recorded, error) {
+	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Summarize(workspace.SummarizeRequest{Slug: slug, Did: in.Did})
+	}, func(out *workspace.Outcome) string {
+		covers := ""
+		if out.Entry != nil {
+			covers, _ = out.Entry.Field("Covers")
+		}
+		return fmt.Sprintf("summary recorded in progress.md (it covers %s); readers and resume start from it", covers)
+	})
+}
+
+// recorded runs a writing tool whose outcome is a commit and a sentence.
+func (h *handlers) recorded(task string, fn func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error), say func(*workspace.Outcome) string) (*mcp.CallToolResult, *Recorded, error) {
+	var r *Recorded
+	err := h.with(func(ws *workspace.Workspace) error {
+		slug, err := ws.Select(task)
+		if err != nil {
+			return err
+		}
+		out, err := fn(ws, slug)
+		if err != nil {
+			return err
+		}
+		r = &Recorded{Commit: out.Commit, Text: say(out)}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return nil, r, nil
 }

@@ -1,6 +1,7 @@
 // Package progresslog parses, renders and appends the entries of a task's
-// progress.md (the append-only event log) and guardrails.md (accumulated
-// lessons), and checks that a new version of either file only appends.
+// progress.md (the append-only event log), guardrails.md (accumulated
+// lessons) and decisions.md (settled choices), and checks that a new
+// version of any of them only appends.
 //
 // The package is pure: it reads and returns bytes and never touches the
 // filesystem, the clock, git or the environment.
@@ -15,7 +16,8 @@
 // # Structure that text cannot break
 //
 // An entry starts at a line "## heading". Its body is a list of fields:
-// "**Name:** value" in progress.md, "- **Name**: value" in guardrails.md.
+// "**Name:** value" in progress.md, "- **Name**: value" in guardrails.md
+// and decisions.md.
 // A value's further lines are written indented by two spaces, so no text an
 // agent puts in a value can start a new entry or a new field. A body line
 // that is neither a field nor indented is free text (a Field with an empty

@@ -109,6 +109,9 @@ func FuzzParseConflict(f *testing.F) {
 		g := ParseGuardrails([]byte(data))
 		gout := g.Render()
 		require.Equal(t, guardrailsWithoutLines(g), guardrailsWithoutLines(ParseGuardrails(gout)), "guardrails\ninput:\n%q\nrendered:\n%q", data, gout)
+		d := ParseDecisions([]byte(data))
+		dout := d.Render()
+		require.Equal(t, decisionsWithoutLines(d), decisionsWithoutLines(ParseDecisions(dout)), "decisions\ninput:\n%q\nrendered:\n%q", data, dout)
 	})
 }
 

@@ -54,6 +54,11 @@ const (
 	// where things stand, in someone's words (a check-in), or context that
 	// must survive every compaction.
 	KindNote
+	// KindSummary is "## Task - Summary - ts", with Did (what the work so
+	// far came to, in someone's words) and Covers (the entries before it
+	// that it stands for): a reader may start at the last Summary entry.
+	// It changes no state.
+	KindSummary
 )
 
 // events are the event words of the headings, by kind.
@@ -73,6 +78,7 @@ var events = [...]string{
 	KindPaused:     "Paused",
 	KindResumed:    "Resumed",
 	KindNote:       "Note",
+	KindSummary:    "Summary",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

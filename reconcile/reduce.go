@@ -298,6 +298,9 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		touch()
 	case progresslog.KindNote:
 		touch()
+	case progresslog.KindSummary:
+		// A summary stands for the entries before it; it changes nothing.
+		touch()
 	default:
 		return fmt.Errorf("unknown event kind %v", ev.Kind)
 	}

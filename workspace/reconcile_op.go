@@ -106,6 +106,17 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		}
 		changes = append(changes, gitstate.FileChange{Path: guardRel, Data: g})
 	}
+	if decRel := dir + "/" + store.DecisionsFile; conflicted(decRel) {
+		v, err := versions(decRel)
+		if err != nil {
+			return nil, err
+		}
+		d, err := progresslog.UnionDecisions(v[2], v[3])
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitstate.FileChange{Path: decRel, Data: d})
+	}
 
 	// The state, folded from the merged log; what no event knows comes
 	// from ours (or theirs).

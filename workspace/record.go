@@ -25,10 +25,12 @@ import (
 type change struct {
 	entry     *progresslog.Entry
 	guardrail *progresslog.Guardrail
-	event     string
-	subject   string // after "itr(<slug>): "
-	body      string
-	warnings  []string
+	// decision is a settled choice appended to decisions.md (itr decide).
+	decision *progresslog.Decision
+	event    string
+	subject  string // after "itr(<slug>): "
+	body     string
+	warnings []string
 	// files are more files the record writes (a run's output).
 	files []gitstate.FileChange
 	// after runs once the commit has landed.
@@ -44,7 +46,9 @@ type Outcome struct {
 	Entry  *progresslog.Entry
 	// Guardrail is the name of the lesson added, for itr guardrail.
 	Guardrail string
-	Files     []string
+	// Decision is the title of the decision added, for itr decide.
+	Decision string
+	Files    []string
 	// Repaired is set when entries that a commit made without itr had
 	// taken out were put back first (its own reconcile commit).
 	Repaired *ReconcileReport
@@ -169,6 +173,13 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		}
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.GuardrailsFile), Data: g})
 	}
+	if c.decision != nil {
+		d, err := progresslog.AppendDecision(t.DecisionsRaw, *c.decision)
+		if err != nil {
+			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.DecisionsFile), err)
+		}
+		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.DecisionsFile), Data: d})
+	}
 	changes = append(changes, c.files...)
 	if ch, err := w.syncPlan(t, out.After); err != nil {
 		return nil, err
@@ -193,6 +204,9 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	}
 	if c.guardrail != nil {
 		out.Guardrail = c.guardrail.Name
+	}
+	if c.decision != nil {
+		out.Decision = c.decision.Title
 	}
 	for _, ch := range changes {
 		out.Files = append(out.Files, ch.Path)
@@ -336,7 +350,7 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 	var written []string
 	for _, ch := range changes {
 		switch path.Base(ch.Path) {
-		case store.StateFile, store.ProgressFile, store.GuardrailsFile, ".gitattributes":
+		case store.StateFile, store.ProgressFile, store.GuardrailsFile, store.DecisionsFile, ".gitattributes":
 			written = append(written, ch.Path)
 		}
 	}

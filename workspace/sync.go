@@ -267,7 +267,7 @@ func (w *Workspace) splitConflicts(paths []string) (slugs, others []string) {
 		// rewrote (the driver merges its checkboxes and counts) is the
 		// person's, like any other file.
 		switch name {
-		case store.ProgressFile, store.GuardrailsFile, store.StateFile:
+		case store.ProgressFile, store.GuardrailsFile, store.DecisionsFile, store.StateFile:
 		default:
 			inTask = false
 		}

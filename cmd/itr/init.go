@@ -83,6 +83,8 @@ type outcomeView struct {
 	VerifiedBy string     `json:"verified_by,omitempty"`
 	// Paused is the task's pause after the event, when it is paused.
 	Paused *state.Pause `json:"paused,omitempty"`
+	// Decision is the title of the decision recorded (itr decide).
+	Decision string `json:"decision,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
@@ -111,6 +113,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	v.Refolded = out.Refolded
 	v.Paused = out.After.Paused
 	v.Warnings = out.Warnings
+	v.Decision = out.Decision
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {

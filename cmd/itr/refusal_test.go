@@ -137,6 +137,10 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	same(request{"block without a reason", []string{"block", "T1", "--reason", " "}, "block", map[string]any{"unit": "T1", "reason": " "}, ""})
 	same(request{"reopen a pending unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})
 	same(request{"reopen an unknown unit", []string{"reopen", "T9", "--reason", "x"}, "reopen", map[string]any{"unit": "T9", "reason": "x"}, reconcile.UnknownUnit})
+	same(request{"decide without a title", []string{"decide", "--title", " ", "--choice", "c", "--why", "w"}, "decide", map[string]any{"title": " ", "choice": "c", "why": "w"}, ""})
+	same(request{"decide with an escape", []string{"decide", "--title", "t", "--choice", "\x1b[2J", "--why", "w"}, "decide", map[string]any{"title": "t", "choice": "\x1b[2J", "why": "w"}, ""})
+	same(request{"decide in an unknown unit", []string{"decide", "--title", "t", "--choice", "c", "--why", "w", "--unit", "T9"}, "decide", map[string]any{"title": "t", "choice": "c", "why": "w", "unit": "T9"}, ""})
+	same(request{"summarize without did", []string{"summarize", "--did", ""}, "summarize", map[string]any{"did": ""}, ""})
 
 	ok("checkpoint", "T1", "--did", "work", "--signal")
 	same(request{"reopen a confirming unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})

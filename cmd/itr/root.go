@@ -168,7 +168,7 @@ history whenever the two disagree.`,
 	pf.StringVar(&g.color, "color", colorAuto, "colour status, next, log and list: auto (on a terminal, unless NO_COLOR is set), always or never")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
-		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
+		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newDecideCmd(g), newSummarizeCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
 	)

@@ -96,6 +96,12 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if len(s.DoNotRepeat) > 0 {
 		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))
 	}
+	if n := len(s.Decisions); n > 0 {
+		fmt.Fprintf(w, "Decided:  %d decision%s in force (decisions.md; `itr prime` lists them)\n", n, map[bool]string{true: "", false: "s"}[n == 1])
+	}
+	if ls := s.LastSummary; ls != nil {
+		fmt.Fprintf(w, "Summary:  progress.md line %d, %s; %d entr%s since (read from there on)\n", ls.Line, ls.Time, ls.Since, map[bool]string{true: "y", false: "ies"}[ls.Since == 1])
+	}
 	if len(s.Units) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

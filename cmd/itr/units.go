@@ -29,6 +29,11 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 		switch e := out.Entry; {
 		case out.Guardrail != "":
 			fmt.Fprintf(w, "Guardrail %q added to guardrails.md\n", out.Guardrail)
+		case out.Decision != "":
+			fmt.Fprintf(w, "Decision %q recorded in decisions.md\n", out.Decision)
+		case e != nil && e.Kind == progresslog.KindSummary:
+			covers, _ := e.Field("Covers")
+			fmt.Fprintf(w, "Summary recorded (it covers %s); readers may start from it\n", covers)
 		case v.Unit != "":
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
 		case e != nil && e.Kind == progresslog.KindPaused && v.Paused != nil:

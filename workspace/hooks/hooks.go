@@ -27,7 +27,7 @@ const hookMarker = "# itr-hook: append-only check"
 const hookScript = `#!/bin/sh
 ` + hookMarker + `
 # Installed by "itr hooks install": refuses a commit that rewrites earlier
-# entries of an itr log (progress.md, guardrails.md). "itr hooks uninstall"
+# entries of an itr log (progress.md, guardrails.md, decisions.md). "itr hooks uninstall"
 # removes it and puts back the hook that was here before (pre-commit.itr-chained).
 case "$0" in
 */*) chained="${0%/*}/pre-commit.itr-chained" ;;
@@ -40,12 +40,12 @@ if ! command -v itr >/dev/null 2>&1; then
   echo "itr: not on PATH; the append-only check of itr's logs was skipped" >&2
   exit 0
 fi
-# Only a commit staging a progress.md or guardrails.md needs the check, and
+# Only a commit staging a progress.md, guardrails.md or decisions.md needs the check, and
 # git's plumbing says whether it does without starting itr: exit 0 is none
 # staged. Any other status (1: one is staged; an error, such as no commit
 # yet) runs the check.
 git diff-index --cached --quiet HEAD -- \
-  ':(glob)**/progress.md' ':(glob)**/guardrails.md' >/dev/null 2>&1 && exit 0
+  ':(glob)**/progress.md' ':(glob)**/guardrails.md' ':(glob)**/decisions.md' >/dev/null 2>&1 && exit 0
 exec itr hooks pre-commit
 `
 
@@ -155,8 +155,9 @@ func Uninstall(st *store.Store) (*Report, error) {
 	return rep, nil
 }
 
-// CheckStaged is the pre-commit check: every staged progress.md and
-// guardrails.md under the root must extend its version in HEAD. It returns
+// CheckStaged is the pre-commit check: every staged progress.md,
+// guardrails.md and decisions.md under the root must extend its version in
+// HEAD. It returns
 // one finding for each that does not.
 func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 	entries, err := st.Repo.Staged(st.Root)
@@ -170,7 +171,7 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 	var out []verify.Finding
 	for _, e := range entries {
 		base := path.Base(e.Path)
-		if e.Stage != 0 || (base != store.ProgressFile && base != store.GuardrailsFile) || head.Unborn {
+		if e.Stage != 0 || (base != store.ProgressFile && base != store.GuardrailsFile && base != store.DecisionsFile) || head.Unborn {
 			continue
 		}
 		old, err := st.Repo.ReadFile(head.Hash, e.Path)
@@ -185,9 +186,12 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 			return nil, err
 		}
 		var v *progresslog.Violation
-		if base == store.ProgressFile {
+		switch base {
+		case store.ProgressFile:
 			v = progresslog.IsAppendOnly(old, staged)
-		} else {
+		case store.DecisionsFile:
+			v = progresslog.IsDecisionsAppendOnly(old, staged)
+		default:
 			v = progresslog.IsGuardrailsAppendOnly(old, staged)
 		}
 		if gone := verify.TakenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {

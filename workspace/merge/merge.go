@@ -83,6 +83,7 @@ var attributeLines = []string{
 	"*/state.json merge=itr",
 	"*/tasks.md merge=itr",
 	"*/plan.md merge=itr",
+	"*/decisions.md merge=itr",
 }
 
 // Attributes returns the root's .gitattributes with itr's lines added,
@@ -160,9 +161,9 @@ func Driver(st *store.Store, req Request) error {
 func driver(st *store.Store, req Request) error {
 	kind := path.Base(req.Path)
 	switch kind {
-	case store.ProgressFile, store.GuardrailsFile, store.StateFile, store.TasksFile, store.PlanFile:
+	case store.ProgressFile, store.GuardrailsFile, store.DecisionsFile, store.StateFile, store.TasksFile, store.PlanFile:
 	default:
-		return errors.New("not a file itr merges (progress.md, guardrails.md, state.json, tasks.md, plan.md)")
+		return errors.New("not a file itr merges (progress.md, guardrails.md, decisions.md, state.json, tasks.md, plan.md)")
 	}
 	inputs := []*mergeInput{
 		{version: "base", flag: "%O", path: req.Base, optional: true},
@@ -194,6 +195,9 @@ func driver(st *store.Store, req Request) error {
 		err = byVersion(err)
 	case store.GuardrailsFile:
 		merged, err = progresslog.StrictUnionGuardrails(base.data, ours.data, theirs.data)
+		err = byVersion(err)
+	case store.DecisionsFile:
+		merged, err = progresslog.StrictUnionDecisions(base.data, ours.data, theirs.data)
 		err = byVersion(err)
 	case store.StateFile:
 		for _, in := range inputs {

@@ -15,6 +15,15 @@ const itrAttributes = "# itr: merge progress.md and state.json with `itr merge-d
 	"*/guardrails.md merge=itr\n" +
 	"*/state.json merge=itr\n" +
 	"*/tasks.md merge=itr\n" +
+	"*/plan.md merge=itr\n" +
+	"*/decisions.md merge=itr\n"
+
+// olderAttributes is what an itr before decisions.md wrote.
+const olderAttributes = "# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n" +
+	"*/progress.md merge=itr\n" +
+	"*/guardrails.md merge=itr\n" +
+	"*/state.json merge=itr\n" +
+	"*/tasks.md merge=itr\n" +
 	"*/plan.md merge=itr\n"
 
 // attrsPath is where the root's .gitattributes is on disk.
@@ -69,6 +78,15 @@ func TestSetupOnlyWhatIsMissing(t *testing.T) {
 		assert.Equal(t, []string{f.repo.ConfigFile() + ` [merge "itr"]`}, changed)
 		assert.Equal(t, "*.png binary\n"+itrAttributes, string(f.read(f.attrsPath())))
 	})
+	t.Run("an older itr's attributes get the decisions.md line", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, Register(f.st))
+		f.writeAttrs(olderAttributes)
+		changed, err := Setup(f.st)
+		require.NoError(t, err)
+		assert.Equal(t, []string{taskRoot + "/.gitattributes (commit it so every clone merges alike)"}, changed)
+		assert.Equal(t, itrAttributes, string(f.read(f.attrsPath())), "the one missing line is appended, nothing else changes")
+	})
 	t.Run("a stale driver command is replaced", func(t *testing.T) {
 		f := newFixture(t)
 		_, err := f.repo.SetConfigSection("merge", "itr", [][2]string{{"driver", "old-itr %O %A %B"}})
@@ -101,15 +119,16 @@ func TestAttributes(t *testing.T) {
 			"*.png binary\n*.sh text eol=lf\n" + itrAttributes, true},
 		{"foreign lines kept", ptr("*.png binary\n"), "*.png binary\n" + itrAttributes, true},
 		{"all there", ptr(itrAttributes), itrAttributes, false},
-		{"all there without the header", ptr("*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr"),
-			"*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr", false},
-		{"all there, indented", ptr("  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n"),
-			"  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n", false},
+		{"all there without the header", ptr("*/decisions.md merge=itr\n*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr"),
+			"*/decisions.md merge=itr\n*/plan.md merge=itr\n*/tasks.md merge=itr\n*/state.json merge=itr\n*/progress.md merge=itr\n*/guardrails.md merge=itr", false},
+		{"all there, indented", ptr("  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n */decisions.md merge=itr\n"),
+			"  */progress.md merge=itr\t\n*/guardrails.md merge=itr\n */state.json merge=itr\n */tasks.md merge=itr\n\t*/plan.md merge=itr\n */decisions.md merge=itr\n", false},
+		{"an older itr's lines: decisions.md added", ptr(olderAttributes), itrAttributes, true},
 		{"one missing: only it is added, the header kept once",
 			ptr("# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n"),
-			"# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n*/guardrails.md merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n", true},
+			"# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/progress.md merge=itr\n*/state.json merge=itr\n*/guardrails.md merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n*/decisions.md merge=itr\n", true},
 		{"one missing, no header", ptr("*.png binary\n*/progress.md merge=itr\n"),
-			"*.png binary\n*/progress.md merge=itr\n# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/guardrails.md merge=itr\n*/state.json merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n", true},
+			"*.png binary\n*/progress.md merge=itr\n# itr: merge progress.md and state.json with `itr merge-driver` (itr setup)\n*/guardrails.md merge=itr\n*/state.json merge=itr\n*/tasks.md merge=itr\n*/plan.md merge=itr\n*/decisions.md merge=itr\n", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,7 @@ const ConfigFile = ".itr.yaml"
 //	stale_after: 1h             # a started unit with no checkpoint this long is stale (default 1h)
 //	check_in_every: 10          # prime asks for a note every N iterations (default: the plan's, else never)
 //	claims_remote: origin       # the remote claims go through (default: the branch's; none: this repository only)
+//	progress_token_limit: 20000 # status and prime warn when progress.md since its last Summary passes this many tokens (4 characters each)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -57,6 +58,26 @@ type Config struct {
 	// clone see them: "" is the branch's remote (or the only one, or
 	// origin); "none" keeps claims in this repository's worktrees.
 	ClaimsRemote string `yaml:"claims_remote"`
+	// ProgressTokenLimit is the size of progress.md, in tokens of
+	// progresslog.CharsPerToken characters, past which status and prime
+	// ask for a summary (itr summarize); measured from the last Summary
+	// entry on. 0 is DefaultProgressTokenLimit.
+	ProgressTokenLimit int `yaml:"progress_token_limit"`
+}
+
+// DefaultProgressTokenLimit is the size of progress.md (since its last
+// Summary entry) that status and prime warn about, unless .itr.yaml says:
+// a log an agent can still read in one go (seed 001's 25,000-token read
+// limit, with room to spare).
+const DefaultProgressTokenLimit = 20000
+
+// TokenLimit is the size of progress.md, in tokens, past which status and
+// prime ask for a summary.
+func (c Config) TokenLimit() int {
+	if c.ProgressTokenLimit > 0 {
+		return c.ProgressTokenLimit
+	}
+	return DefaultProgressTokenLimit
 }
 
 // DefaultStaleAfter is when a started unit with no checkpoint is stale,
@@ -210,8 +231,14 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
 			}
 			c.ClaimsRemote = v.Value
+		case "progress_token_limit":
+			n, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+				return c, bad(v, "progress_token_limit %q is not a positive whole number of tokens (such as 20000)", v.Value)
+			}
+			c.ProgressTokenLimit = n
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit)", k.Value)
 		}
 	}
 	return c, nil

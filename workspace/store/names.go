@@ -32,6 +32,8 @@ const (
 	EventPaused     = "paused"
 	EventResumed    = "resumed"
 	EventNote       = "note"
+	EventDecision   = "decision"
+	EventSummary    = "summary"
 )
 
 // Stamp is the entry timestamp of now.

@@ -25,6 +25,9 @@ const (
 	GuardrailsFile = "guardrails.md"
 	TasksFile      = "tasks.md"
 	PlanFile       = "plan.md"
+	// DecisionsFile holds the task's settled choices (itr decide),
+	// append-only like guardrails.md.
+	DecisionsFile = "decisions.md"
 )
 
 // Task is one task as committed at HEAD, with its plan as on disk (the plan
@@ -37,6 +40,7 @@ type Task struct {
 	StateRaw      []byte // committed state.json
 	ProgressRaw   []byte // committed progress.md (LoadLight: read by Progress on first use)
 	GuardrailsRaw []byte // committed guardrails.md
+	DecisionsRaw  []byte // committed decisions.md (nil until the first itr decide)
 
 	// progressLoad reads progress.md when a light load left it out.
 	progressLoad func() ([]byte, error)
@@ -123,6 +127,9 @@ func (s *Store) readTaskAt(t *Task, rev string, light bool) error {
 		return err
 	}
 	if t.GuardrailsRaw, err = read(GuardrailsFile); err != nil {
+		return err
+	}
+	if t.DecisionsRaw, err = read(DecisionsFile); err != nil {
 		return err
 	}
 	if _, hasLog := hashes[ProgressFile]; t.StateRaw == nil && !hasLog {
@@ -232,7 +239,7 @@ func (s *Store) CheckClean(t *Task) error {
 	for _, f := range []struct {
 		name string
 		head []byte
-	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}} {
+	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}, {DecisionsFile, t.DecisionsRaw}} {
 		rel := s.Rel(t.Slug, f.name)
 		disk, err := s.ReadWorktree(rel)
 		lazy := f.name == ProgressFile && t.progressLoad != nil
@@ -250,6 +257,12 @@ func (s *Store) CheckClean(t *Task) error {
 		if lazy {
 			// Not read: compare the disk's object id with the commit's.
 			same = s.Repo.BlobID(disk) == headHash
+		}
+		if !same && f.name == DecisionsFile {
+			// reconcile rebuilds the view from progress.md; a decision
+			// written by hand is committed with git (verify and the
+			// pre-commit hook check that it only appends).
+			return fmt.Errorf("%s has uncommitted changes; commit them with `git commit -m 'decisions' -- %s` (itr verify and the pre-commit hook check that they only append; `itr decide` writes one for you) or discard them with `git checkout -- %s`", rel, rel, rel)
 		}
 		if !same {
 			return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)

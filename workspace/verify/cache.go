@@ -17,7 +17,7 @@ import (
 
 // cacheVersion names the format of the remembered walk; a file of another
 // version is not read (a new itr may check more).
-const cacheVersion = "itr-verify-walk 1"
+const cacheVersion = "itr-verify-walk 2"
 
 // NoCacheEnv names the variable that, set to 1, makes itr verify walk the
 // whole history without reading or writing what it remembered (to compare
@@ -31,7 +31,7 @@ const NoCacheEnv = "ITR_VERIFY_NO_CACHE"
 // in this worktree's git directory, one file a task (cacheFile).
 //
 // It is used only when its commit is on HEAD's first-parent line after
-// the task's Created commit, and HEAD's progress.md and guardrails.md
+// the task's Created commit, and HEAD's progress.md, guardrails.md and decisions.md
 // start with the versions it remembers (a rewrite of history or of a log
 // invalidates it): the walk from there is then the full walk's, since
 // every version the full walk had seen up to that commit was a prefix of
@@ -43,10 +43,10 @@ type walkCache struct {
 	commits int    // the task's own commits counted (Report.Commits)
 	// The logs at commit: blob, length and SHA-256 of the bytes; entries
 	// of progress.md; the newest commit seen that held each.
-	log, guard     cachedLog
-	entries        int
-	logAt, guardAt string
-	walked         []string // every commit checked: the line and merged branches
+	log, guard, decide    cachedLog
+	entries               int
+	logAt, guardAt, decAt string
+	walked                []string // every commit checked: the line and merged branches
 }
 
 // cachedLog is one log as the remembered walk left it.
@@ -85,7 +85,7 @@ func (v *verifier) loadCache() *walkCache {
 	if err != nil || c.task != v.progress.rel {
 		return nil
 	}
-	if !v.startsWith(v.progress, c.log) || !v.startsWith(v.guard, c.guard) {
+	if !v.startsWith(v.progress, c.log) || !v.startsWith(v.guard, c.guard) || !v.startsWith(v.decide, c.decide) {
 		return nil
 	}
 	return c
@@ -121,6 +121,11 @@ func (v *verifier) resume(c *walkCache) {
 	if c.guard.hash != "" {
 		g.prev = g.head[:c.guard.length]
 	}
+	d := v.decide
+	d.prev, d.prevHash, d.prevAt = nil, c.decide.hash, c.decAt
+	if c.decide.hash != "" {
+		d.prev = d.head[:c.decide.length]
+	}
 	v.walked = make(map[string]bool, len(c.walked)+64)
 	for _, h := range c.walked {
 		v.walked[h] = true
@@ -131,13 +136,14 @@ func (v *verifier) resume(c *walkCache) {
 // nothing to report and its logs are HEAD's. Failing to write it changes
 // nothing but the time of the next verify.
 func (v *verifier) saveCache(commit string, removed bool) {
-	p, g := v.progress, v.guard
+	p, g, d := v.progress, v.guard, v.decide
 	if cacheOff() || commit == "" || commit != v.t.Head.Hash || removed || v.rebased || len(v.open) > 0 || len(v.rep.Repaired) > 0 ||
-		p.pending != nil || p.prevHash != p.headHash || g.prevHash != g.headHash {
+		p.pending != nil || p.prevHash != p.headHash || g.prevHash != g.headHash || d.prevHash != d.headHash {
 		return
 	}
 	c := &walkCache{task: p.rel, commit: commit, index: v.index, commits: v.rep.Commits, entries: p.entries,
-		log: logOf(p.head, p.headHash), guard: logOf(g.head, g.headHash), logAt: p.prevAt, guardAt: g.prevAt}
+		log: logOf(p.head, p.headHash), guard: logOf(g.head, g.headHash), logAt: p.prevAt, guardAt: g.prevAt,
+		decide: logOf(d.head, d.headHash), decAt: d.prevAt}
 	for h := range v.walked {
 		c.walked = append(c.walked, h)
 	}
@@ -173,6 +179,7 @@ func (c *walkCache) encode() []byte {
 	fmt.Fprintf(&b, "%s\ntask %s\ncommit %s\nindex %d\ncommits %d\nentries %d\n", cacheVersion, strconv.Quote(c.task), c.commit, c.index, c.commits, c.entries)
 	fmt.Fprintf(&b, "log %s %d %s %s\n", dash(c.log.hash), c.log.length, dash(c.log.digest), dash(c.logAt))
 	fmt.Fprintf(&b, "guard %s %d %s %s\n", dash(c.guard.hash), c.guard.length, dash(c.guard.digest), dash(c.guardAt))
+	fmt.Fprintf(&b, "decide %s %d %s %s\n", dash(c.decide.hash), c.decide.length, dash(c.decide.digest), dash(c.decAt))
 	fmt.Fprintf(&b, "walked %d\n", len(c.walked))
 	for _, h := range c.walked {
 		b.WriteString(h)
@@ -230,14 +237,15 @@ func parseCache(data []byte) (*walkCache, error) {
 		c.commit = f[0]
 	}
 	c.index, c.commits, c.entries = num(field("index"), 0), num(field("commits"), 0), num(field("entries"), 0)
-	lg, gd := field("log"), field("guard")
-	if c.commit == "" || c.index < 0 || c.commits < 0 || c.entries < 0 || len(lg) != 4 || len(gd) != 4 {
+	lg, gd, dc := field("log"), field("guard"), field("decide")
+	if c.commit == "" || c.index < 0 || c.commits < 0 || c.entries < 0 || len(lg) != 4 || len(gd) != 4 || len(dc) != 4 {
 		return nil, fmt.Errorf("bad header")
 	}
 	c.log = cachedLog{hash: undash(lg[0]), length: num(lg, 1), digest: undash(lg[2])}
 	c.guard = cachedLog{hash: undash(gd[0]), length: num(gd, 1), digest: undash(gd[2])}
-	c.logAt, c.guardAt = undash(lg[3]), undash(gd[3])
-	if c.log.length < 0 || c.guard.length < 0 {
+	c.decide = cachedLog{hash: undash(dc[0]), length: num(dc, 1), digest: undash(dc[2])}
+	c.logAt, c.guardAt, c.decAt = undash(lg[3]), undash(gd[3]), undash(dc[3])
+	if c.log.length < 0 || c.guard.length < 0 || c.decide.length < 0 {
 		return nil, fmt.Errorf("bad length")
 	}
 	n := num(field("walked"), 0)

@@ -1,5 +1,5 @@
 // Package verify proves a task's history without changing anything: each
-// committed version of progress.md and guardrails.md extends the one
+// committed version of progress.md, guardrails.md and decisions.md extends the one
 // before (along first parents and through merged branches), state.json is
 // the fold of the log, every entry came with a commit of its own, and the
 // archive refs resolve. It also finds undos: commits made without itr that
@@ -59,7 +59,7 @@ type Report struct {
 }
 
 // Task checks a task without changing anything: each committed version
-// of progress.md and guardrails.md extends the one before it; state.json is
+// of progress.md, guardrails.md and decisions.md extends the one before it; state.json is
 // the fold of the log; the plan is valid; every entry of the log came with
 // a commit of its own.
 func Task(st *store.Store, slug string) (*Report, error) {
@@ -90,7 +90,8 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	// Append-only, commit by commit, and one entry per itr commit.
 	v := &verifier{st: st, t: t, slug: slug, rep: rep, prefixes: &prefixDigests{data: t.ProgressRaw},
 		progress: &track{rel: progressRel, head: t.ProgressRaw, headHash: t.HeadFiles[store.ProgressFile]},
-		guard:    &track{rel: st.Rel(slug, store.GuardrailsFile), guard: true, head: t.GuardrailsRaw, headHash: t.HeadFiles[store.GuardrailsFile]}}
+		guard:    &track{rel: st.Rel(slug, store.GuardrailsFile), guard: true, kind: lessonsLog, head: t.GuardrailsRaw, headHash: t.HeadFiles[store.GuardrailsFile]},
+		decide:   &track{rel: st.Rel(slug, store.DecisionsFile), guard: true, kind: decisionsLog, head: t.DecisionsRaw, headHash: t.HeadFiles[store.DecisionsFile]}}
 	if err := v.history(); err != nil {
 		return nil, err
 	}
@@ -207,5 +208,5 @@ func countHeadings(tail []byte) int {
 // new only lacks entries (every entry it has is one of old's, unchanged);
 // otherwise nil (a rewrite, reported as such).
 func TakenOut(old, new []byte) []string {
-	return takenOut(items(false, old), items(false, new))
+	return takenOut(items(progressLog, old), items(progressLog, new))
 }

@@ -20,6 +20,7 @@ type verifier struct {
 	rep  *Report
 
 	progress, guard *track
+	decide          *track         // decisions.md
 	prefixes        *prefixDigests // digests of the prefixes of HEAD's log
 	// open lists the breaks no later commit has repaired yet, oldest
 	// first; they become findings when the walk ends.
@@ -35,11 +36,22 @@ type verifier struct {
 	rebased bool
 }
 
-// track follows one log (progress.md or guardrails.md) along the line.
+// logKind says which log a track follows.
+type logKind int
+
+const (
+	progressLog  logKind = iota // progress.md: entries, one an itr commit
+	lessonsLog                  // guardrails.md: lessons
+	decisionsLog                // decisions.md: decisions
+)
+
+// track follows one log (progress.md, guardrails.md or decisions.md)
+// along the line.
 type track struct {
 	rel      string
-	guard    bool   // guardrails.md: lessons, not entries
-	head     []byte // the version at HEAD
+	guard    bool    // not progress.md: lessons or decisions, not entries
+	kind     logKind // which log
+	head     []byte  // the version at HEAD
 	headHash string
 	prev     []byte // the last version seen; nil before the first
 	prevHash string
@@ -192,6 +204,17 @@ func (v *verifier) history() error {
 		if guardHash != "" {
 			v.guard.prevAt = c.Hash
 		}
+		if decHash := hashes[store.DecisionsFile]; decHash != v.decide.prevHash {
+			now, err := v.st.Blob(decHash)
+			if err != nil {
+				return err
+			}
+			v.step(v.decide, c, now, restore)
+			v.decide.prev, v.decide.prevHash = now, decHash
+		}
+		if hashes[store.DecisionsFile] != "" {
+			v.decide.prevAt = c.Hash
+		}
 		if restore {
 			v.leftBehind(c)
 		}
@@ -279,9 +302,10 @@ func (v *verifier) progressAt(c gitstate.Commit, hash string, mine, restore bool
 }
 
 // wantOf is how many entries the log should hold after an itr commit of
-// event on a log of before entries: one more, none more for a lesson.
+// event on a log of before entries: one more, none more for a lesson or a
+// decision.
 func wantOf(event string, before int) int {
-	if event == store.EventGuardrail {
+	if event == store.EventGuardrail || event == store.EventDecision {
 		return before
 	}
 	return before + 1
@@ -338,10 +362,7 @@ func (v *verifier) miscounted(c gitstate.Commit, event string, before, n int) {
 func (v *verifier) opened(b *openBreak) {
 	b.at = v.index
 	if b.before != nil {
-		tr := v.progress
-		if b.file == v.guard.rel {
-			tr = v.guard
-		}
+		tr := v.trackOf(b.file)
 		b.headHasBefore = bytes.HasPrefix(tr.head, b.before)
 	}
 	v.open = append(v.open, b)
@@ -366,9 +387,12 @@ func (v *verifier) step(tr *track, c gitstate.Commit, now []byte, restore bool) 
 		return
 	}
 	var viol *progresslog.Violation
-	if tr.guard {
+	switch tr.kind {
+	case lessonsLog:
 		viol = progresslog.IsGuardrailsAppendOnly(tr.prev, now)
-	} else {
+	case decisionsLog:
+		viol = progresslog.IsDecisionsAppendOnly(tr.prev, now)
+	default:
 		viol = progresslog.IsAppendOnly(tr.prev, now)
 	}
 	if viol != nil {
@@ -420,10 +444,7 @@ func (v *verifier) repairs(tr *track, now []byte, c gitstate.Commit) []*openBrea
 func (v *verifier) leftBehind(c gitstate.Commit) {
 	kept := v.open[:0]
 	for _, b := range v.open {
-		tr := v.progress
-		if b.file == v.guard.rel {
-			tr = v.guard
-		}
+		tr := v.trackOf(b.file)
 		if b.before != nil && !bytes.HasPrefix(tr.prev, b.after) {
 			b.f.Problem += fmt.Sprintf("; left behind by the restore in commit %s (%q)", store.Short(c.Hash), c.Subject)
 			b.f.Fix = ""
@@ -485,7 +506,7 @@ func (v *verifier) broke(tr *track, c gitstate.Commit, now []byte, viol *progres
 		// It repairs breaks: it may change back what they changed, but not
 		// what was appended since (each entry of prev that now lacks is
 		// one whose title the version before a repaired break holds).
-		lost := unexplained(tr.guard, prev, now, closed)
+		lost := unexplained(tr.kind, prev, now, closed)
 		if len(lost) == 0 {
 			return
 		}
@@ -502,8 +523,11 @@ func (v *verifier) broke(tr *track, c gitstate.Commit, now []byte, viol *progres
 			b.from, b.lost = append(slices.Clone(last.from), segment{tr.prevAt, len(last.after)}), true
 			f.Diff = progresslog.LineDiff(string(b.before), string(now))
 			what := "entr" + store.Plural(len(lost), "y", "ies")
-			if tr.guard {
+			switch tr.kind {
+			case lessonsLog:
 				what = "lesson" + store.Plural(len(lost), "", "s")
+			case decisionsLog:
+				what = "decision" + store.Plural(len(lost), "", "s")
 			}
 			f.Problem = fmt.Sprintf("commit %s (%q) put back %s as it was before commit %s but took out the %d %s appended since: %s",
 				store.Short(c.Hash), c.Subject, tr.rel, store.Short(last.commit.Hash), len(lost), what, strings.Join(store.FirstN(lost, 3), "; "))
@@ -511,14 +535,20 @@ func (v *verifier) broke(tr *track, c gitstate.Commit, now []byte, viol *progres
 			return
 		}
 	}
-	if resolves(tr.guard, prev, now) {
+	if resolves(tr.kind, prev, now) {
 		v.rebased = true
 		return
 	}
 	switch {
+	case tr.kind == decisionsLog:
+		f.Problem = fmt.Sprintf("commit %s (%q) rewrote earlier decisions: %s", store.Short(c.Hash), c.Subject, viol.Error())
+		if gone := takenOut(items(decisionsLog, prev), items(decisionsLog, now)); len(gone) > 0 {
+			f.Problem = fmt.Sprintf("commit %s (%q) took out %d decision%s of %s: %s", store.Short(c.Hash), c.Subject, len(gone), store.Plural(len(gone), "", "s"), tr.rel, strings.Join(store.FirstN(gone, 3), "; "))
+			b.takenOut = true
+		}
 	case tr.guard:
 		f.Problem = fmt.Sprintf("commit %s (%q) rewrote earlier guardrails: %s", store.Short(c.Hash), c.Subject, viol.Error())
-		if gone := takenOut(items(true, prev), items(true, now)); len(gone) > 0 {
+		if gone := takenOut(items(lessonsLog, prev), items(lessonsLog, now)); len(gone) > 0 {
 			f.Problem = fmt.Sprintf("commit %s (%q) took out %d lesson%s of %s: %s", store.Short(c.Hash), c.Subject, len(gone), store.Plural(len(gone), "", "s"), tr.rel, strings.Join(store.FirstN(gone, 3), "; "))
 			b.takenOut = true
 		}
@@ -535,10 +565,13 @@ func (v *verifier) broke(tr *track, c gitstate.Commit, now []byte, viol *progres
 // resolves reports whether now resolves the git conflict markers that
 // prev holds: no markers left, the text before the first marker kept, and
 // every entry (or lesson) of both sides there as written.
-func resolves(guard bool, prev, now []byte) bool {
+func resolves(kind logKind, prev, now []byte) bool {
 	conflicted := func(data []byte) bool {
-		if guard {
+		switch kind {
+		case lessonsLog:
 			return progresslog.ParseGuardrails(data).Conflicted
+		case decisionsLog:
+			return progresslog.ParseDecisions(data).Conflicted
 		}
 		return progresslog.Parse(data).Conflicted
 	}
@@ -549,7 +582,7 @@ func resolves(guard bool, prev, now []byte) bool {
 	for !bytes.HasPrefix(prev[start:], []byte("<<<<<<<")) {
 		start += bytes.IndexByte(prev[start:], '\n') + 1
 	}
-	return bytes.HasPrefix(now, prev[:start]) && len(missing(guard, prev, now)) == 0
+	return bytes.HasPrefix(now, prev[:start]) && len(missing(kind, prev, now)) == 0
 }
 
 // conflictFix is the command that resolves the git conflict markers of the
@@ -560,14 +593,21 @@ func conflictFix(rel string) string {
 		shq("HEAD:"+rel), shq(rel+".resolved"), shq(rel+".resolved"), path, path)
 }
 
-// item is an entry of progress.md or a lesson of guardrails.md: its key
-// (equal exactly when written the same) and its title for a person.
+// item is an entry of progress.md, a lesson of guardrails.md or a
+// decision of decisions.md: its key (equal exactly when written the same)
+// and its title for a person.
 type item struct{ key, title string }
 
-// items lists the entries (or lessons) of a log.
-func items(guard bool, data []byte) []item {
+// items lists the entries (or lessons, or decisions) of a log.
+func items(kind logKind, data []byte) []item {
 	var out []item
-	if guard {
+	if kind == decisionsLog {
+		for _, x := range progresslog.ParseDecisions(data).Entries {
+			out = append(out, item{decisionKey(x), "decision " + x.Title})
+		}
+		return out
+	}
+	if kind == lessonsLog {
 		for _, g := range progresslog.ParseGuardrails(data).Entries {
 			out = append(out, item{lessonKey(g), "lesson " + g.Name})
 		}
@@ -577,6 +617,26 @@ func items(guard bool, data []byte) []item {
 		out = append(out, item{e.Key(), e.Title()})
 	}
 	return out
+}
+
+// decisionKey identifies a decision by all it says.
+func decisionKey(d progresslog.Decision) string {
+	k := d.Title + "\x00" + d.Choice + "\x00" + d.Why + "\x00" + d.Unit + "\x00" + d.Decided
+	for _, f := range d.Extra {
+		k += "\x00" + f.Name + "\x01" + f.Value
+	}
+	return k
+}
+
+// trackOf is the track of the log at rel.
+func (v *verifier) trackOf(rel string) *track {
+	switch rel {
+	case v.guard.rel:
+		return v.guard
+	case v.decide.rel:
+		return v.decide
+	}
+	return v.progress
 }
 
 // lessonKey identifies a lesson by all it says.
@@ -613,13 +673,13 @@ func takenOut(old, new []item) []string {
 
 // missing returns the titles of the items of old that new does not hold
 // as written.
-func missing(guard bool, old, new []byte) []string {
+func missing(kind logKind, old, new []byte) []string {
 	have := map[string]bool{}
-	for _, e := range items(guard, new) {
+	for _, e := range items(kind, new) {
 		have[e.key] = true
 	}
 	var out []string
-	for _, e := range items(guard, old) {
+	for _, e := range items(kind, old) {
 		if !have[e.key] {
 			out = append(out, e.title)
 		}
@@ -630,15 +690,15 @@ func missing(guard bool, old, new []byte) []string {
 // unexplained returns the titles of the items of prev that now does not
 // hold as written and that no repaired break had changed (their titles
 // are not in the version before any of closed).
-func unexplained(guard bool, prev, now []byte, closed []*openBreak) []string {
+func unexplained(kind logKind, prev, now []byte, closed []*openBreak) []string {
 	restored := map[string]bool{}
 	for _, b := range closed {
-		for _, e := range items(guard, b.before) {
+		for _, e := range items(kind, b.before) {
 			restored[e.title] = true
 		}
 	}
 	var out []string
-	for _, t := range missing(guard, prev, now) {
+	for _, t := range missing(kind, prev, now) {
 		if !restored[t] {
 			out = append(out, t)
 		}
@@ -677,10 +737,7 @@ func (v *verifier) fix(b *openBreak, later []*openBreak, undos []*Undo) string {
 			return "run `itr reconcile`: it puts them back from git's history (so does the next checkpoint); reverting the commit would also undo its other changes"
 		}
 	}
-	head := v.progress.head
-	if b.file == v.guard.rel {
-		head = v.guard.head
-	}
+	head := v.trackOf(b.file).head
 	what := "entries are never rewritten: put the log back as it was before the commit, with what was appended since, and commit"
 	switch {
 	case b.takenOut:

@@ -44,6 +44,9 @@ type logFacts struct {
 	// and VerificationReopened its unit when it was reopened since.
 	Verification         string `json:"verification,omitempty"`
 	VerificationReopened string `json:"verification_reopened,omitempty"`
+	// Size is the log's size from its last Summary entry on, and that
+	// entry.
+	Size sizeFacts `json:"size"`
 
 	derived *state.State
 }
@@ -65,7 +68,7 @@ type unitFacts struct {
 
 // factsVersion changes whenever logFacts or how it is read changes, so a
 // remembered file from another itr is a miss, never a wrong answer.
-const factsVersion = "itr-view-3"
+const factsVersion = "itr-view-4"
 
 // factsOf gives the task's log facts: remembered ones when the log, the
 // state and the plan are those they were read from, else read now (and
@@ -195,6 +198,7 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 		unit(id).Backs = n
 	}
 	f.Verification, f.VerificationReopened = lastVerification(entries)
+	f.Size = readSize(t.Progress(), t.Log().Entries)
 	return f
 }
 

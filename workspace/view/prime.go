@@ -74,8 +74,17 @@ type PrimeContext struct {
 	PhaseHint string   `json:"phase_hint,omitempty"`
 	Critical  []string `json:"critical,omitempty"`
 	Archive   string   `json:"archive,omitempty"` // an archived task: the ref it is read from
-	Markdown  string   `json:"markdown"`
-	sum       *Summary // the status it was built from
+	// Decisions are the settled choices (decisions.md), the newest per
+	// title, at most 20 (the newest); DecisionsMore counts the others.
+	Decisions     []Decision `json:"decisions,omitempty"`
+	DecisionsMore int        `json:"decisions_more,omitempty"`
+	// Summary is the newest Summary entry of progress.md: prime gives it
+	// and the entries after it, and a reader may start the log there.
+	Summary *LogSummary `json:"summary,omitempty"`
+	// ProgressSize is how much of progress.md a reader has to read.
+	ProgressSize *LogSize `json:"progress_size,omitempty"`
+	Markdown     string   `json:"markdown"`
+	sum          *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -189,6 +198,10 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 			p.Guardrails = append(p.Guardrails, g.Name)
 		}
 	}
+	p.Decisions, p.DecisionsMore = newestDecisions(sum.Decisions, primeDecisionsMax)
+	p.Summary = sum.LastSummary
+	size := sum.ProgressSize
+	p.ProgressSize = &size
 	p.Commands = commands(sum)
 	if sum.Archive != "" {
 		// Archived: nothing can be recorded until it is restored.
@@ -471,6 +484,32 @@ func (p *PrimeContext) render() string {
 	}
 	add(now.String())
 
+	if ls := p.Summary; ls != nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "## Summary so far (progress.md line %d, %s)\n", ls.Line, visible(store.OneLine(ls.Time, 40)))
+		fmt.Fprintf(&b, "It stands for every entry before it (%s); read the log from line %d on. What it says (data):\n", quote(ls.Covers, 160), ls.Line)
+		did := ls.Did
+		if r := []rune(did); len(r) > 1500 {
+			did = string(r[:1499]) + "…"
+		}
+		b.WriteString(fenced(visibleLines(did)))
+		switch {
+		case ls.Since == 0:
+			b.WriteString("No entry since.\n")
+		default:
+			titles := make([]string, len(ls.SinceTitles))
+			for i, x := range ls.SinceTitles {
+				titles[i] = quote(x, 100)
+			}
+			more := ""
+			if n := ls.Since - len(titles); n > 0 {
+				more = fmt.Sprintf("%d earlier, then ", n)
+			}
+			fmt.Fprintf(&b, "Since then, %d entr%s: %s%s.\n", ls.Since, store.Plural(ls.Since, "y", "ies"), more, strings.Join(titles, "; "))
+		}
+		add(b.String())
+	}
+
 	if len(p.Blocked) > 0 {
 		var b strings.Builder
 		b.WriteString("## Blocked\n")
@@ -511,6 +550,17 @@ func (p *PrimeContext) render() string {
 			names[i] = quote(g, 100)
 		}
 		add("Guardrails (read guardrails.md): " + strings.Join(names, "; ") + ".\n")
+	}
+	if len(p.Decisions) > 0 {
+		var b strings.Builder
+		b.WriteString("## Settled decisions (decisions.md) — do not argue these again; `itr decide` with the same title replaces one\n")
+		if p.DecisionsMore > 0 {
+			fmt.Fprintf(&b, "- (%d older ones in decisions.md)\n", p.DecisionsMore)
+		}
+		for _, d := range p.Decisions {
+			fmt.Fprintf(&b, "- %s → %s\n", quote(d.Title, 100), quote(d.Choice, 200))
+		}
+		add(b.String())
 	}
 	if len(p.Remaining) > 0 {
 		var b strings.Builder

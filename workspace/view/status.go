@@ -131,6 +131,16 @@ type Summary struct {
 	CompactionSummary CompactionSummary   `json:"compaction_summary"`
 	// Archive is the ref an archived task was read from; "" for an active task.
 	Archive string `json:"archive,omitempty"`
+	// Decisions are the settled choices of decisions.md (itr decide): the
+	// newest decision per title, in the order they were last decided.
+	Decisions []Decision `json:"decisions"`
+	// ProgressSize is how much of progress.md a reader has to read (from
+	// its last Summary entry on) against progress_token_limit; over it, a
+	// warning asks for `itr summarize`.
+	ProgressSize LogSize `json:"progress_size"`
+	// LastSummary is the newest Summary entry of progress.md, where a
+	// reader may start.
+	LastSummary *LogSummary `json:"last_summary,omitempty"`
 
 	adv     reconcile.Advice  // the rule book's answer the summary words
 	held    reconcile.Held    // the units other agents hold
@@ -215,6 +225,11 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
+	sum.Decisions = decisionsOf(t.DecisionsRaw)
+	sum.ProgressSize, sum.LastSummary = sizeOf(facts.Size, st.Config.TokenLimit()), facts.Size.Summary
+	if sum.ProgressSize.Over && archive == "" {
+		sum.Warnings = append(sum.Warnings, sizeWarning(st.Rel(slug, store.ProgressFile), sum.ProgressSize, sum.LastSummary != nil))
+	}
 	sum.Checks = checksOf(st, slug, s, archive == "")
 	var held reconcile.Held
 	var missing reconcile.Missing
@@ -485,6 +500,12 @@ func recoveryInstructions(sum *Summary) []string {
 	}
 	if sum.CheckIn != "" {
 		out = append(out, sum.CheckIn)
+	}
+	if ls := sum.LastSummary; ls != nil {
+		out = append(out, fmt.Sprintf("progress.md has a Summary entry at line %d that stands for every entry before it: read the log from there on", ls.Line))
+	}
+	if len(sum.Decisions) > 0 {
+		out = append(out, "the decisions in decisions.md are settled: do not argue them again; `itr decide` with the same title records a new choice that replaces one")
 	}
 	out = append(out, "next: "+sum.NextAction)
 	return out
