@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -71,13 +72,20 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
+	// A folder holding only deliverables (the outputs/ and sources/ an
+	// archive left in place) is not a task: the new one starts around them.
+	leftover := false
 	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		if leftover, err = w.onlyDeliverables(dir); err != nil {
+			return nil, err
+		} else if !leftover {
+			return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if !head.Unborn {
-		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 {
+		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 && !(leftover && allDeliverables(dir, names)) {
 			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
 		}
 	}
@@ -141,9 +149,12 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 	}
 	if m == state.Knowledge {
-		changes = append(changes,
-			gitstate.FileChange{Path: dir + "/sources/.gitkeep", Data: []byte{}},
-			gitstate.FileChange{Path: dir + "/outputs/.gitkeep", Data: []byte{}})
+		for _, keep := range []string{dir + "/sources/.gitkeep", dir + "/outputs/.gitkeep"} {
+			if _, err := os.Lstat(w.Abs(keep)); leftover && err == nil {
+				continue // a deliverable in place: never overwritten
+			}
+			changes = append(changes, gitstate.FileChange{Path: keep, Data: []byte{}})
+		}
 	}
 	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
@@ -633,4 +644,30 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 // from the committed log only when it asks.
 func activity(t *store.Task) func() reconcile.Activity {
 	return func() reconcile.Activity { return reconcile.ActivityOf(t.Log().Entries) }
+}
+
+// onlyDeliverables reports whether the folder dir holds nothing but
+// Deliverables folders (what an archive leaves in place).
+func (w *Workspace) onlyDeliverables(dir string) (bool, error) {
+	entries, err := os.ReadDir(w.Abs(dir))
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !slices.Contains(Deliverables, e.Name()) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// allDeliverables reports whether every one of files (slash paths under
+// dir) lies in a Deliverables folder.
+func allDeliverables(dir string, files []string) bool {
+	for _, f := range files {
+		if !isDeliverable(dir, f) {
+			return false
+		}
+	}
+	return true
 }

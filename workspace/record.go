@@ -135,6 +135,10 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if len(refolded) > 0 {
 		c.body = strings.TrimSpace(c.body + "\n\n" + refoldNote(refolded))
 	}
+	if t.State.Outdated() {
+		// The step writes the current format: the commit says so.
+		c.body = strings.TrimSpace(c.body + "\n\n" + MigrationNote(t.State.SchemaVersion))
+	}
 	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.warnings}
 	written := map[string]bool{}
 	var changes []gitstate.FileChange

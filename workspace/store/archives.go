@@ -167,14 +167,28 @@ func (s *Store) LoadPlanAt(t *Task, rev string) {
 	s.LoadPlanWith(t, func(rel string) ([]byte, error) { return s.Repo.ReadFile(rev, rel) })
 }
 
-// ActiveAt reports whether the task folder is committed at HEAD.
+// ActiveAt reports whether the task is committed at HEAD: its folder holds
+// a state.json or a progress.md (IsTaskFiles).
 func (s *Store) ActiveAt(slug string) (bool, error) {
 	head, err := s.Repo.Head()
 	if err != nil || head.Unborn {
 		return false, err
 	}
 	files, err := s.Repo.ListFiles(head.Hash, s.TaskDir(slug))
-	return len(files) > 0, err
+	return IsTaskFiles(s.TaskDir(slug), files), err
+}
+
+// IsTaskFiles reports whether the files of the folder dir (slash paths
+// under it) make a task: a state.json or a progress.md directly in it. A
+// folder holding only outputs/ and sources/ (the deliverables an archive
+// leaves in place) is not one.
+func IsTaskFiles(dir string, files []string) bool {
+	for _, f := range files {
+		if f == dir+"/"+StateFile || f == dir+"/"+ProgressFile {
+			return true
+		}
+	}
+	return false
 }
 
 // ArchiveRefs returns every ref under the archive prefixes, unpeeled.

@@ -355,7 +355,16 @@ func TestActiveAt(t *testing.T) {
 		{name: "committed", setup: func(f *fixture) { f.initTask("user-auth") }, slug: "user-auth", active: true},
 		{name: "only in a subfolder", setup: func(f *fixture) {
 			f.commit("x", put(rel("user-auth", "sources/a.md"), "a"))
+		}, slug: "user-auth"}, // deliverables an archive left in place: not a task
+		{name: "log only", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "progress.md"), "# Progress Log\n"))
 		}, slug: "user-auth", active: true},
+		{name: "state only", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "state.json"), "{}"))
+		}, slug: "user-auth", active: true},
+		{name: "state only deeper", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "outputs/state.json"), "{}"))
+		}, slug: "user-auth"},
 		{name: "another task", setup: func(f *fixture) { f.initTask("api") }, slug: "user-auth"},
 		{name: "on disk only", setup: func(f *fixture) {
 			f.initTask("api")

@@ -17,7 +17,7 @@ import (
 
 // cacheVersion names the format of the remembered walk; a file of another
 // version is not read (a new itr may check more).
-const cacheVersion = "itr-verify-walk 1"
+const cacheVersion = "itr-verify-walk 2"
 
 // NoCacheEnv names the variable that, set to 1, makes itr verify walk the
 // whole history without reading or writing what it remembered (to compare

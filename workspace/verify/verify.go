@@ -34,6 +34,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -117,7 +118,14 @@ func Task(st *store.Store, slug string) (*Report, error) {
 		for _, d := range reconcile.Diff(t.State, derived, t.Plan) {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "differs from the log: " + d.String(), Fix: "run `itr reconcile`"})
 		}
-		if !bytes.Equal(derived.Encode(), t.StateRaw) && len(reconcile.Diff(t.State, derived, t.Plan)) == 0 {
+		if t.State.Outdated() {
+			was := "has no schema_version"
+			if t.State.SchemaVersion > 0 {
+				was = fmt.Sprintf("has schema_version %d", t.State.SchemaVersion)
+			}
+			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: fmt.Sprintf("%s (written by an older itr; the current is %d)", was, state.CurrentSchema),
+				Fix: "run `itr reconcile` to migrate it (one Reconciled entry)"})
+		} else if !bytes.Equal(derived.Encode(), t.StateRaw) && len(reconcile.Diff(t.State, derived, t.Plan)) == 0 {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "not in itr's canonical form", Fix: "run `itr reconcile`",
 				Diff: progresslog.LineDiff(string(t.StateRaw), string(derived.Encode()))})
 		}
