@@ -455,8 +455,14 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 		if h, err := w.Repo.FileHashAt(head.Hash, t.Dir); err != nil || h != folder {
 			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, store.Short(head.Hash))
 		}
+		// INDEX.md shows the task archived, on top of the index at HEAD.
+		more, err := w.indexChanges(head.Hash, t.Slug, t.State, rep.Tag, changes)
+		if err != nil {
+			return "", err
+		}
+		all := append(append([]gitstate.FileChange{}, changes...), more...)
 		commitGate.Lock()
-		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: w.Now(),
+		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: all, Message: msg, When: w.Now(),
 			Expect: head.Hash, Worktree: true, Author: w.identity()})
 		commitGate.Unlock()
 		if errors.Is(err, gitstate.ErrHeadMoved) {

@@ -332,6 +332,11 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: store.LogDigest(ch.Data)})
 		}
 	}
+	more, err := w.indexChanges(expect, slug, after, "", changes)
+	if err != nil {
+		return gitstate.Commit{}, err
+	}
+	changes = append(changes, more...)
 	msg := "itr(" + slug + "): " + store.OneLine(c.subject, 72) + "\n"
 	if c.body != "" {
 		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"

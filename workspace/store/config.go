@@ -29,6 +29,7 @@ const ConfigFile = ".itr.yaml"
 //	stale_after: 1h             # a started unit with no checkpoint this long is stale (default 1h)
 //	check_in_every: 10          # prime asks for a note every N iterations (default: the plan's, else never)
 //	claims_remote: origin       # the remote claims go through (default: the branch's; none: this repository only)
+//	index: true                 # keep <root>/INDEX.md, the table of every task, in step (default false)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -57,6 +58,10 @@ type Config struct {
 	// clone see them: "" is the branch's remote (or the only one, or
 	// origin); "none" keeps claims in this repository's worktrees.
 	ClaimsRemote string `yaml:"claims_remote"`
+	// Index keeps <root>/INDEX.md, a table of every task (seed 000's
+	// master table), in step: each itr commit rewrites the row of the task
+	// it changes.
+	Index bool `yaml:"index"`
 }
 
 // DefaultStaleAfter is when a started unit with no checkpoint is stale,
@@ -210,8 +215,13 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
 			}
 			c.ClaimsRemote = v.Value
+		case "index":
+			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
+				return c, bad(v, "index is true (keep <root>/INDEX.md in step) or false, not %q", v.Value)
+			}
+			c.Index = v.Value == "true"
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, index)", k.Value)
 		}
 	}
 	return c, nil

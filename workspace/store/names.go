@@ -32,6 +32,9 @@ const (
 	EventPaused     = "paused"
 	EventResumed    = "resumed"
 	EventNote       = "note"
+	// EventIndex is a commit that only rewrites INDEX.md (itr list
+	// --write-index); it belongs to no task.
+	EventIndex = "index"
 )
 
 // Stamp is the entry timestamp of now.

@@ -35,6 +35,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/index"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -72,6 +73,11 @@ func Task(st *store.Store, slug string) (*Report, error) {
 				if err != nil {
 					return nil, err
 				}
+				more, err := IndexFindings(st)
+				if err != nil {
+					return nil, err
+				}
+				found = append(found, more...)
 				return &Report{Slug: store.ArchivePattern, Findings: append([]Finding{}, found...)}, nil
 			}
 		}
@@ -164,7 +170,30 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	v.rep.Findings = append(v.rep.Findings, found...)
+	found, err = IndexFindings(st)
+	if err != nil {
+		return err
+	}
+	v.rep.Findings = append(v.rep.Findings, found...)
 	return nil
+}
+
+// IndexFindings reports an INDEX.md that is not in step with the tasks,
+// when .itr.yaml asks itr to keep one (after a merge joined two sides'
+// rows, a row of a task both changed may lag until its next commit).
+func IndexFindings(st *store.Store) ([]Finding, error) {
+	if !st.Config.Index {
+		return nil, nil
+	}
+	if head, err := st.Repo.Head(); err != nil || head.Unborn {
+		return nil, err
+	}
+	stale, err := index.Stale(st)
+	if err != nil || stale == "" {
+		return nil, err
+	}
+	return []Finding{{File: index.Path(st), Problem: "not in step with the tasks: " + stale,
+		Fix: "run `itr list --write-index` (it rebuilds and commits it)"}}, nil
 }
 
 // prefixDigests hashes a log once, front to back, answering the SHA-256 of
