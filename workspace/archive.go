@@ -31,22 +31,6 @@ type ArchiveRequest struct {
 	RemoveOutputs bool
 }
 
-// Deliverables are the folders of a task that itr archive leaves in the
-// working tree unless asked to remove them: what the task produced and
-// gathered belongs to the user (never deleted on their behalf).
-var Deliverables = []string{"outputs", "sources"}
-
-// isDeliverable reports whether rel (a slash path inside the task folder
-// dir) lies in one of its Deliverables folders.
-func isDeliverable(dir, rel string) bool {
-	for _, d := range Deliverables {
-		if strings.HasPrefix(rel, dir+"/"+d+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // ArchiveReport says what itr archive did. Its JSON field names are part of
 // itr's interface.
 type ArchiveReport struct {
@@ -416,7 +400,7 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 		changes = changes[:0]
 		kept := map[string]bool{}
 		for _, f := range files {
-			if isDeliverable(t.Dir, f) {
+			if store.IsDeliverable(t.Dir, f) {
 				d := t.Dir + "/" + strings.SplitN(strings.TrimPrefix(f, t.Dir+"/"), "/", 2)[0]
 				if !kept[d] {
 					kept[d] = true
@@ -527,7 +511,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	// The deliverables an archive left in place may be there; anything
 	// else in the way is refused.
 	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		if only, err := w.onlyDeliverables(dir); err != nil {
+		if only, err := w.OnlyDeliverables(dir); err != nil {
 			return nil, err
 		} else if !only {
 			return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
@@ -567,7 +551,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	var keptNewer []string
 	for _, f := range files {
 		var data []byte
-		if isDeliverable(dir, f) {
+		if store.IsDeliverable(dir, f) {
 			// A deliverable left in place by the archive and changed
 			// since (on disk, committed or not) is the user's newer work:
 			// it stays, and the report says so.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -76,7 +75,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	// archive left in place) is not a task: the new one starts around them.
 	leftover := false
 	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		if leftover, err = w.onlyDeliverables(dir); err != nil {
+		if leftover, err = w.OnlyDeliverables(dir); err != nil {
 			return nil, err
 		} else if !leftover {
 			return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
@@ -646,26 +645,11 @@ func activity(t *store.Task) func() reconcile.Activity {
 	return func() reconcile.Activity { return reconcile.ActivityOf(t.Log().Entries) }
 }
 
-// onlyDeliverables reports whether the folder dir holds nothing but
-// Deliverables folders (what an archive leaves in place).
-func (w *Workspace) onlyDeliverables(dir string) (bool, error) {
-	entries, err := os.ReadDir(w.Abs(dir))
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", dir, err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !slices.Contains(Deliverables, e.Name()) {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
 // allDeliverables reports whether every one of files (slash paths under
 // dir) lies in a Deliverables folder.
 func allDeliverables(dir string, files []string) bool {
 	for _, f := range files {
-		if !isDeliverable(dir, f) {
+		if !store.IsDeliverable(dir, f) {
 			return false
 		}
 	}

@@ -342,7 +342,7 @@ func TestDriverRefusals(t *testing.T) {
 		{"not a file itr merges", store.ProgressFile, func(t *testing.T, f *fixture, req Request) Request {
 			req.Path = "README.md"
 			return req
-		}, []string{"not a file itr merges (progress.md, guardrails.md, state.json, tasks.md, plan.md)"}},
+		}, []string{"not a file itr merges (progress.md, guardrails.md, state.json, tasks.md, plan.md, the root's INDEX.md)"}},
 
 		{"theirs missing", store.ProgressFile, missing("theirs"), []string{"theirs (%B ", "/nothere): is missing"}},
 		{"ours missing (nothing created)", store.ProgressFile, missing("ours"), []string{"ours (%A ", "/nothere): is missing"}},

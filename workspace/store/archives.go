@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,6 +178,38 @@ func (s *Store) ActiveAt(slug string) (bool, error) {
 	}
 	files, err := s.Repo.ListFiles(head.Hash, s.TaskDir(slug))
 	return IsTaskFiles(s.TaskDir(slug), files), err
+}
+
+// Deliverables are the folders of a task that itr archive leaves in the
+// working tree, tracked, unless asked to remove them: what the task
+// produced and gathered belongs to the user (seed 004: never delete user
+// outputs on their behalf).
+var Deliverables = []string{"outputs", "sources"}
+
+// IsDeliverable reports whether rel (a slash path inside the task folder
+// dir) lies in one of its Deliverables folders.
+func IsDeliverable(dir, rel string) bool {
+	for _, d := range Deliverables {
+		if strings.HasPrefix(rel, dir+"/"+d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyDeliverables reports whether the folder dir in the working tree
+// holds nothing but Deliverables folders (what an archive leaves in place).
+func (s *Store) OnlyDeliverables(dir string) (bool, error) {
+	entries, err := os.ReadDir(s.Abs(dir))
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !slices.Contains(Deliverables, e.Name()) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // IsTaskFiles reports whether the files of the folder dir (slash paths

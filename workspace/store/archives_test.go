@@ -600,3 +600,41 @@ func TestWorkCommitsUnbornAndErrors(t *testing.T) {
 	assert.Equal(t, "--commit HEAD: boom", err.Error())
 	assert.Nil(t, got)
 }
+
+func TestDeliverablesLeftInPlace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.initTask("user-auth")
+	f.write(rel("lit", "outputs/memo.md"), "memo")
+	f.write(rel("lit", "sources/a.md"), "a")
+	f.commit("deliverables", put(rel("lit", "outputs/memo.md"), "memo"), put(rel("lit", "sources/a.md"), "a"))
+
+	slugs, err := f.s.Slugs()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"user-auth"}, slugs, "a folder of deliverables is not a task")
+	slug, err := f.s.Select("")
+	require.NoError(t, err)
+	assert.Equal(t, "user-auth", slug, "nor does it make the choice ambiguous")
+	active, err := f.s.ActiveAt("lit")
+	require.NoError(t, err)
+	assert.False(t, active)
+
+	only, err := f.s.OnlyDeliverables(root + "/lit")
+	require.NoError(t, err)
+	assert.True(t, only)
+	f.write(rel("lit", "notes.txt"), "x")
+	only, err = f.s.OnlyDeliverables(root + "/lit")
+	require.NoError(t, err)
+	assert.False(t, only, "a file beside them is something else")
+	_, err = f.s.OnlyDeliverables(root + "/none")
+	assert.ErrorContains(t, err, "read "+root+"/none")
+
+	dir := root + "/lit"
+	assert.True(t, store.IsDeliverable(dir, dir+"/outputs/memo.md"))
+	assert.True(t, store.IsDeliverable(dir, dir+"/sources/deep/a.md"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/outputs"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/outputs-old/a.md"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/state.json"))
+	assert.True(t, store.IsTaskFiles(dir, []string{dir + "/outputs/a", dir + "/progress.md"}))
+	assert.False(t, store.IsTaskFiles(dir, []string{dir + "/outputs/state.json", dir + "/sources/progress.md"}))
+}

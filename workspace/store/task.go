@@ -163,8 +163,9 @@ func (s *Store) NoSuchTask(slug string) error {
 	}
 	_, statErr := os.Stat(s.Abs(s.TaskDir(slug)))
 	ref, _, archErr := s.FindArchive(slug, "")
+	leftover, _ := s.OnlyDeliverables(s.TaskDir(slug))
 	switch {
-	case statErr == nil && archErr == nil:
+	case statErr == nil && archErr == nil && leftover:
 		msg += fmt.Sprintf("; it is archived as %s and its folder holds only what the archive left in place (outputs/, sources/): bring it back with `itr restore %s`", ref, slug)
 	case statErr == nil:
 		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
