@@ -179,6 +179,9 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 	if s.Mode == state.Development {
 		s.Commits = []string{}
 	}
+	// The fold writes the current format: a view of an older one (or none)
+	// is migrated by rebuilding it.
+	s.SchemaVersion = state.CurrentSchema
 	sync(s, p)
 	return s
 }
@@ -204,6 +207,9 @@ func stepInPlace(s *state.State, p *plan.Plan, ev Event) error {
 		return err
 	}
 	sync(s, p)
+	// Every view itr writes is of the current format: a step on a view of
+	// an older one migrates it (the caller notes that in its commit).
+	s.SchemaVersion = state.CurrentSchema
 	return nil
 }
 

@@ -490,3 +490,26 @@ func FuzzFold(f *testing.F) {
 		checkFoldProperty(t, pl, randomEntries(r, int(n)), fmt.Sprint("seed ", seed))
 	})
 }
+
+func TestFoldAndStepWriteTheCurrentSchema(t *testing.T) {
+	for _, name := range []string{"state-development.json", "state-knowledge.json"} {
+		data, err := os.ReadFile(filepath.Join("..", "state", "testdata", name))
+		require.NoError(t, err)
+		old, err := state.Decode(data)
+		require.NoError(t, err)
+		require.True(t, old.Outdated(), "%s: the seed's files have no schema_version", name)
+
+		folded, _ := Fold(Input{Slug: old.Slug, Base: old})
+		assert.Equal(t, state.CurrentSchema, folded.SchemaVersion, "%s: the fold migrates", name)
+		assert.True(t, strings.HasPrefix(string(folded.Encode()), "{\n  \"schema_version\": 1,\n"), "%s", name)
+		assert.True(t, old.Outdated(), "%s: the base is not changed", name)
+
+		stepped, err := Step(old, nil, Event{Kind: progresslog.KindNote, Time: "2026-01-20T00:00:00Z"})
+		require.NoError(t, err)
+		assert.Equal(t, state.CurrentSchema, stepped.SchemaVersion, "%s: a step migrates", name)
+		assert.Equal(t, 0, old.SchemaVersion, "%s: Step does not change its input", name)
+	}
+	// A fold from nothing is current too.
+	s, _ := Fold(Input{Slug: "x"})
+	assert.Equal(t, state.CurrentSchema, s.SchemaVersion)
+}

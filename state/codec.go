@@ -14,6 +14,11 @@ import (
 // ErrConflict means state.json holds git conflict markers.
 var ErrConflict = errors.New("holds git conflict markers")
 
+// ErrNewerSchema means state.json was written by a newer itr (its
+// schema_version is above CurrentSchema): this itr must not read or
+// rewrite it.
+var ErrNewerSchema = errors.New("written by a newer itr")
+
 // DecodeError is a problem with one value of state.json. Path is the JSON
 // path of the value (tasks.T3.status); Line is set for syntax errors.
 type DecodeError struct {
@@ -40,8 +45,8 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Canonical key orders; Encode places keys it adds relative to these.
 var (
-	topKeysDev  = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
-	topKeysKnow = []string{"task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
+	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
+	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
 	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run"}
 )
 
@@ -64,9 +69,21 @@ func Decode(data []byte) (*State, error) {
 		return nil, err
 	}
 	s := &State{Units: map[string]*Unit{}}
-	// The mode decides which keys hold the units, so read it first.
+	// The schema version decides whether the rest can be read at all, and
+	// the mode which keys hold the units, so read both first.
 	s.Mode = Development
 	for _, kv := range kvs {
+		if kv.key == "schema_version" {
+			v, err := decodeCount(kv.key, kv.raw)
+			if err != nil {
+				return nil, err
+			}
+			if *v > CurrentSchema {
+				return nil, &DecodeError{Path: "schema_version", Err: ErrNewerSchema, Msg: fmt.Sprintf(
+					"%d is newer than this itr reads (%d): the file was %s; upgrade itr to read or change it", *v, CurrentSchema, ErrNewerSchema)}
+			}
+			s.SchemaVersion = *v
+		}
 		if kv.key == "mode" {
 			var m string
 			if err := json.Unmarshal(kv.raw, &m); err != nil {
@@ -105,7 +122,7 @@ func (s *State) decodeKey(kv keyValue) error {
 		err = decodeString(kv, &s.Task)
 	case "slug":
 		err = decodeString(kv, &s.Slug)
-	case "mode":
+	case "mode", "schema_version":
 		// Read above.
 	case "domain":
 		s.Domain, err = decodeOptString(kv)
@@ -493,6 +510,7 @@ func (s *State) Encode() []byte {
 			present[k] = v
 		}
 	}
+	put("schema_version", s.SchemaVersion, s.SchemaVersion > 0)
 	put("task", s.Task, true)
 	put("slug", s.Slug, true)
 	put("mode", string(s.Mode), true)

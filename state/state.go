@@ -29,8 +29,19 @@ type Unit struct {
 	extra object // unknown keys and the key order as decoded
 }
 
+// CurrentSchema is the schema_version itr writes in every state.json. A
+// file without the key (written before itr had it) is version 0, which
+// reconcile migrates; a file of a higher version is refused (ErrNewerSchema).
+// Version 1 is the format of the seed with itr's keys (paused, last_run,
+// progress, verified_by, ...).
+const CurrentSchema = 1
+
 // State is the whole of state.json.
 type State struct {
+	// SchemaVersion is schema_version (0: the key is absent, as in files
+	// written before itr had it). New, and the reducer's Seed and Step, set
+	// it to CurrentSchema, so every state itr writes carries it.
+	SchemaVersion    int
 	Task             string
 	Slug             string
 	Mode             Mode
@@ -50,13 +61,14 @@ type State struct {
 // New returns the state of a fresh task in phase discover with no units.
 func New(mode Mode, task, slug, created string) *State {
 	return &State{
-		Task:    task,
-		Slug:    slug,
-		Mode:    mode,
-		Created: Ptr(created),
-		Updated: Ptr(created),
-		Phase:   Discover,
-		Units:   map[string]*Unit{},
+		SchemaVersion: CurrentSchema,
+		Task:          task,
+		Slug:          slug,
+		Mode:          mode,
+		Created:       Ptr(created),
+		Updated:       Ptr(created),
+		Phase:         Discover,
+		Units:         map[string]*Unit{},
 	}
 }
 
@@ -84,6 +96,10 @@ func (s *State) IDs() []string {
 
 // Unit returns the unit with the given ID, or nil.
 func (s *State) Unit(id string) *Unit { return s.Units[id] }
+
+// Outdated reports whether s was read from a file of an older schema
+// (or one without schema_version), which the next write migrates.
+func (s *State) Outdated() bool { return s != nil && s.SchemaVersion < CurrentSchema }
 
 // Clone returns a deep copy of s.
 func (s *State) Clone() *State {

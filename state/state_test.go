@@ -276,6 +276,8 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"task":"x","slug":"x","mode":"development","phase":"plan","x":{"y":[1,{"z":"<"}]},"tasks":{"T10":{"status":"pending","k":"\u00e9"},"T2":{"status":"done"}}}`))
 	f.Add([]byte(`{"task":"","slug":"","mode":"knowledge","phase":"plan","phases":{}}`))
+	f.Add([]byte(`{"schema_version":1,"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{}}`))
+	f.Add([]byte(`{"task":"x","schema_version":9,"slug":"x","mode":"knowledge","phase":"plan","phases":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Decode(data)
 		if err != nil {
@@ -290,4 +292,50 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("encoding is not stable:\n%s\n---\n%s", out, out2)
 		}
 	})
+}
+
+func TestSchemaVersion(t *testing.T) {
+	const old = `{"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{}}`
+	s, err := Decode([]byte(old))
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.SchemaVersion, "a file without the key is version 0")
+	assert.True(t, s.Outdated())
+	assert.NotContains(t, string(s.Encode()), "schema_version", "decode and encode change no byte: the key is the writer's to add")
+
+	s.SchemaVersion = CurrentSchema
+	out := s.Encode()
+	assert.True(t, strings.HasPrefix(string(out), "{\n  \"schema_version\": 1,\n  \"task\": \"x\","), "the key comes first:\n%s", out)
+	s2, err := Decode(out)
+	require.NoError(t, err)
+	assert.Equal(t, CurrentSchema, s2.SchemaVersion)
+	assert.False(t, s2.Outdated())
+	assert.Equal(t, string(out), string(s2.Encode()))
+
+	assert.Equal(t, CurrentSchema, New(Development, "t", "t", "2026-01-01T00:00:00Z").SchemaVersion, "a new task is of the current version")
+
+	// Kept in its place when it is not first.
+	mid := `{"task":"x","schema_version":1,"slug":"x","mode":"development","phase":"plan","tasks":{}}`
+	s3, err := Decode([]byte(mid))
+	require.NoError(t, err)
+	assert.Contains(t, string(s3.Encode()), "\"task\": \"x\",\n  \"schema_version\": 1,")
+}
+
+func TestSchemaVersionRefused(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		// A newer file is refused before anything else is read: its other
+		// keys may mean what this itr cannot know (a new status).
+		{"newer", `{"schema_version":2,"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{"T1":{"status":"failed"}}}`,
+			"schema_version: 2 is newer than this itr reads (1): the file was written by a newer itr; upgrade itr"},
+		{"newer last", `{"task":"x","slug":"x","mode":"development","phase":"shipping","schema_version":7}`, "schema_version: 7 is newer"},
+		{"text", `{"schema_version":"1","task":"x","slug":"x","mode":"development","phase":"plan"}`, `schema_version: "1" is not a whole number`},
+		{"negative", `{"schema_version":-1,"task":"x","slug":"x","mode":"development","phase":"plan"}`, `schema_version: -1 is not a whole number`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode([]byte(c.in))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+			assert.Equal(t, strings.HasPrefix(c.name, "newer"), errors.Is(err, ErrNewerSchema))
+		})
+	}
 }

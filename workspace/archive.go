@@ -1,11 +1,13 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -24,24 +26,31 @@ type ArchiveRequest struct {
 	Force  bool   // archive although units are unfinished
 	Reason string // why, with Force; logged in the Archived entry and the tag
 	Keep   bool   // also leave a plain copy under <root>/archive/<slug>-YYYYMMDD/
+	// RemoveOutputs also takes the task's outputs/ and sources/ out of the
+	// working tree; by default they stay in place, tracked, as deliverables.
+	RemoveOutputs bool
 }
 
 // ArchiveReport says what itr archive did. Its JSON field names are part of
 // itr's interface.
 type ArchiveReport struct {
-	Slug       string   `json:"task"`
-	Checkpoint string   `json:"checkpoint"` // the commit of the Archived entry, where the refs point
-	Branch     string   `json:"branch"`
-	Tag        string   `json:"tag"`
-	TagObject  string   `json:"tag_object"`
-	Commit     string   `json:"commit"` // the commit that removed the folder
-	Kept       string   `json:"kept,omitempty"`
-	Done       int      `json:"done"`
-	Total      int      `json:"total"`
-	Iterations int      `json:"iterations"`
-	Unfinished []string `json:"unfinished"`
-	Forced     string   `json:"forced,omitempty"`
-	Summary    string   `json:"summary"` // the tag's message
+	Slug       string `json:"task"`
+	Checkpoint string `json:"checkpoint"` // the commit of the Archived entry, where the refs point
+	Branch     string `json:"branch"`
+	Tag        string `json:"tag"`
+	TagObject  string `json:"tag_object"`
+	Commit     string `json:"commit"` // the commit that removed the folder
+	Kept       string `json:"kept,omitempty"`
+	// Deliverables are the task's folders left in the working tree, still
+	// tracked (outputs/, sources/ when they hold files); empty with
+	// --remove-outputs.
+	Deliverables []string `json:"deliverables"`
+	Done         int      `json:"done"`
+	Total        int      `json:"total"`
+	Iterations   int      `json:"iterations"`
+	Unfinished   []string `json:"unfinished"`
+	Forced       string   `json:"forced,omitempty"`
+	Summary      string   `json:"summary"` // the tag's message
 	// ClaimWarnings name the claims of the task that could not be
 	// deleted (a claims remote that could not be reached); the others went
 	// with the archive.
@@ -99,7 +108,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &ArchiveReport{Slug: slug, Unfinished: []string{}}
+	rep := &ArchiveReport{Slug: slug, Unfinished: []string{}, Deliverables: []string{}}
 	if !archivedLast(t) {
 		if err := w.onlyRegularFiles(t.Dir); err != nil {
 			return nil, err
@@ -164,7 +173,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 			return nil, err
 		}
 	}
-	if rep.Commit, err = w.removeFolder(t, at, folder, rep); err != nil {
+	if rep.Commit, err = w.removeFolder(t, at, folder, rep, req.RemoveOutputs); err != nil {
 		return nil, err
 	}
 	rep.ClaimWarnings = w.DropClaims(slug)
@@ -375,15 +384,35 @@ func (w *Workspace) keepName(slug, head string) (string, error) {
 }
 
 // removeFolder commits the removal of the task folder (and, with Keep, the
-// plain copy) on the working branch. A git commit made meanwhile is built
-// upon as long as it left the task folder as archived.
-func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveReport) (string, error) {
+// plain copy) on the working branch. Unless removeOutputs, the files of its
+// Deliverables folders stay in place, tracked: the commit deletes every
+// other file, so nothing the user produced becomes untracked or is lost
+// from the working tree (the archive refs hold them too). A git commit
+// made meanwhile is built upon as long as it left the task folder as
+// archived.
+func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveReport, removeOutputs bool) (string, error) {
+	files, err := w.Repo.ListFiles(at, t.Dir)
+	if err != nil {
+		return "", err
+	}
 	changes := []gitstate.FileChange{{Path: t.Dir, Delete: true}}
-	if rep.Kept != "" {
-		files, err := w.Repo.ListFiles(at, t.Dir)
-		if err != nil {
-			return "", err
+	if !removeOutputs {
+		changes = changes[:0]
+		kept := map[string]bool{}
+		for _, f := range files {
+			if store.IsDeliverable(t.Dir, f) {
+				d := t.Dir + "/" + strings.SplitN(strings.TrimPrefix(f, t.Dir+"/"), "/", 2)[0]
+				if !kept[d] {
+					kept[d] = true
+					rep.Deliverables = append(rep.Deliverables, d)
+				}
+				continue
+			}
+			changes = append(changes, gitstate.FileChange{Path: f, Delete: true})
 		}
+		sort.Strings(rep.Deliverables)
+	}
+	if rep.Kept != "" {
 		for _, f := range files {
 			data, err := w.Repo.ReadFile(at, f)
 			if err != nil {
@@ -397,6 +426,9 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 	if rep.Kept != "" {
 		msg += "A plain copy is kept in " + rep.Kept + "/.\n"
 	}
+	if len(rep.Deliverables) > 0 {
+		msg += "Its deliverables stay in the working tree, tracked: " + strings.Join(rep.Deliverables, "/, ") + "/.\n"
+	}
 	msg += "\n" + gitstate.FormatTrailers([]gitstate.Trailer{
 		{Key: store.TrailerTask, Value: t.Slug}, {Key: store.TrailerEvent, Value: store.EventArchived}, {Key: store.TrailerArchive, Value: rep.Tag}})
 	return retryMoved(func() (string, error) {
@@ -407,8 +439,14 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 		if h, err := w.Repo.FileHashAt(head.Hash, t.Dir); err != nil || h != folder {
 			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, store.Short(head.Hash))
 		}
+		// INDEX.md shows the task archived, on top of the index at HEAD.
+		more, err := w.indexChanges(head.Hash, t.Slug, t.State, rep.Tag, changes)
+		if err != nil {
+			return "", err
+		}
+		all := append(append([]gitstate.FileChange{}, changes...), more...)
 		commitGate.Lock()
-		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: w.Now(),
+		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: all, Message: msg, When: w.Now(),
 			Expect: head.Hash, Worktree: true, Author: w.identity()})
 		commitGate.Unlock()
 		if errors.Is(err, gitstate.ErrHeadMoved) {
@@ -434,6 +472,10 @@ type RestoreReport struct {
 	Commit string   `json:"commit"`
 	Phase  string   `json:"phase"`
 	Files  []string `json:"files"`
+	// KeptNewer lists the deliverables (outputs/, sources/) the archive
+	// left in place that differ from the archived version: the working
+	// tree's version is kept, never overwritten.
+	KeptNewer []string `json:"kept_newer,omitempty"`
 }
 
 // Restore brings an archived task's folder back onto the current branch as
@@ -466,8 +508,14 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	} else if active {
 		return nil, fmt.Errorf("an active task has the slug %q (%s); archive it first (`itr archive --task %s`), or restore on another branch", slug, dir, slug)
 	}
+	// The deliverables an archive left in place may be there; anything
+	// else in the way is refused.
 	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
+		if only, err := w.OnlyDeliverables(dir); err != nil {
+			return nil, err
+		} else if !only {
+			return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -500,8 +548,24 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 		return nil, err
 	}
 	var changes []gitstate.FileChange
+	var keptNewer []string
 	for _, f := range files {
 		var data []byte
+		if store.IsDeliverable(dir, f) {
+			// A deliverable left in place by the archive and changed
+			// since (on disk, committed or not) is the user's newer work:
+			// it stays, and the report says so.
+			if disk, err := w.ReadWorktree(f); err == nil {
+				if archived, err := w.Repo.ReadFile(t.Head.Hash, f); err != nil {
+					return nil, err
+				} else if !bytes.Equal(disk, archived) {
+					keptNewer = append(keptNewer, f)
+					continue
+				}
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
 		switch f {
 		case w.Rel(slug, store.ProgressFile):
 			data = progress
@@ -521,6 +585,12 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	}
 	c := &change{entry: &entry, event: store.EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
 		body: "Brought back from " + ref + " (" + store.Short(t.Head.Hash) + ")."}
+	if len(keptNewer) > 0 {
+		c.body += "\n\nKept the working tree's version (changed since the archive) of: " + strings.Join(keptNewer, ", ") + "."
+	}
+	if t.State.Outdated() {
+		c.body += "\n\n" + MigrationNote(t.State.SchemaVersion)
+	}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
@@ -528,7 +598,7 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	if err := merge.Register(w.Store); err != nil {
 		return nil, fmt.Errorf("the task is restored (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
 	}
-	rep := &RestoreReport{Slug: slug, From: ref, Commit: commit.Hash, Phase: string(after.Phase)}
+	rep := &RestoreReport{Slug: slug, From: ref, Commit: commit.Hash, Phase: string(after.Phase), KeptNewer: keptNewer}
 	for _, ch := range changes {
 		rep.Files = append(rep.Files, ch.Path)
 	}

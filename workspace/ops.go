@@ -71,13 +71,20 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
+	// A folder holding only deliverables (the outputs/ and sources/ an
+	// archive left in place) is not a task: the new one starts around them.
+	leftover := false
 	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		if leftover, err = w.OnlyDeliverables(dir); err != nil {
+			return nil, err
+		} else if !leftover {
+			return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if !head.Unborn {
-		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 {
+		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 && !(leftover && allDeliverables(dir, names)) {
 			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
 		}
 	}
@@ -141,9 +148,12 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 	}
 	if m == state.Knowledge {
-		changes = append(changes,
-			gitstate.FileChange{Path: dir + "/sources/.gitkeep", Data: []byte{}},
-			gitstate.FileChange{Path: dir + "/outputs/.gitkeep", Data: []byte{}})
+		for _, keep := range []string{dir + "/sources/.gitkeep", dir + "/outputs/.gitkeep"} {
+			if _, err := os.Lstat(w.Abs(keep)); leftover && err == nil {
+				continue // a deliverable in place: never overwritten
+			}
+			changes = append(changes, gitstate.FileChange{Path: keep, Data: []byte{}})
+		}
 	}
 	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
@@ -634,4 +644,15 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 // from the committed log only when it asks.
 func activity(t *store.Task) func() reconcile.Activity {
 	return func() reconcile.Activity { return reconcile.ActivityOf(t.Log().Entries) }
+}
+
+// allDeliverables reports whether every one of files (slash paths under
+// dir) lies in a Deliverables folder.
+func allDeliverables(dir string, files []string) bool {
+	for _, f := range files {
+		if !store.IsDeliverable(dir, f) {
+			return false
+		}
+	}
+	return true
 }

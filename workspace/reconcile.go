@@ -52,11 +52,25 @@ type ReconcileReport struct {
 	Staged []string `json:"staged,omitempty"`
 	// Unresolved lists other conflicted paths the user still has to resolve.
 	Unresolved []string `json:"unresolved,omitempty"`
+	// Migrated says how state.json was brought to the current
+	// schema_version ("schema_version absent → 1"), "" when it was current.
+	Migrated string `json:"migrated,omitempty"`
 }
 
 // Clean reports whether state.json and the log already agreed.
 func (r *ReconcileReport) Clean() bool {
-	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0 && len(r.Kept) == 0
+	return len(r.Discrepancies) == 0 && r.Adopted == 0 && !r.Restored && len(r.Staged) == 0 && len(r.Undone) == 0 && len(r.Kept) == 0 && r.Migrated == ""
+}
+
+// MigrationNote says how a state.json of schema version from is brought
+// to the current one, for the Found list of a Reconciled entry and the
+// commit of any write that migrates it.
+func MigrationNote(from int) string {
+	was := "absent"
+	if from > 0 {
+		was = fmt.Sprint(from)
+	}
+	return fmt.Sprintf("state.json schema_version %s → %d (migrated to the current format)", was, state.CurrentSchema)
 }
 
 // Reconcile rebuilds state.json from the log by the rule "trust git over
@@ -176,7 +190,9 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	case err != nil:
 		return nil, err
 	default:
-		if recorded, err = state.Decode(recordedRaw); err != nil {
+		if recorded, err = state.Decode(recordedRaw); errors.Is(err, state.ErrNewerSchema) {
+			return nil, fmt.Errorf("%s: %w", stateRel, err)
+		} else if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: %v; rebuilt from the log", stateRel, err))
 			recorded = t.State
 			if !opts.Check && !opts.DryRun && !bytes.Equal(recordedRaw, t.StateRaw) {
@@ -211,6 +227,9 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 	if d := reconcile.Diff(recorded, derived, t.Plan); len(d) > 0 {
 		rep.Discrepancies = d
 	}
+	if recorded != nil && recorded.Outdated() {
+		rep.Migrated = MigrationNote(recorded.SchemaVersion)
+	}
 	derivedRaw := derived.Encode()
 	stateChanged := !bytes.Equal(recordedRaw, derivedRaw)
 	if opts.DryRun || opts.Check {
@@ -225,6 +244,9 @@ func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*Reconcil
 
 	// Record the reconcile as an event of its own.
 	var found []string
+	if rep.Migrated != "" {
+		found = append(found, rep.Migrated)
+	}
 	for _, d := range rep.Discrepancies {
 		found = append(found, d.String())
 	}

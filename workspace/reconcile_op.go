@@ -13,6 +13,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/index"
 	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -143,12 +144,26 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 		}
 		rep.Diff = progresslog.LineDiff(string(disk), string(merged))
 	}
+	// INDEX.md, derived from every task, is joined row by row (what the
+	// merge driver does when git runs it).
+	indexRel := index.Path(w.Store)
+	if conflicted(indexRel) {
+		v, err := versions(indexRel)
+		if err != nil {
+			return nil, err
+		}
+		joined, err := index.Merge(v[1], v[2], v[3])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w; resolve it by hand, or take either side and run `itr list --write-index` after the merge", indexRel, err)
+		}
+		changes = append(changes, gitstate.FileChange{Path: indexRel, Data: joined})
+	}
 	for _, c := range changes {
 		rep.Staged = append(rep.Staged, c.Path)
 	}
 	var others []string
 	for p := range stages {
-		if conflicted(p) && path.Dir(p) != dir {
+		if conflicted(p) && path.Dir(p) != dir && p != indexRel {
 			others = append(others, p)
 		}
 	}

@@ -139,6 +139,10 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if len(refolded) > 0 {
 		c.body = strings.TrimSpace(c.body + "\n\n" + refoldNote(refolded))
 	}
+	if t.State.Outdated() {
+		// The step writes the current format: the commit says so.
+		c.body = strings.TrimSpace(c.body + "\n\n" + MigrationNote(t.State.SchemaVersion))
+	}
 	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.warnings}
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
@@ -342,6 +346,11 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: store.LogDigest(ch.Data)})
 		}
 	}
+	more, err := w.indexChanges(expect, slug, after, "", changes)
+	if err != nil {
+		return gitstate.Commit{}, err
+	}
+	changes = append(changes, more...)
 	msg := "itr(" + slug + "): " + store.OneLine(c.subject, 72) + "\n"
 	if c.body != "" {
 		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"

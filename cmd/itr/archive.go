@@ -14,13 +14,18 @@ import (
 func newArchiveCmd(g *globals) *cobra.Command {
 	var req workspace.ArchiveRequest
 	cmd := &cobra.Command{
-		Use:   "archive [SLUG] [--force --reason TEXT] [--keep]",
-		Short: "Archive a finished task as a git branch and tag, and remove its folder",
+		Use:   "archive [SLUG] [--force --reason TEXT] [--keep] [--remove-outputs]",
+		Short: "Archive a finished task as a git branch and tag, and remove its folder (but its outputs)",
 		Long: `Record the task's final checkpoint (an Archived entry, phase complete), point the branch
 itr/archive/<slug> and a new annotated tag itr/archive/<slug>/<YYYY-MM-DD> (then -2, -3 on the
 same day) at it, read both back, and only then remove the task folder from the working branch
 in one commit. Unfinished units are refused (and listed) unless --force --reason TEXT, which is
 logged. --keep also commits a plain copy under <root>/archive/<slug>-YYYYMMDD/ in that commit.
+
+The task's outputs/ and sources/ are its deliverables: they stay in the working tree, still
+tracked, and the commit removes every other file of the folder (a folder holding only them is
+not a task: list, status and prime pass it by; itr init of the slug and itr restore use it).
+--remove-outputs takes them out too. The archive refs hold every file either way.
 
 Share archives with itr sync, which pushes the archive refs the remote lacks, or with: git push origin
 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/itr/archive/*:refs/tags/itr/archive/*'`,
@@ -51,7 +56,12 @@ Share archives with itr sync, which pushes the archive refs the remote lacks, or
 					if rep.Kept != "" {
 						fmt.Fprintf(w, "Copy:    %s/\n", rep.Kept)
 					}
-					fmt.Fprintf(w, "Removed %s in %s\n", ws.TaskDir(rep.Slug), short(rep.Commit))
+					if len(rep.Deliverables) > 0 {
+						fmt.Fprintf(w, "Removed %s in %s, but its deliverables, kept in place and tracked: %s/ (--remove-outputs takes them out)\n",
+							ws.TaskDir(rep.Slug), short(rep.Commit), strings.Join(rep.Deliverables, "/, "))
+					} else {
+						fmt.Fprintf(w, "Removed %s in %s\n", ws.TaskDir(rep.Slug), short(rep.Commit))
+					}
 					for _, warn := range rep.ClaimWarnings {
 						fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
 					}
@@ -63,6 +73,7 @@ Share archives with itr sync, which pushes the archive refs the remote lacks, or
 	cmd.Flags().BoolVar(&req.Force, "force", false, "archive although units are unfinished (needs --reason)")
 	cmd.Flags().StringVar(&req.Reason, "reason", "", "why the task is archived unfinished (logged)")
 	cmd.Flags().BoolVar(&req.Keep, "keep", false, "also commit a plain copy under <root>/archive/<slug>-YYYYMMDD/")
+	cmd.Flags().BoolVar(&req.RemoveOutputs, "remove-outputs", false, "also take the task's outputs/ and sources/ out of the working tree (kept by default)")
 	return cmd
 }
 

@@ -71,6 +71,9 @@ func printReconcile(w io.Writer, rep *workspace.ReconcileReport, opts workspace.
 			fmt.Fprintf(w, "    %s\n", k)
 		}
 	}
+	if rep.Migrated != "" {
+		fmt.Fprintf(w, "  %s\n", rep.Migrated)
+	}
 	for _, d := range rep.Discrepancies {
 		fmt.Fprintf(w, "  %s\n", d)
 	}

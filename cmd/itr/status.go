@@ -251,12 +251,32 @@ func dash(s string) string {
 }
 
 func newListCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
+	var writeIndex bool
+	cmd := &cobra.Command{
+		Use:   "list [--write-index]",
 		Short: "Every task under the root with its phase and progress",
-		Args:  cobra.NoArgs,
+		Long: `Every task under the root, active and archived, with its phase, units done and last activity.
+
+With index: true in .itr.yaml, itr keeps <root>/INDEX.md, a Markdown table of every task (task,
+mode, status, started, progress, last activity), in step: each itr commit rewrites the row of the
+task it changes, in that same commit, and the merge driver joins two branches' tables row by row.
+--write-index rebuilds it from every task and commits it (itr verify names a stale one).`,
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				if writeIndex {
+					rep, err := ws.WriteIndex()
+					if err != nil {
+						return err
+					}
+					return g.emit(rep, func(w io.Writer) {
+						if rep.Commit == "" {
+							fmt.Fprintf(w, "%s is in step (%d task%s); nothing to commit\n", rep.Path, rep.Rows, plural(rep.Rows))
+							return
+						}
+						fmt.Fprintf(w, "Wrote %s (%d task%s); committed %s\n", rep.Path, rep.Rows, plural(rep.Rows), short(rep.Commit))
+					})
+				}
 				rows, err := ws.List()
 				if err != nil {
 					return err
@@ -285,4 +305,6 @@ func newListCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&writeIndex, "write-index", false, "rebuild <root>/INDEX.md from every task and commit it (needs index: true in .itr.yaml)")
+	return cmd
 }

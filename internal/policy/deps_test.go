@@ -127,11 +127,12 @@ func TestOnlyGitstateImportsGoGit(t *testing.T) {
 // workspace.
 var rooms = map[string][]string{
 	"workspace/store":    nil,
-	"workspace/verify":   {"workspace/store"},
+	"workspace/verify":   {"workspace/store", "workspace/index"},
 	"workspace/recovery": {"workspace/store"},
 	"workspace/runs":     nil,
-	"workspace/merge":    {"workspace/store"},
+	"workspace/merge":    {"workspace/store", "workspace/index"},
 	"workspace/hooks":    {"workspace/store", "workspace/verify"},
+	"workspace/index":    {"workspace/store"},
 	"workspace/view":     {"workspace/store", "workspace/verify"},
 }
 

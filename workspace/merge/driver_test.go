@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/workspace/index"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -342,7 +343,7 @@ func TestDriverRefusals(t *testing.T) {
 		{"not a file itr merges", store.ProgressFile, func(t *testing.T, f *fixture, req Request) Request {
 			req.Path = "README.md"
 			return req
-		}, []string{"not a file itr merges (progress.md, guardrails.md, decisions.md, state.json, tasks.md, plan.md)"}},
+		}, []string{"not a file itr merges (progress.md, guardrails.md, decisions.md, state.json, tasks.md, plan.md, the root's INDEX.md)"}},
 
 		{"theirs missing", store.ProgressFile, missing("theirs"), []string{"theirs (%B ", "/nothere): is missing"}},
 		{"ours missing (nothing created)", store.ProgressFile, missing("ours"), []string{"ours (%A ", "/nothere): is missing"}},
@@ -457,4 +458,28 @@ func TestDriverRefusesFileThatChangesWhileRead(t *testing.T) {
 			assert.Equal(t, string(ours.progress), string(f.read(req.Ours)))
 		})
 	}
+}
+
+func TestDriverIndex(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := func(slug, last string) index.Row {
+		return index.Row{Slug: slug, Name: slug + " | name", Mode: "development", Status: "execute, 0/1 done", Started: "-", Progress: "0%", LastActivity: last}
+	}
+	base := index.Render([]index.Row{r("a", "1"), r("b", "1")})
+	ours := index.Render([]index.Row{r("a", "2"), r("b", "1")})
+	theirs := index.Render([]index.Row{r("a", "1"), r("b", "3"), r("c", "3")})
+	req := Request{Path: index.Path(f.st), Base: f.temp("base", base), Ours: f.temp("ours", ours), Theirs: f.temp("theirs", theirs)}
+	require.NoError(t, Driver(f.st, req))
+	assert.Equal(t, string(index.Render([]index.Row{r("a", "2"), r("b", "3"), r("c", "3")})), string(f.read(req.Ours)))
+
+	// Only the root's INDEX.md is itr's; a task's own is not touched.
+	req = Request{Path: f.st.Root + "/lit/outputs/INDEX.md", Base: f.temp("base", base), Ours: f.temp("ours", ours), Theirs: f.temp("theirs", theirs)}
+	err := Driver(f.st, req)
+	require.ErrorContains(t, err, "not a file itr merges: itr's INDEX.md is "+index.Path(f.st))
+	assert.Equal(t, string(ours), string(f.read(req.Ours)), "ours is left as it was")
+
+	// A side that is not an index keeps the conflict.
+	req = Request{Path: index.Path(f.st), Base: f.temp("base", base), Ours: f.temp("ours", []byte("<<<<<<< HEAD\n")), Theirs: f.temp("theirs", theirs)}
+	require.ErrorContains(t, Driver(f.st, req), "ours: INDEX.md: no table")
 }

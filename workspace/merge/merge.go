@@ -24,6 +24,7 @@ import (
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/index"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -77,6 +78,10 @@ func Register(st *store.Store) error {
 	return err
 }
 
+// indexAttribute sends the root's INDEX.md (index: true in .itr.yaml) to
+// the driver; the leading slash keeps it to the root's own file.
+const indexAttribute = "/" + index.File + " merge=itr"
+
 var attributeLines = []string{
 	"*/progress.md merge=itr",
 	"*/guardrails.md merge=itr",
@@ -98,7 +103,12 @@ func Attributes(st *store.Store) ([]byte, bool, error) {
 		have[strings.TrimSpace(line)] = true
 	}
 	var add []string
-	for _, l := range attributeLines {
+	lines := attributeLines
+	if st.Config.Index {
+		// INDEX.md at the root, which the driver joins row by row.
+		lines = append(lines[:len(lines):len(lines)], indexAttribute)
+	}
+	for _, l := range lines {
 		if !have[l] {
 			add = append(add, l)
 		}
@@ -162,8 +172,12 @@ func driver(st *store.Store, req Request) error {
 	kind := path.Base(req.Path)
 	switch kind {
 	case store.ProgressFile, store.GuardrailsFile, store.DecisionsFile, store.StateFile, store.TasksFile, store.PlanFile:
+	case index.File:
+		if req.Path != index.Path(st) {
+			return fmt.Errorf("not a file itr merges: itr's %s is %s", index.File, index.Path(st))
+		}
 	default:
-		return errors.New("not a file itr merges (progress.md, guardrails.md, decisions.md, state.json, tasks.md, plan.md)")
+		return errors.New("not a file itr merges (progress.md, guardrails.md, decisions.md, state.json, tasks.md, plan.md, the root's INDEX.md)")
 	}
 	inputs := []*mergeInput{
 		{version: "base", flag: "%O", path: req.Base, optional: true},
@@ -213,6 +227,15 @@ func driver(st *store.Store, req Request) error {
 		merged, err = mergeState(st, req.Heads, req.Path, ours.data, theirs.data)
 	case store.TasksFile, store.PlanFile:
 		merged, err = mergePlan(st, req, base.data, ours.data, theirs.data)
+	case index.File:
+		// Derived: joined row by row; the next itr commit of a task both
+		// sides changed rewrites its row from the merged task.
+		for _, in := range inputs {
+			if err := progresslog.CheckText(in.data); err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
+		}
+		merged, err = index.Merge(base.data, ours.data, theirs.data)
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,14 +169,60 @@ func (s *Store) LoadPlanAt(t *Task, rev string) {
 	s.LoadPlanWith(t, func(rel string) ([]byte, error) { return s.Repo.ReadFile(rev, rel) })
 }
 
-// ActiveAt reports whether the task folder is committed at HEAD.
+// ActiveAt reports whether the task is committed at HEAD: its folder holds
+// a state.json or a progress.md (IsTaskFiles).
 func (s *Store) ActiveAt(slug string) (bool, error) {
 	head, err := s.Repo.Head()
 	if err != nil || head.Unborn {
 		return false, err
 	}
 	files, err := s.Repo.ListFiles(head.Hash, s.TaskDir(slug))
-	return len(files) > 0, err
+	return IsTaskFiles(s.TaskDir(slug), files), err
+}
+
+// Deliverables are the folders of a task that itr archive leaves in the
+// working tree, tracked, unless asked to remove them: what the task
+// produced and gathered belongs to the user (seed 004: never delete user
+// outputs on their behalf).
+var Deliverables = []string{"outputs", "sources"}
+
+// IsDeliverable reports whether rel (a slash path inside the task folder
+// dir) lies in one of its Deliverables folders.
+func IsDeliverable(dir, rel string) bool {
+	for _, d := range Deliverables {
+		if strings.HasPrefix(rel, dir+"/"+d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyDeliverables reports whether the folder dir in the working tree
+// holds nothing but Deliverables folders (what an archive leaves in place).
+func (s *Store) OnlyDeliverables(dir string) (bool, error) {
+	entries, err := os.ReadDir(s.Abs(dir))
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !slices.Contains(Deliverables, e.Name()) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// IsTaskFiles reports whether the files of the folder dir (slash paths
+// under it) make a task: a state.json or a progress.md directly in it. A
+// folder holding only outputs/ and sources/ (the deliverables an archive
+// leaves in place) is not one.
+func IsTaskFiles(dir string, files []string) bool {
+	for _, f := range files {
+		if f == dir+"/"+StateFile || f == dir+"/"+ProgressFile {
+			return true
+		}
+	}
+	return false
 }
 
 // ArchiveRefs returns every ref under the archive prefixes, unpeeled.

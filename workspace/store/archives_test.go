@@ -355,7 +355,16 @@ func TestActiveAt(t *testing.T) {
 		{name: "committed", setup: func(f *fixture) { f.initTask("user-auth") }, slug: "user-auth", active: true},
 		{name: "only in a subfolder", setup: func(f *fixture) {
 			f.commit("x", put(rel("user-auth", "sources/a.md"), "a"))
+		}, slug: "user-auth"}, // deliverables an archive left in place: not a task
+		{name: "log only", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "progress.md"), "# Progress Log\n"))
 		}, slug: "user-auth", active: true},
+		{name: "state only", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "state.json"), "{}"))
+		}, slug: "user-auth", active: true},
+		{name: "state only deeper", setup: func(f *fixture) {
+			f.commit("x", put(rel("user-auth", "outputs/state.json"), "{}"))
+		}, slug: "user-auth"},
 		{name: "another task", setup: func(f *fixture) { f.initTask("api") }, slug: "user-auth"},
 		{name: "on disk only", setup: func(f *fixture) {
 			f.initTask("api")
@@ -590,4 +599,42 @@ func TestWorkCommitsUnbornAndErrors(t *testing.T) {
 	assert.ErrorIs(t, err, errBoom)
 	assert.Equal(t, "--commit HEAD: boom", err.Error())
 	assert.Nil(t, got)
+}
+
+func TestDeliverablesLeftInPlace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.initTask("user-auth")
+	f.write(rel("lit", "outputs/memo.md"), "memo")
+	f.write(rel("lit", "sources/a.md"), "a")
+	f.commit("deliverables", put(rel("lit", "outputs/memo.md"), "memo"), put(rel("lit", "sources/a.md"), "a"))
+
+	slugs, err := f.s.Slugs()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"user-auth"}, slugs, "a folder of deliverables is not a task")
+	slug, err := f.s.Select("")
+	require.NoError(t, err)
+	assert.Equal(t, "user-auth", slug, "nor does it make the choice ambiguous")
+	active, err := f.s.ActiveAt("lit")
+	require.NoError(t, err)
+	assert.False(t, active)
+
+	only, err := f.s.OnlyDeliverables(root + "/lit")
+	require.NoError(t, err)
+	assert.True(t, only)
+	f.write(rel("lit", "notes.txt"), "x")
+	only, err = f.s.OnlyDeliverables(root + "/lit")
+	require.NoError(t, err)
+	assert.False(t, only, "a file beside them is something else")
+	_, err = f.s.OnlyDeliverables(root + "/none")
+	assert.ErrorContains(t, err, "read "+root+"/none")
+
+	dir := root + "/lit"
+	assert.True(t, store.IsDeliverable(dir, dir+"/outputs/memo.md"))
+	assert.True(t, store.IsDeliverable(dir, dir+"/sources/deep/a.md"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/outputs"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/outputs-old/a.md"))
+	assert.False(t, store.IsDeliverable(dir, dir+"/state.json"))
+	assert.True(t, store.IsTaskFiles(dir, []string{dir + "/outputs/a", dir + "/progress.md"}))
+	assert.False(t, store.IsTaskFiles(dir, []string{dir + "/outputs/state.json", dir + "/sources/progress.md"}))
 }

@@ -30,6 +30,7 @@ const ConfigFile = ".itr.yaml"
 //	check_in_every: 10          # prime asks for a note every N iterations (default: the plan's, else never)
 //	claims_remote: origin       # the remote claims go through (default: the branch's; none: this repository only)
 //	progress_token_limit: 20000 # status and prime warn when progress.md since its last Summary passes this many tokens (4 characters each)
+//	index: true                 # keep <root>/INDEX.md, the table of every task, in step (default false)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -63,6 +64,10 @@ type Config struct {
 	// ask for a summary (itr summarize); measured from the last Summary
 	// entry on. 0 is DefaultProgressTokenLimit.
 	ProgressTokenLimit int `yaml:"progress_token_limit"`
+	// Index keeps <root>/INDEX.md, a table of every task (seed 000's
+	// master table), in step: each itr commit rewrites the row of the task
+	// it changes.
+	Index bool `yaml:"index"`
 }
 
 // DefaultProgressTokenLimit is the size of progress.md (since its last
@@ -231,6 +236,11 @@ func LoadConfig(top string) (Config, error) {
 				return c, bad(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
 			}
 			c.ClaimsRemote = v.Value
+		case "index":
+			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
+				return c, bad(v, "index is true (keep <root>/INDEX.md in step) or false, not %q", v.Value)
+			}
+			c.Index = v.Value == "true"
 		case "progress_token_limit":
 			n, err := strconv.Atoi(v.Value)
 			if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
@@ -238,7 +248,7 @@ func LoadConfig(top string) (Config, error) {
 			}
 			c.ProgressTokenLimit = n
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit)", k.Value)
+			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit, index)", k.Value)
 		}
 	}
 	return c, nil

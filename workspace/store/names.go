@@ -34,6 +34,9 @@ const (
 	EventNote       = "note"
 	EventDecision   = "decision"
 	EventSummary    = "summary"
+	// EventIndex is a commit that only rewrites INDEX.md (itr list
+	// --write-index); it belongs to no task.
+	EventIndex = "index"
 )
 
 // Stamp is the entry timestamp of now.

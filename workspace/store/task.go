@@ -138,6 +138,11 @@ func (s *Store) readTaskAt(t *Task, rev string, light bool) error {
 	if t.StateRaw == nil {
 		t.StateErr = fmt.Errorf("%s is missing from the last commit; run `itr reconcile` to rebuild it", s.Rel(slug, StateFile))
 	} else if t.State, err = state.Decode(t.StateRaw); err != nil {
+		if errors.Is(err, state.ErrNewerSchema) {
+			// Not damage to repair: nothing of this itr may read or
+			// rewrite it.
+			return fmt.Errorf("%s: %w", s.Rel(slug, StateFile), err)
+		}
 		t.StateErr = fmt.Errorf("%s: %w", s.Rel(slug, StateFile), err)
 		t.State = nil
 	}
@@ -163,9 +168,15 @@ func (s *Store) NoSuchTask(slug string) error {
 	if len(slugs) > 0 {
 		msg += fmt.Sprintf(" (active: %v)", slugs)
 	}
-	if _, err := os.Stat(s.Abs(s.TaskDir(slug))); err == nil {
+	_, statErr := os.Stat(s.Abs(s.TaskDir(slug)))
+	ref, _, archErr := s.FindArchive(slug, "")
+	leftover, _ := s.OnlyDeliverables(s.TaskDir(slug))
+	switch {
+	case statErr == nil && archErr == nil && leftover:
+		msg += fmt.Sprintf("; it is archived as %s and its folder holds only what the archive left in place (outputs/, sources/): bring it back with `itr restore %s`", ref, slug)
+	case statErr == nil:
 		msg += "; the folder exists but was never committed by itr: start it with `itr init`"
-	} else if ref, _, err := s.FindArchive(slug, ""); err == nil {
+	case archErr == nil:
 		msg += fmt.Sprintf("; it is archived as %s: bring it back with `itr restore %s`", ref, slug)
 	}
 	return &noTaskError{msg: msg}

@@ -251,8 +251,14 @@ func TestNoSuchTask(t *testing.T) {
 		{name: "folder beats archive", setup: func(f *fixture) {
 			f.initTask("ghost")
 			f.archive("ghost", "2026-01-09")
-			require.NoError(f.t, os.MkdirAll(f.abs(root+"/ghost"), 0o777))
+			f.write(rel("ghost", "tasks.md"), "# plan\n")
 		}, want: "task \"ghost\" not found under .claude/iterative; the folder exists but was never committed by itr: start it with `itr init`"},
+		{name: "archived, deliverables left in place", setup: func(f *fixture) {
+			f.initTask("ghost")
+			f.archive("ghost", "2026-01-09")
+			f.write(rel("ghost", "outputs/memo.md"), "memo")
+			f.write(rel("ghost", "sources/a.md"), "a")
+		}, want: "task \"ghost\" not found under .claude/iterative; it is archived as refs/tags/itr/archive/ghost/2026-01-09 and its folder holds only what the archive left in place (outputs/, sources/): bring it back with `itr restore ghost`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -242,7 +242,7 @@ func TestCachedVerifyRewrites(t *testing.T) {
 	r.checkpoint("T2", "start two")
 	r.verifyJSON(true)
 	require.FileExists(t, path)
-	require.NoError(t, os.WriteFile(path, []byte("itr-verify-walk 1\ngarbage\n"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("itr-verify-walk 2\ngarbage\n"), 0o644))
 	r.same("damaged cache")
 }
 

@@ -34,6 +34,8 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/workspace/index"
 	"github.com/itr-dev/itr/workspace/store"
 )
 
@@ -71,6 +73,11 @@ func Task(st *store.Store, slug string) (*Report, error) {
 				if err != nil {
 					return nil, err
 				}
+				more, err := IndexFindings(st)
+				if err != nil {
+					return nil, err
+				}
+				found = append(found, more...)
 				return &Report{Slug: store.ArchivePattern, Findings: append([]Finding{}, found...)}, nil
 			}
 		}
@@ -118,7 +125,14 @@ func Task(st *store.Store, slug string) (*Report, error) {
 		for _, d := range reconcile.Diff(t.State, derived, t.Plan) {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "differs from the log: " + d.String(), Fix: "run `itr reconcile`"})
 		}
-		if !bytes.Equal(derived.Encode(), t.StateRaw) && len(reconcile.Diff(t.State, derived, t.Plan)) == 0 {
+		if t.State.Outdated() {
+			was := "has no schema_version"
+			if t.State.SchemaVersion > 0 {
+				was = fmt.Sprintf("has schema_version %d", t.State.SchemaVersion)
+			}
+			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: fmt.Sprintf("%s (written by an older itr; the current is %d)", was, state.CurrentSchema),
+				Fix: "run `itr reconcile` to migrate it (one Reconciled entry)"})
+		} else if !bytes.Equal(derived.Encode(), t.StateRaw) && len(reconcile.Diff(t.State, derived, t.Plan)) == 0 {
 			add(Finding{File: stateRel, Commit: t.Head.Hash, Problem: "not in itr's canonical form", Fix: "run `itr reconcile`",
 				Diff: progresslog.LineDiff(string(t.StateRaw), string(derived.Encode()))})
 		}
@@ -157,7 +171,30 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	v.rep.Findings = append(v.rep.Findings, found...)
+	found, err = IndexFindings(st)
+	if err != nil {
+		return err
+	}
+	v.rep.Findings = append(v.rep.Findings, found...)
 	return nil
+}
+
+// IndexFindings reports an INDEX.md that is not in step with the tasks,
+// when .itr.yaml asks itr to keep one (after a merge joined two sides'
+// rows, a row of a task both changed may lag until its next commit).
+func IndexFindings(st *store.Store) ([]Finding, error) {
+	if !st.Config.Index {
+		return nil, nil
+	}
+	if head, err := st.Repo.Head(); err != nil || head.Unborn {
+		return nil, err
+	}
+	stale, err := index.Stale(st)
+	if err != nil || stale == "" {
+		return nil, err
+	}
+	return []Finding{{File: index.Path(st), Problem: "not in step with the tasks: " + stale,
+		Fix: "run `itr list --write-index` (it rebuilds and commits it)"}}, nil
 }
 
 // prefixDigests hashes a log once, front to back, answering the SHA-256 of
