@@ -54,6 +54,12 @@ const (
 	// where things stand, in someone's words (a check-in), or context that
 	// must survive every compaction.
 	KindNote
+	// KindFailed is "## T1 - Failed - ts", with Reason and Kind fields: the
+	// unit cannot go on without someone; final until a Reopened entry.
+	KindFailed
+	// KindSkipped is "## T1 - Skipped - ts", with a Reason field: the unit
+	// is left out on purpose and its dependants may proceed.
+	KindSkipped
 )
 
 // events are the event words of the headings, by kind.
@@ -73,6 +79,8 @@ var events = [...]string{
 	KindPaused:     "Paused",
 	KindResumed:    "Resumed",
 	KindNote:       "Note",
+	KindFailed:     "Failed",
+	KindSkipped:    "Skipped",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -89,7 +97,8 @@ func (k Kind) String() string {
 
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
-	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened
+	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
+		k == KindFailed || k == KindSkipped
 }
 
 // known reports whether k is one of the event kinds.
