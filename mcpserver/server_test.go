@@ -305,7 +305,7 @@ func TestToolErrors(t *testing.T) {
 
 	ok[Step](t, cs, "checkpoint", map[string]any{"did": "started"})
 	fails(t, cs, dir, "finish", map[string]any{"evidence": "x", "passed": false}, "passed=false applies only in confirming or verifying")
-	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is in_progress, not done: only a done unit can be reopened")
+	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is in_progress, not done: only a done, failed or skipped unit can be reopened")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "done"})
 	fails(t, cs, dir, "reopen", map[string]any{"unit": "T1", "reason": "x"}, "unit T1 is confirming, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress")
 	ok[Step](t, cs, "finish", map[string]any{"evidence": "holds"})

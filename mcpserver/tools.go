@@ -423,7 +423,7 @@ func Worded(err error) error {
 	case reconcile.NoEvidence:
 		msg = fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): call finish with verify (a check that must pass; [] runs the unit's Verify line) or verified_by (the person or external check that verified it)", u)
 	case reconcile.NotDone:
-		msg = fmt.Sprintf("unit %s is %s, not done: only a done unit can be reopened", u, r.Status)
+		msg = fmt.Sprintf("unit %s is %s, not done: only a done, failed or skipped unit can be reopened", u, r.Status)
 		if r.Status == state.Confirming || r.Status == state.Verifying {
 			msg = fmt.Sprintf("unit %s is %s, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress", u, r.Status)
 		}
