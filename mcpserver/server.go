@@ -45,10 +45,14 @@ const (
 
 	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
 
-	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
+	reopenDesc = "Send a done unit found wrong back to in_progress, or a failed or skipped unit back to work (one commit)."
+
+	failDesc = "Mark a unit failed: it needs a person; final until reopen (one commit)."
+
+	skipDesc = "Mark a unit skipped; its dependants may proceed (one commit)."
 )
 
-// New returns the MCP server of itr: its six tools, each calling the
+// New returns the MCP server of itr: its eight tools, each calling the
 // workspace that open returns. version is itr's own, reported to clients.
 func New(open Opener, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "itr", Version: version}, &mcp.ServerOptions{
@@ -63,6 +67,8 @@ func New(open Opener, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "finish", Description: finishDesc, OutputSchema: lean[Step]()}, h.finish)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: blockDesc, OutputSchema: lean[Step]()}, h.block)
 	mcp.AddTool(s, &mcp.Tool{Name: "reopen", Description: reopenDesc, OutputSchema: lean[Reopened]()}, h.reopen)
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: failDesc, OutputSchema: lean[Step]()}, h.fail)
+	mcp.AddTool(s, &mcp.Tool{Name: "skip", Description: skipDesc, OutputSchema: lean[Step]()}, h.skip)
 	return s
 }
 

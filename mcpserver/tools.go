@@ -51,9 +51,26 @@ type FinishInput struct {
 
 // BlockInput is the input of the block tool.
 type BlockInput struct {
+	Task      string `json:"task,omitempty"`
+	Unit      string `json:"unit" jsonschema:"unit id"`
+	Reason    string `json:"reason" jsonschema:"what the unit waits for"`
+	Kind      string `json:"kind,omitempty" jsonschema:"needs-human, tool-error, missing-input, external or decision"`
+	ClearWhen string `json:"clear_when,omitempty" jsonschema:"how to tell the block is over"`
+}
+
+// FailInput is the input of the fail tool.
+type FailInput struct {
 	Task   string `json:"task,omitempty"`
 	Unit   string `json:"unit" jsonschema:"unit id"`
-	Reason string `json:"reason" jsonschema:"what the unit waits for"`
+	Reason string `json:"reason" jsonschema:"why it cannot go on"`
+	Kind   string `json:"kind,omitempty" jsonschema:"needs-human, tool-error or missing-input"`
+}
+
+// SkipInput is the input of the skip tool.
+type SkipInput struct {
+	Task   string `json:"task,omitempty"`
+	Unit   string `json:"unit" jsonschema:"unit id"`
+	Reason string `json:"reason" jsonschema:"why it is left out"`
 }
 
 // ReopenInput is the input of the reopen tool.
@@ -182,7 +199,11 @@ type ResumeOutput struct {
 	Next       string   `json:"next,omitempty"`
 	Blocked    []string `json:"blocked,omitempty"`
 	Done       []string `json:"done,omitempty"`
-	Tasks      []string `json:"tasks,omitempty"`
+	// Failed are the failed units that need a person; Skipped those left
+	// out. Neither takes work.
+	Failed  []string `json:"failed,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
+	Tasks   []string `json:"tasks,omitempty"`
 	Archive    string   `json:"archive,omitempty"`
 	Markdown   string   `json:"markdown"`
 }
@@ -198,6 +219,12 @@ func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	}
 	for _, u := range p.Blocked {
 		out.Blocked = append(out.Blocked, u.ID)
+	}
+	for _, u := range p.Failed {
+		out.Failed = append(out.Failed, u.ID)
+	}
+	for _, u := range p.Skipped {
+		out.Skipped = append(out.Skipped, u.ID)
 	}
 	for _, t := range p.Tasks {
 		if t.State == "active" {
@@ -270,10 +297,24 @@ func check(verify *[]string) workspace.CheckRequest {
 	return workspace.CheckRequest{Verify: true, Argv: *verify}
 }
 
-// block is workspace.Block.
+// block is workspace.BlockTyped.
 func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInput) (*mcp.CallToolResult, *Step, error) {
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-		return ws.Block(slug, in.Unit, in.Reason)
+		return ws.BlockTyped(slug, in.Unit, in.Reason, in.Kind, in.ClearWhen)
+	})
+}
+
+// fail is workspace.Fail.
+func (h *handlers) fail(_ context.Context, _ *mcp.CallToolRequest, in FailInput) (*mcp.CallToolResult, *Step, error) {
+	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Fail(slug, in.Unit, in.Reason, in.Kind)
+	})
+}
+
+// skip is workspace.Skip.
+func (h *handlers) skip(_ context.Context, _ *mcp.CallToolRequest, in SkipInput) (*mcp.CallToolResult, *Step, error) {
+	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		return ws.Skip(slug, in.Unit, in.Reason)
 	})
 }
 
@@ -369,6 +410,10 @@ func nextCall(status, id string) string {
 		return fmt.Sprintf("%s is blocked: a person resolves it and runs `itr unblock %s`", id, id)
 	case timeout:
 		return fmt.Sprintf("%s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
+	case string(state.Failed):
+		return fmt.Sprintf("%s failed and takes no work: a person reopens it (reopen), skips it (skip), or adds a unit with \"Replaces: %s\" to the plan; call start for another unit", id, id)
+	case string(state.Skipped):
+		return fmt.Sprintf("%s is skipped; its dependants may proceed: call start", id)
 	}
 	return "call resume"
 }
@@ -407,7 +452,11 @@ func Worded(err error) error {
 	case reconcile.UnitDone:
 		msg = fmt.Sprintf("unit %s is done: do not repeat it; call start without a unit for the next one (if it was found wrong, call reopen with the reason)", u)
 	case reconcile.UnitBlocked:
-		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, r.Reason, u)
+		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, blockWords(r), u)
+	case reconcile.UnitFailed:
+		msg = fmt.Sprintf("unit %s failed (%s) and takes no work: a person reopens it (reopen), skips it (skip), or adds a unit with \"Replaces: %s\" to the plan", u, kindReason(r.ReasonKind, r.Reason), u)
+	case reconcile.UnitSkipped:
+		msg = fmt.Sprintf("unit %s was skipped (%s) and takes no work; call reopen to work on it after all", u, r.Reason)
 	case reconcile.UnitTimedOut:
 		msg = fmt.Sprintf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", u, r.Max)
 	case reconcile.WaitsFor:
@@ -448,7 +497,9 @@ func param(field string) string {
 func stuck(r *reconcile.Refusal) string {
 	switch r.Code {
 	case reconcile.UnitBlocked:
-		return fmt.Sprintf("%s is blocked: %s", r.Unit, r.Reason)
+		return fmt.Sprintf("%s is blocked: %s", r.Unit, blockWords(r))
+	case reconcile.UnitFailed:
+		return fmt.Sprintf("%s failed (%s): needs a person", r.Unit, kindReason(r.ReasonKind, r.Reason))
 	case reconcile.UnitTimedOut:
 		return fmt.Sprintf("%s used all %d iterations", r.Unit, r.Max)
 	case reconcile.WaitsFor:

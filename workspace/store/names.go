@@ -32,6 +32,8 @@ const (
 	EventPaused     = "paused"
 	EventResumed    = "resumed"
 	EventNote       = "note"
+	EventFailed     = "failed"
+	EventSkipped    = "skipped"
 )
 
 // Stamp is the entry timestamp of now.

@@ -51,7 +51,11 @@ type PrimeContext struct {
 	NextAction   string       `json:"next_action,omitempty"`
 	Next         string       `json:"next,omitempty"`
 	Blocked      []UnitStatus `json:"blocked,omitempty"`
-	Remaining    []UnitStatus `json:"remaining,omitempty"`
+	// Failed are the failed units that need someone, Skipped the units
+	// left out on purpose (status's failed and skipped).
+	Failed    []UnitStatus `json:"failed,omitempty"`
+	Skipped   []UnitStatus `json:"skipped,omitempty"`
+	Remaining []UnitStatus `json:"remaining,omitempty"`
 	DoNotRepeat  []string     `json:"do_not_repeat,omitempty"`
 	Verification string       `json:"last_verification,omitempty"`
 	Guardrails   []string     `json:"guardrails,omitempty"`
@@ -157,6 +161,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
 	}
+	p.Failed, p.Skipped = sum.Failed, sum.Skipped
 	for _, u := range sum.Started {
 		if sum.Work == nil || u.ID != sum.Work.ID {
 			p.Started = append(p.Started, u)
@@ -166,7 +171,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.WorkPlan = planUnitOf(sum.plan, sum.Work.ID)
 	}
 	for _, u := range sum.Units {
-		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && (p.Current == nil || u.ID != p.Current.ID) {
+		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID) {
 			p.Remaining = append(p.Remaining, u)
 		}
 	}
@@ -222,6 +227,9 @@ func commands(sum *Summary) []string {
 		return []string{fmt.Sprintf("raise the Max iterations of %s in %s, then `itr plan`", u, planFile), "itr next", "itr status"}
 	case reconcile.MoveUnblock:
 		return []string{"itr unblock " + u + " (once its block is resolved)", "itr next", "itr status"}
+	case reconcile.MoveResolve:
+		return []string{"itr reopen " + u + " --reason \"...\" (once a person fixed the cause)", "itr skip " + u + " --reason \"...\"",
+			fmt.Sprintf("add a unit with \"Replaces: %s\" to %s, then `itr plan`", u, planFile), "itr status"}
 	case reconcile.MoveWritePlan:
 		return []string{fmt.Sprintf("write the units in %s, then `itr plan`", planFile), "itr status"}
 	case reconcile.MoveArchive:
@@ -466,8 +474,14 @@ func (p *PrimeContext) render() string {
 		b.WriteString("## Blocked\n")
 		for _, u := range p.Blocked {
 			fmt.Fprintf(&b, "- %s %s: %s\n", u.ID, quote(u.Title, 80), quote(u.Reason, 200))
+			if u.ReasonKind != "" || u.ClearWhen != "" {
+				fmt.Fprintf(&b, "  - Kind: %s. %s\n", orUnsaid(u.ReasonKind), clearText(u))
+			}
 		}
 		add(b.String())
+	}
+	if s := p.settledSection(); s != "" {
+		add(s)
 	}
 	if len(p.Warnings) > 0 {
 		var b strings.Builder
