@@ -199,13 +199,14 @@ type ResumeOutput struct {
 	Next       string   `json:"next,omitempty"`
 	Blocked    []string `json:"blocked,omitempty"`
 	Done       []string `json:"done,omitempty"`
+	Tasks      []string `json:"tasks,omitempty"`
+	Archive    string   `json:"archive,omitempty"`
+	Markdown   string   `json:"markdown"`
+
 	// Failed are the failed units that need a person; Skipped those left
 	// out. Neither takes work.
 	Failed  []string `json:"failed,omitempty"`
 	Skipped []string `json:"skipped,omitempty"`
-	Tasks   []string `json:"tasks,omitempty"`
-	Archive    string   `json:"archive,omitempty"`
-	Markdown   string   `json:"markdown"`
 }
 
 func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {

@@ -51,11 +51,7 @@ type PrimeContext struct {
 	NextAction   string       `json:"next_action,omitempty"`
 	Next         string       `json:"next,omitempty"`
 	Blocked      []UnitStatus `json:"blocked,omitempty"`
-	// Failed are the failed units that need someone, Skipped the units
-	// left out on purpose (status's failed and skipped).
-	Failed    []UnitStatus `json:"failed,omitempty"`
-	Skipped   []UnitStatus `json:"skipped,omitempty"`
-	Remaining []UnitStatus `json:"remaining,omitempty"`
+	Remaining    []UnitStatus `json:"remaining,omitempty"`
 	DoNotRepeat  []string     `json:"do_not_repeat,omitempty"`
 	Verification string       `json:"last_verification,omitempty"`
 	Guardrails   []string     `json:"guardrails,omitempty"`
@@ -81,6 +77,11 @@ type PrimeContext struct {
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
+
+	// Failed are the failed units that need someone, Skipped the units
+	// left out on purpose (status's failed and skipped).
+	Failed  []UnitStatus `json:"failed,omitempty"`
+	Skipped []UnitStatus `json:"skipped,omitempty"`
 }
 
 // PlanUnit is what tasks.md or plan.md says of a unit, so an agent need
