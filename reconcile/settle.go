@@ -76,6 +76,10 @@ func Settled(s *state.State, p *plan.Plan, id string) bool {
 	return settledFunc(s, p)(id)
 }
 
+// SettledFunc is Settled for many units, the plan's replacements read
+// once: the way to ask about every unit of a view.
+func SettledFunc(s *state.State, p *plan.Plan) func(string) bool { return settledFunc(s, p) }
+
 // settledFunc is Settled for many units, the plan's replacements read once.
 func settledFunc(s *state.State, p *plan.Plan) func(string) bool {
 	var by map[string][]string
