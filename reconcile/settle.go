@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -164,6 +163,3 @@ func blockText(r *Refusal) string {
 	}
 	return t
 }
-
-// JoinKinds lists kinds for a message: "needs-human, tool-error".
-func JoinKinds(kinds []string) string { return strings.Join(kinds, ", ") }
