@@ -1,6 +1,6 @@
 // Package mcpserver serves itr to agents that have no shell, as a Model
-// Context Protocol server (the official Go SDK) with six tools: resume,
-// start, checkpoint, finish, block and reopen. Each tool runs the same workspace
+// Context Protocol server (the official Go SDK) with eight tools: resume,
+// start, checkpoint, finish, block, reopen, fail and skip. Each tool runs the same workspace
 // code as the CLI, with typed inputs and outputs whose JSON schemas the SDK
 // infers from the Go types below.
 //

@@ -76,7 +76,7 @@ func TestTypeScriptClient(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &res), "%s", raw)
 	require.Empty(t, res.Error)
 	assert.Equal(t, "itr", res.Server.Name)
-	assert.Equal(t, []string{"block", "checkpoint", "finish", "reopen", "resume", "start"}, res.Tools)
+	assert.Equal(t, []string{"block", "checkpoint", "fail", "finish", "reopen", "resume", "skip", "start"}, res.Tools)
 	require.Len(t, res.Calls, 4)
 	assert.Equal(t, "demo", res.Calls[0].Structured["task"])
 	assert.Equal(t, "T1", res.Calls[1].Structured["unit"])
