@@ -255,7 +255,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		if since := facts.SinceNote; every > 0 && since >= every {
 			sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
 		}
-		sum.PhaseHint, _ = phaseHint(s)
+		sum.PhaseHint, _ = phaseHint(s, t.Plan)
 	}
 	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
