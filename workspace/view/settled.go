@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
 )
 
 // kindReason reads "needs-human: the reason", or the reason alone.
@@ -93,4 +94,16 @@ func (p *PrimeContext) settledSection() string {
 func replacedText(by []string) string {
 	return fmt.Sprintf("%s replace%s it: once %s done, its dependants proceed", strings.Join(by, ", "),
 		map[bool]string{true: "s", false: ""}[len(by) == 1], map[bool]string{true: "it is", false: "one of them is"}[len(by) == 1])
+}
+
+// live are the units of by that may still be done: not failed or skipped
+// (a replacement that was itself given up settles nothing).
+func live(s *state.State, by []string) []string {
+	var out []string
+	for _, id := range by {
+		if u := s.Units[id]; u != nil && u.Status != state.Failed && u.Status != state.Skipped {
+			out = append(out, id)
+		}
+	}
+	return out
 }

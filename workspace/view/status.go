@@ -416,8 +416,8 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		}
 		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
 	case reconcile.MoveResolve:
-		if len(u.ReplacedBy) > 0 {
-			return fmt.Sprintf("%s failed (%s); %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), replacedText(u.ReplacedBy))
+		if by := live(s, u.ReplacedBy); len(by) > 0 {
+			return fmt.Sprintf("%s failed (%s); %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), replacedText(by))
 		}
 		return fmt.Sprintf("%s failed (%s) and every remaining unit waits on it: a person must look at it; then %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200),
 			reconcile.FailedFix(u.ID, s.Mode, func(f string) string { return "--" + f }))
@@ -611,7 +611,7 @@ func whyNone(s *state.State, p *plan.Plan, adv reconcile.Advice) []string {
 		case reconcile.UnitBlocked:
 			out = append(out, fmt.Sprintf("%s is blocked: %s", r.Unit, blockWords(UnitStatus{Reason: r.Reason, ReasonKind: r.ReasonKind, ClearWhen: r.ClearWhen})))
 		case reconcile.UnitFailed:
-			if by := reconcile.Replacements(p, r.Unit); len(by) > 0 {
+			if by := live(s, reconcile.Replacements(p, r.Unit)); len(by) > 0 {
 				out = append(out, fmt.Sprintf("%s failed (%s); %s", r.Unit, kindReason(r.ReasonKind, r.Reason), replacedText(by)))
 				break
 			}
