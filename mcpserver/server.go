@@ -1,6 +1,6 @@
 // Package mcpserver serves itr to agents that have no shell, as a Model
 // Context Protocol server (the official Go SDK) with eight tools: resume,
-// start, checkpoint, finish, block, reopen, decide and summarize. Each tool runs the same workspace
+// start, checkpoint, finish, block (also to fail or skip a unit), reopen, decide and summarize. Each tool runs the same workspace
 // code as the CLI, with typed inputs and outputs whose JSON schemas the SDK
 // infers from the Go types below.
 //
@@ -44,9 +44,9 @@ const (
 
 	finishDesc = "One step toward done, with evidence: in_progress, confirming, verifying, done, a call each (passed=false sends it back). The last needs a passing verify run or verified_by."
 
-	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
+	blockDesc = "Set a unit aside with the reason (one commit): blocked (a person unblocks it: `itr unblock UNIT`), failed (needs a person; until reopen) or skipped (its dependants go on)."
 
-	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
+	reopenDesc = "Send a done unit found wrong back to in_progress, or a failed or skipped unit back to work (one commit)."
 
 	decideDesc = "Record a settled choice in decisions.md (one commit); resume lists it. The same title again replaces the choice."
 

@@ -51,11 +51,17 @@ type FinishInput struct {
 	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
 }
 
-// BlockInput is the input of the block tool.
+// BlockInput is the input of the block tool, which also fails a unit
+// (as: "failed", itr fail) or skips it (as: "skipped", itr skip): one tool
+// for the three ways a unit is set aside keeps the definitions every
+// session pays for small.
 type BlockInput struct {
-	Task   string `json:"task,omitempty"`
-	Unit   string `json:"unit" jsonschema:"unit id"`
-	Reason string `json:"reason" jsonschema:"what the unit waits for"`
+	Task      string `json:"task,omitempty"`
+	Unit      string `json:"unit" jsonschema:"unit id"`
+	Reason    string `json:"reason" jsonschema:"why"`
+	As        string `json:"as,omitempty" jsonschema:"blocked (default), failed (needs a person) or skipped (dependants go on)"`
+	Kind      string `json:"kind,omitempty" jsonschema:"needs-human, tool-error, missing-input; when blocked also external, decision"`
+	ClearWhen string `json:"clear_when,omitempty" jsonschema:"blocked: how to tell it is over"`
 }
 
 // ReopenInput is the input of the reopen tool.
@@ -131,6 +137,8 @@ const (
 	done       = string(state.Done)
 	blocked    = string(state.Blocked)
 	timeout    = string(state.Timeout)
+	failed     = string(state.Failed)
+	skipped    = string(state.Skipped)
 )
 
 // noTask is what resume says where there is no itr state.
@@ -138,7 +146,7 @@ const noTask = "There is no itr task here (no git repository, or no task under t
 
 // mcpNote follows the resume text of an active task, whose commands are
 // the CLI's.
-const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block and reopen are the block and reopen tools; decide and summarize are the decide and summarize tools.\n"
+const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block, fail and skip are the block tool (as: failed, skipped); reopen is the reopen tool; decide and summarize are the decide and summarize tools.\n"
 
 type handlers struct{ open Opener }
 
@@ -231,6 +239,11 @@ type ResumeOutput struct {
 	// gives it); the text says why the others cannot start.
 	Ready    map[string]string `json:"ready,omitempty"`
 	Markdown string            `json:"markdown"`
+
+	// Failed are the failed units that need a person; Skipped those left
+	// out. Neither takes work.
+	Failed  []string `json:"failed,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
@@ -244,6 +257,12 @@ func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	}
 	for _, u := range p.Blocked {
 		out.Blocked = append(out.Blocked, u.ID)
+	}
+	for _, u := range p.Failed {
+		out.Failed = append(out.Failed, u.ID)
+	}
+	for _, u := range p.Skipped {
+		out.Skipped = append(out.Skipped, u.ID)
 	}
 	for _, t := range p.Tasks {
 		if t.State == "active" {
@@ -354,11 +373,30 @@ func check(verify *[]string) workspace.CheckRequest {
 	return workspace.CheckRequest{Verify: true, Argv: *verify}
 }
 
-// block is workspace.Block.
+// block is workspace.BlockTyped.
 func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInput) (*mcp.CallToolResult, *Step, error) {
-	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-		return ws.Block(slug, in.Unit, in.Reason)
-	})
+	switch in.As {
+	case "", blocked:
+		return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+			return ws.BlockTyped(slug, in.Unit, in.Reason, in.Kind, in.ClearWhen)
+		})
+	case failed, skipped:
+		if in.ClearWhen != "" {
+			return nil, nil, fmt.Errorf("clear_when is for a block (as: blocked); a %s unit stays so until it is reopened: leave clear_when out", in.As)
+		}
+		if in.As == skipped {
+			if in.Kind != "" {
+				return nil, nil, fmt.Errorf("kind is for a block or a failure; a skipped unit has none: leave kind out")
+			}
+			return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+				return ws.Skip(slug, in.Unit, in.Reason)
+			})
+		}
+		return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+			return ws.Fail(slug, in.Unit, in.Reason, in.Kind)
+		})
+	}
+	return nil, nil, fmt.Errorf("as %q is not known: give blocked (the default), failed or skipped", in.As)
 }
 
 // Reopened is the output of the reopen tool: the unit, now in_progress
@@ -453,6 +491,10 @@ func nextCall(status, id string) string {
 		return fmt.Sprintf("%s is blocked: a person resolves it and runs `itr unblock %s`", id, id)
 	case timeout:
 		return fmt.Sprintf("%s used all its iterations: raise its Max iterations in the plan and run `itr plan`", id)
+	case string(state.Failed):
+		return fmt.Sprintf("%s failed and takes no work: a person reopens it (reopen), skips it (skip), or adds a unit with \"Replaces: %s\" to the plan; call start for another unit", id, id)
+	case string(state.Skipped):
+		return fmt.Sprintf("%s is skipped; its dependants may proceed: call start", id)
 	}
 	return "call resume"
 }
@@ -491,7 +533,11 @@ func Worded(err error) error {
 	case reconcile.UnitDone:
 		msg = fmt.Sprintf("unit %s is done: do not repeat it; call start without a unit for the next one (if it was found wrong, call reopen with the reason)", u)
 	case reconcile.UnitBlocked:
-		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, r.Reason, u)
+		msg = fmt.Sprintf("unit %s is blocked (%s): a person unblocks it with `itr unblock %s`", u, blockWords(r), u)
+	case reconcile.UnitFailed:
+		msg = fmt.Sprintf("unit %s failed (%s) and takes no work: a person reopens it (reopen), skips it (skip), or adds a unit with \"Replaces: %s\" to the plan", u, kindReason(r.ReasonKind, r.Reason), u)
+	case reconcile.UnitSkipped:
+		msg = fmt.Sprintf("unit %s was skipped (%s) and takes no work; call reopen to work on it after all", u, r.Reason)
 	case reconcile.UnitTimedOut:
 		msg = fmt.Sprintf("unit %s used all %d iterations: raise its Max iterations in the plan and run `itr plan`", u, r.Max)
 	case reconcile.WaitsFor:
@@ -507,7 +553,7 @@ func Worded(err error) error {
 	case reconcile.NoEvidence:
 		msg = fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): call finish with verify (a check that must pass; [] runs the unit's Verify line) or verified_by (the person or external check that verified it)", u)
 	case reconcile.NotDone:
-		msg = fmt.Sprintf("unit %s is %s, not done: only a done unit can be reopened", u, r.Status)
+		msg = fmt.Sprintf("unit %s is %s, not done: only a done, failed or skipped unit can be reopened", u, r.Status)
 		if r.Status == state.Confirming || r.Status == state.Verifying {
 			msg = fmt.Sprintf("unit %s is %s, not done: it is still open, so there is nothing to reopen; call finish with passed=false to send it back to in_progress", u, r.Status)
 		}
@@ -532,7 +578,9 @@ func param(field string) string {
 func stuck(r *reconcile.Refusal) string {
 	switch r.Code {
 	case reconcile.UnitBlocked:
-		return fmt.Sprintf("%s is blocked: %s", r.Unit, r.Reason)
+		return fmt.Sprintf("%s is blocked: %s", r.Unit, blockWords(r))
+	case reconcile.UnitFailed:
+		return fmt.Sprintf("%s failed (%s): needs a person", r.Unit, kindReason(r.ReasonKind, r.Reason))
 	case reconcile.UnitTimedOut:
 		return fmt.Sprintf("%s used all %d iterations", r.Unit, r.Max)
 	case reconcile.WaitsFor:

@@ -82,6 +82,7 @@ func (p *Plan) check() error {
 	}
 	errs = append(errs, p.inputErrors()...)
 	g := p.graph(&errs)
+	errs = append(errs, p.replacesErrors(g)...)
 	if err := first(errs); err != nil {
 		return err
 	}
@@ -461,9 +462,10 @@ const (
 	keyVerify     = "Verify"
 	keyEstimate   = "Estimate"
 	keyInputs     = "Inputs"
+	keyReplaces   = "Replaces"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -628,6 +630,13 @@ func (ps *parser) closeItem() {
 		u.Complete = c
 	case keyModel:
 		u.Model = v
+	case keyReplaces:
+		ids, bad, ok := parseReplaces(v)
+		if !ok {
+			ps.errorf(it.line, `%s: Replaces lists %q, which is not a unit ID; write the IDs of the units this one stands in for, such as "Replaces: T3"`, u.ID, bad)
+			return
+		}
+		u.Replaces = ids
 	case keyMax, keyDepends, keyMinWords:
 		if isTemplate(v) {
 			if u.Pending == nil {

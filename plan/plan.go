@@ -71,7 +71,11 @@ type Unit struct {
 	// nothing and are kept only so Render writes them back, which it does
 	// only while MaxIterations is 0 and Depends is nil.
 	Pending map[string]string
-	Extra   []Field // unknown sub-items in order; Key is "" for a bullet without "Key:"
+	// Replaces lists the units this one stands in for ("Replaces: T3"), a
+	// compensating unit: once it is done, a failed unit it replaces counts
+	// as settled and its dependants may proceed. nil when absent.
+	Replaces []string
+	Extra    []Field // unknown sub-items in order; Key is "" for a bullet without "Key:"
 	// Details is indented text between the unit line and its first
 	// sub-item, one trimmed line per "\n".
 	Details string

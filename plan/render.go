@@ -175,6 +175,9 @@ func (u *Unit) render() string {
 	if u.Model != "" {
 		item(keyModel, u.Model)
 	}
+	if len(u.Replaces) > 0 {
+		item(keyReplaces, strings.Join(u.Replaces, ", "))
+	}
 	for _, f := range u.Extra {
 		item(f.Key, f.Value)
 	}

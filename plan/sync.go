@@ -15,18 +15,32 @@ type Counts struct {
 	InProgress int // in_progress, confirming or verifying
 	Pending    int // pending, or not in the state yet
 	Blocked    int // blocked or timeout: waiting for a person
+	// Failed and Skipped count the units in those statuses. Their boxes
+	// stay unchecked ("- [ ]"): the box says done and nothing else, so a
+	// reader of the file is never told a skipped or failed unit's work was
+	// done; the Status line names them (", 1 failed, 1 skipped") and Total
+	// counts them, so the numbers add up.
+	Failed, Skipped int
 }
 
 // Total returns the number of units counted.
-func (c Counts) Total() int { return c.Done + c.InProgress + c.Pending + c.Blocked }
+func (c Counts) Total() int {
+	return c.Done + c.InProgress + c.Pending + c.Blocked + c.Failed + c.Skipped
+}
 
 // Status returns the value of the "**Status:**" line in the seed's form,
 // "3 done, 1 in progress, 2 pending", followed by ", 1 blocked" when any
-// unit is blocked.
+// unit is blocked, then ", 1 failed" and ", 1 skipped" likewise.
 func (c Counts) Status() string {
 	s := fmt.Sprintf("%d done, %d in progress, %d pending", c.Done, c.InProgress, c.Pending)
 	if c.Blocked != 0 {
 		s += fmt.Sprintf(", %d blocked", c.Blocked)
+	}
+	if c.Failed != 0 {
+		s += fmt.Sprintf(", %d failed", c.Failed)
+	}
+	if c.Skipped != 0 {
+		s += fmt.Sprintf(", %d skipped", c.Skipped)
 	}
 	return s
 }
@@ -34,7 +48,7 @@ func (c Counts) Status() string {
 // Tally counts the units ids, each once, by the status status gives it:
 // done is Done; in_progress, confirming and verifying are InProgress;
 // blocked and timeout are Blocked; pending and anything else (a unit not in
-// the state yet) are Pending.
+// the state yet) are Pending; failed is Failed and skipped Skipped.
 func Tally(ids []string, status func(id string) state.Status) Counts {
 	var c Counts
 	for _, id := range ids {
@@ -45,6 +59,10 @@ func Tally(ids []string, status func(id string) state.Status) Counts {
 			c.InProgress++
 		case state.Blocked, state.Timeout:
 			c.Blocked++
+		case state.Failed:
+			c.Failed++
+		case state.Skipped:
+			c.Skipped++
 		default:
 			c.Pending++
 		}

@@ -105,6 +105,7 @@ func TestSyncCounts(t *testing.T) {
 		{Counts{}, "0 done, 0 in progress, 0 pending", "0 tasks"},
 		{Counts{Pending: 1}, "0 done, 0 in progress, 1 pending", "1 task"},
 		{Counts{Done: 2, InProgress: 1, Pending: 4, Blocked: 2}, "2 done, 1 in progress, 4 pending, 2 blocked", "9 tasks"},
+		{Counts{Done: 2, Pending: 1, Failed: 1, Skipped: 2}, "2 done, 0 in progress, 1 pending, 1 failed, 2 skipped", "6 tasks"},
 	} {
 		out, _ := Sync([]byte("**Total:** {N} tasks\n**Status:** x\n"), nil, tt.c)
 		assert.Equal(t, "**Total:** "+tt.total+"\n**Status:** "+tt.status+"\n", string(out))
@@ -122,6 +123,12 @@ func TestTally(t *testing.T) {
 	c := Tally([]string{"T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"}, func(id string) state.Status { return st[id] })
 	assert.Equal(t, Counts{Done: 1, InProgress: 3, Pending: 2, Blocked: 2}, c)
 	assert.Equal(t, 8, c.Total())
+
+	// Failed and skipped units are counted apart, never as done.
+	st["T8"], st["T9"] = state.Failed, state.Skipped
+	c = Tally([]string{"T1", "T8", "T9"}, func(id string) state.Status { return st[id] })
+	assert.Equal(t, Counts{Done: 1, Failed: 1, Skipped: 1}, c)
+	assert.Equal(t, 3, c.Total())
 }
 
 // TestSyncGolden syncs every testdata/*.md with T1, T10 and R1 done and

@@ -59,6 +59,12 @@ const (
 	// that it stands for): a reader may start at the last Summary entry.
 	// It changes no state.
 	KindSummary
+	// KindFailed is "## T1 - Failed - ts", with Reason and Kind fields: the
+	// unit cannot go on without someone; final until a Reopened entry.
+	KindFailed
+	// KindSkipped is "## T1 - Skipped - ts", with a Reason field: the unit
+	// is left out on purpose and its dependants may proceed.
+	KindSkipped
 )
 
 // events are the event words of the headings, by kind.
@@ -79,6 +85,8 @@ var events = [...]string{
 	KindResumed:    "Resumed",
 	KindNote:       "Note",
 	KindSummary:    "Summary",
+	KindFailed:     "Failed",
+	KindSkipped:    "Skipped",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -95,7 +103,8 @@ func (k Kind) String() string {
 
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
-	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened
+	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
+		k == KindFailed || k == KindSkipped
 }
 
 // known reports whether k is one of the event kinds.

@@ -101,6 +101,8 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		}
 		add(id, "status", str(string(r.Status)), str(string(d.Status)), SourceLog)
 		add(id, "reason", r.Reason, d.Reason, SourceLog)
+		add(id, "reason_kind", r.ReasonKind, d.ReasonKind, SourceLog)
+		add(id, "clear_when", r.ClearWhen, d.ClearWhen, SourceLog)
 		add(id, "iterations_used", r.IterationsUsed, d.IterationsUsed, SourceLog)
 		add(id, "confirmations_used", r.ConfirmationsUsed, d.ConfirmationsUsed, SourceLog)
 		add(id, "verification_passed", r.VerificationPassed, d.VerificationPassed, SourceLog)

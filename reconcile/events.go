@@ -41,6 +41,19 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		}
 	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
 		ev.Reason = field("Reason")
+		if e.Kind == progresslog.KindBlocked {
+			ev.ClearWhen = field(FieldClearWhen)
+			if msg := readKind(&ev, field(FieldKind), "block kind", state.BlockKinds); msg != "" {
+				problems = append(problems, msg)
+			}
+		}
+	case progresslog.KindFailed, progresslog.KindSkipped:
+		ev.Reason = field("Reason")
+		if e.Kind == progresslog.KindFailed {
+			if msg := readKind(&ev, field(FieldKind), "failure kind", state.FailKinds); msg != "" {
+				problems = append(problems, msg)
+			}
+		}
 	case progresslog.KindPlanned:
 		ev.Dropped = droppedOf(e)
 		if len(ev.Dropped) > 0 {

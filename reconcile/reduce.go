@@ -57,6 +57,9 @@ type Event struct {
 	// Progress is the unit's own progress an iteration gives ("40%"), ""
 	// when it gives none; ProgressDetail says what it means.
 	Progress, ProgressDetail string
+	// ReasonKind is the **Kind:** of a Blocked or Failed entry (one of
+	// state.BlockKinds), ClearWhen the **Clear when:** of a Blocked one.
+	ReasonKind, ClearWhen string
 }
 
 // Input is everything Fold needs.
@@ -169,6 +172,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 		for _, u := range s.Units {
 			u.Status = state.Pending
 			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
+			u.ReasonKind, u.ClearWhen = nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
 		}
@@ -259,6 +263,7 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 			reason = "blocked"
 		}
 		u.Reason = state.Ptr(reason)
+		u.ReasonKind, u.ClearWhen = optional(ev.ReasonKind), optional(ev.ClearWhen)
 		touch()
 	case progresslog.KindUnblocked:
 		u := unit(s, ev.Unit)
@@ -267,6 +272,10 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 			u.Status = state.InProgress
 		}
 		u.Reason = nil
+		u.ReasonKind, u.ClearWhen = nil, nil
+		touch()
+	case progresslog.KindFailed, progresslog.KindSkipped:
+		settle(s, ev)
 		touch()
 	case progresslog.KindReopened:
 		reopen(s, ev)

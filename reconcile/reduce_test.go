@@ -402,7 +402,7 @@ func randomEntries(r *rand.Rand, n int) []progresslog.Entry {
 		clock = clock.Add(time.Duration(r.Intn(120)) * time.Minute)
 		u := units[r.Intn(len(units))]
 		e := progresslog.Entry{Stamp: clock.Format(time.RFC3339), Unit: u}
-		switch k := r.Intn(20); {
+		switch k := r.Intn(24); {
 		case k < 12:
 			count[u]++
 			e.Kind, e.Iteration = progresslog.KindIteration, count[u]
@@ -430,8 +430,17 @@ func randomEntries(r *rand.Rand, n int) []progresslog.Entry {
 			e.Kind, e.Unit = progresslog.KindPlanned, ""
 		case k < 19:
 			e.Kind, e.Unit = progresslog.KindReconciled, ""
-		default:
+		case k < 20:
 			e.Kind, e.Unit, e.Heading = progresslog.KindOther, "", "A note"
+		case k < 21:
+			e.Kind = progresslog.KindFailed
+			e.Fields = []progresslog.Field{{Name: "Reason", Value: "broke"}, {Name: "Kind", Value: []string{"needs-human", "tool-error", "external"}[r.Intn(3)]}}
+		case k < 22:
+			e.Kind = progresslog.KindSkipped
+			e.Fields = []progresslog.Field{{Name: "Reason", Value: "not needed"}}
+		default:
+			e.Kind = progresslog.KindBlocked
+			e.Fields = []progresslog.Field{{Name: "Reason", Value: "no key"}, {Name: "Kind", Value: "missing-input"}, {Name: "Clear when", Value: "the key is set"}}
 		}
 		out = append(out, e)
 	}

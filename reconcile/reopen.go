@@ -20,11 +20,29 @@ import (
 // its completed_at gone; iterations_used, confirmations_used and
 // max_iterations are kept. A task past execute (verify, deliver) is back
 // in execute, since a unit is unfinished again.
+//
+// A failed or skipped unit reopens the way a blocked one unblocks: to
+// in_progress (and current) when it had iterations, else to pending; its
+// reason and kind are gone, the rest kept.
 func reopen(s *state.State, ev Event) {
 	u := unit(s, ev.Unit)
+	if u.Status == state.Failed || u.Status == state.Skipped {
+		u.Reason, u.ReasonKind, u.ClearWhen = nil, nil, nil
+		u.Status = state.Pending
+		if state.Val(u.IterationsUsed) > 0 {
+			u.Status = state.InProgress
+			s.Current = state.Ptr(u.ID)
+			s.CurrentIteration = state.Ptr(state.Val(u.IterationsUsed))
+		}
+		if s.Phase == state.Verify || s.Phase == state.Deliver {
+			s.Phase = state.Execute
+		}
+		return
+	}
 	u.Status = state.InProgress
 	u.VerificationPassed = state.Ptr(false)
 	u.CompletedAt, u.Reason, u.VerifiedBy = nil, nil, nil
+	u.ReasonKind, u.ClearWhen = nil, nil
 	s.Current = state.Ptr(u.ID)
 	s.CurrentIteration = state.Ptr(state.Val(u.IterationsUsed))
 	if s.Phase == state.Verify || s.Phase == state.Deliver {
@@ -42,7 +60,7 @@ func notDone(r *Refusal, field func(string) string) string {
 	case state.Verifying:
 		return fmt.Sprintf("unit %s is verifying, not done: it is still open, so there is nothing to reopen; record its next checkpoint without %s to send it back to in_progress", u, field("verified"))
 	}
-	return fmt.Sprintf("unit %s is %s, not done: only a done unit can be reopened", u, r.Status)
+	return fmt.Sprintf("unit %s is %s, not done: only a done, failed or skipped unit can be reopened", u, r.Status)
 }
 
 // Dependants lists the units that depend on id, directly or through other

@@ -94,7 +94,7 @@ func TestFoldReopenedRefused(t *testing.T) {
 	s, problems := Fold(Input{Slug: "demo", Plan: p, Entries: append(entries, again)})
 	require.Len(t, problems, 1)
 	assert.Equal(t, 40, problems[0].Line)
-	assert.Contains(t, problems[0].Msg, "unit T1 is in_progress, not done: only a done unit can be reopened")
+	assert.Contains(t, problems[0].Msg, "unit T1 is in_progress, not done: only a done, failed or skipped unit can be reopened")
 	assert.Equal(t, state.InProgress, s.Units["T1"].Status)
 
 	// Reopening T2, under way, is not applied either.
@@ -124,7 +124,7 @@ func TestNotDoneWording(t *testing.T) {
 	}{
 		{state.Confirming, "unit T1 is confirming, not done: it is still open, so there is nothing to reopen; record its next checkpoint without --signal to send it back to in_progress"},
 		{state.Verifying, "unit T1 is verifying, not done: it is still open, so there is nothing to reopen; record its next checkpoint without --verified to send it back to in_progress"},
-		{state.Pending, "unit T1 is pending, not done: only a done unit can be reopened"},
+		{state.Pending, "unit T1 is pending, not done: only a done, failed or skipped unit can be reopened"},
 	} {
 		_, err := Decide(view(t, map[string]state.Status{"T1": c.status}, ""), mustPlan(t, tasksMD), Intent{Action: Reopen, Unit: "T1", Reason: "x"})
 		var r *Refusal

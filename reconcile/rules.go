@@ -36,8 +36,13 @@ const (
 	Block
 	// Unblock returns a blocked unit to work.
 	Unblock
-	// Reopen sends a done unit found wrong back to in_progress.
+	// Reopen sends a done unit found wrong back to in_progress, and a
+	// failed or skipped unit back to work.
 	Reopen
+	// Fail marks a unit failed: it cannot go on without someone.
+	Fail
+	// Skip marks a unit skipped: left out on purpose.
+	Skip
 )
 
 // Intent is a front end's request about one unit, before it is an event.
@@ -64,8 +69,13 @@ type Intent struct {
 	// VerifiedBy names the person or external check that verified the
 	// unit, evidence in place of a run.
 	VerifiedBy string
-	// Reason is why the unit is blocked (Block) or reopened (Reopen).
+	// Reason is why the unit is blocked (Block), reopened (Reopen), failed
+	// (Fail) or skipped (Skip).
 	Reason string
+	// ReasonKind is what a blocked or failed unit needs to go on (one of
+	// state.BlockKinds, of state.FailKinds for Fail; "" for none), and
+	// ClearWhen when a block is over (Block only).
+	ReasonKind, ClearWhen string
 	// Activity, when the rule book must pick among started units, gives
 	// the order of their last entries in the log (it is called only then,
 	// so a caller that has not parsed the log pays nothing otherwise).
@@ -131,6 +141,12 @@ const (
 	NotPaused      Code = "not-paused"      // resuming a task that is not paused
 	HeldElsewhere  Code = "held"            // work on a unit another agent holds
 	InputsMissing  Code = "inputs-missing"  // starting a unit whose inputs are not there
+	UnitFailed     Code = "failed"          // work on a failed unit
+	UnitSkipped    Code = "skipped"         // work on a skipped unit
+	AlreadyFailed  Code = "already-failed"  // failing a failed unit
+	AlreadySkipped Code = "already-skipped" // skipping a skipped unit
+	FinishedUnit   Code = "finished"        // failing or skipping a done unit
+	BadKind        Code = "bad-kind"        // a reason kind the action does not take
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -183,6 +199,12 @@ type Refusal struct {
 	Since string
 	// Missing, for InputsMissing, are the unit's inputs that are not there.
 	Missing []string
+	// ReasonKind and ClearWhen are the kind of a block or failure and when
+	// a block clears (UnitBlocked, AlreadyBlocked, UnitFailed,
+	// AlreadyFailed); for BadKind ReasonKind is the kind asked for.
+	ReasonKind, ClearWhen string
+	// Mode is the task's mode, for the plan file a fix names (UnitFailed).
+	Mode state.Mode
 }
 
 // Error words the refusal with the domain's field names.
@@ -207,9 +229,25 @@ func (r *Refusal) Worded(field func(string) string) string {
 	case UnitDone:
 		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen %s %s TEXT`)", u, u, field("reason"))
 	case UnitBlocked:
-		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, r.Reason, u)
+		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, blockText(r), u)
 	case InputsMissing:
 		return inputsMissing(r)
+	case UnitFailed:
+		return fmt.Sprintf("unit %s failed (%s); nothing was recorded: a failed unit takes no work until it is reopened: %s", u, kindReason(r.ReasonKind, r.Reason), FailedFix(u, r.Mode, field))
+	case UnitSkipped:
+		return fmt.Sprintf("unit %s was skipped (%s); nothing was recorded: to work on it after all, reopen it with `itr reopen %s %s TEXT`", u, r.Reason, u, field("reason"))
+	case AlreadyFailed:
+		return fmt.Sprintf("unit %s already failed (%s); nothing was recorded: to fail it for another reason, reopen it first (`itr reopen %s %s TEXT`)", u, kindReason(r.ReasonKind, r.Reason), u, field("reason"))
+	case AlreadySkipped:
+		return fmt.Sprintf("unit %s is already skipped (%s); nothing was recorded", u, r.Reason)
+	case FinishedUnit:
+		return fmt.Sprintf("unit %s is done, so it cannot become %s; nothing was recorded: if its work was found wrong, reopen it first (`itr reopen %s %s TEXT`)", u, r.To, u, field("reason"))
+	case BadKind:
+		kinds, what := state.BlockKinds, "block kind"
+		if r.To == state.Failed {
+			kinds, what = state.FailKinds, "failure kind"
+		}
+		return fmt.Sprintf("%q is not a %s (one of %s); nothing was recorded", r.ReasonKind, what, strings.Join(kinds, ", "))
 	case HeldElsewhere:
 		return fmt.Sprintf("unit %s is held by %s; pick another unit (itr next), or ask them to release it (itr release %s)", u, r.Reason, u)
 	case UnitTimedOut:
@@ -217,7 +255,7 @@ func (r *Refusal) Worded(field func(string) string) string {
 	case WaitsFor:
 		return fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", u, joinDeps(r.Waiting))
 	case AlreadyBlocked:
-		return fmt.Sprintf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u, r.Reason, u)
+		return fmt.Sprintf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u, blockText(r), u)
 	case NotBlocked:
 		return fmt.Sprintf("unit %s is %s, not blocked; there is nothing to unblock", u, r.Status)
 	case NotStarted:
@@ -293,6 +331,19 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	switch in.Action {
 	case Block:
 		ev.Kind, ev.Reason = progresslog.KindBlocked, in.Reason
+		ev.ReasonKind, ev.ClearWhen = in.ReasonKind, in.ClearWhen
+		if err := checkKind(id, in.ReasonKind, state.Blocked); err != nil {
+			return Event{}, err
+		}
+		return ev, allowed(s, p, ev)
+	case Fail:
+		ev.Kind, ev.Reason, ev.ReasonKind = progresslog.KindFailed, in.Reason, in.ReasonKind
+		if err := checkKind(id, in.ReasonKind, state.Failed); err != nil {
+			return Event{}, err
+		}
+		return ev, allowed(s, p, ev)
+	case Skip:
+		ev.Kind, ev.Reason = progresslog.KindSkipped, in.Reason
 		return ev, allowed(s, p, ev)
 	case Unblock:
 		ev.Kind = progresslog.KindUnblocked
@@ -417,8 +468,24 @@ func evidenced(in Intent, id string) error {
 	return nil
 }
 
-// workable refuses work on a unit that is finished, blocked, timed out, or
-// pending with unfinished dependencies.
+// checkKind refuses a reason kind a block (to blocked) or a failure (to
+// failed) does not take.
+func checkKind(id, kind string, to state.Status) error {
+	if kind == "" {
+		return nil
+	}
+	kinds := state.BlockKinds
+	if to == state.Failed {
+		kinds = state.FailKinds
+	}
+	if _, err := state.ParseKind("kind", kind, kinds); err != nil {
+		return &Refusal{Code: BadKind, Unit: id, To: to, ReasonKind: kind}
+	}
+	return nil
+}
+
+// workable refuses work on a unit that is finished, blocked, timed out,
+// failed, skipped, or pending with unfinished dependencies.
 func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
 	if u.Status == state.Done {
 		return &Refusal{Code: UnitDone, Unit: u.ID, Status: u.Status}
@@ -428,6 +495,7 @@ func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
 		wait = waitingOn(s, p, u.ID)
 	}
 	if r := stuck(u, wait); r != nil {
+		r.Mode = s.Mode
 		return r
 	}
 	return nil
@@ -438,9 +506,14 @@ func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
 func stuck(u *state.Unit, wait []Dep) *Refusal {
 	switch u.Status {
 	case state.Blocked:
-		return &Refusal{Code: UnitBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+		return &Refusal{Code: UnitBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason),
+			ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)}
 	case state.Timeout:
 		return &Refusal{Code: UnitTimedOut, Unit: u.ID, Status: u.Status, Max: state.Val(u.MaxIterations)}
+	case state.Failed:
+		return &Refusal{Code: UnitFailed, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind)}
+	case state.Skipped:
+		return &Refusal{Code: UnitSkipped, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
 	case state.Pending:
 		if len(wait) > 0 {
 			return &Refusal{Code: WaitsFor, Unit: u.ID, Status: u.Status, Waiting: wait}
@@ -455,7 +528,8 @@ func stuck(u *state.Unit, wait []Dep) *Refusal {
 // early still folds.
 func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	switch ev.Kind {
-	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened:
+	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened,
+		progresslog.KindFailed, progresslog.KindSkipped:
 	default:
 		return nil
 	}
@@ -477,7 +551,7 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	switch ev.Kind {
 	case progresslog.KindIteration:
 		switch u.Status {
-		case state.Done, state.Blocked, state.Timeout:
+		case state.Done, state.Blocked, state.Timeout, state.Failed, state.Skipped:
 			return workable(s, nil, u)
 		}
 		if ev.Signal != "" && ev.Signal != signalOf(p, u.ID) {
@@ -485,7 +559,8 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		}
 	case progresslog.KindBlocked:
 		if u.Status == state.Blocked {
-			return &Refusal{Code: AlreadyBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+			return &Refusal{Code: AlreadyBlocked, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason),
+				ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)}
 		}
 		if !state.CanMove(u.Status, state.Blocked) {
 			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: state.Blocked}
@@ -495,8 +570,23 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 			return &Refusal{Code: NotBlocked, Unit: u.ID, Status: u.Status}
 		}
 	case progresslog.KindReopened:
-		if u.Status != state.Done {
+		if u.Status != state.Done && u.Status != state.Failed && u.Status != state.Skipped {
 			return &Refusal{Code: NotDone, Unit: u.ID, Status: u.Status}
+		}
+	case progresslog.KindFailed, progresslog.KindSkipped:
+		to := state.Failed
+		if ev.Kind == progresslog.KindSkipped {
+			to = state.Skipped
+		}
+		switch {
+		case u.Status == state.Done:
+			return &Refusal{Code: FinishedUnit, Unit: u.ID, Status: u.Status, To: to}
+		case u.Status == state.Failed && to == state.Failed:
+			return &Refusal{Code: AlreadyFailed, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind)}
+		case u.Status == state.Skipped && to == state.Skipped:
+			return &Refusal{Code: AlreadySkipped, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+		case !state.CanMove(u.Status, to):
+			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: to}
 		}
 	}
 	return nil
@@ -527,22 +617,22 @@ func PlanName(m state.Mode) string {
 	return "tasks.md"
 }
 
-// waitingOn lists the unfinished dependencies of a unit with their
+// waitingOn lists the unsettled dependencies of a unit with their
 // statuses.
 func waitingOn(s *state.State, p *plan.Plan, id string) []Dep {
 	if p == nil {
 		return nil
 	}
-	return unfinished(s, p.Deps(id))
+	return unfinished(s, settledFunc(s, p), p.Deps(id))
 }
 
-// unfinished lists the units of deps that are not done, with their
-// statuses.
-func unfinished(s *state.State, deps []string) []Dep {
+// unfinished lists the units of deps that are not settled (done, skipped,
+// or failed and replaced by a done unit), with their statuses.
+func unfinished(s *state.State, settled func(string) bool, deps []string) []Dep {
 	var out []Dep
 	for _, d := range deps {
 		u := s.Units[d]
-		if u != nil && u.Status == state.Done {
+		if settled(d) {
 			continue
 		}
 		dep := Dep{ID: d}
@@ -558,12 +648,20 @@ func unfinished(s *state.State, deps []string) []Dep {
 // deliver come after the work, so while a unit is unfinished they are
 // refused (PhaseEarly) unless forced.
 func CheckPhase(s *state.State, p state.Phase, force bool) error {
+	return CheckPhaseIn(s, nil, p, force)
+}
+
+// CheckPhaseIn is CheckPhase with the plan in force (nil for none): a
+// settled unit (done, skipped, or failed and replaced by a done unit) is
+// not unfinished.
+func CheckPhaseIn(s *state.State, pl *plan.Plan, p state.Phase, force bool) error {
 	if force || (p != state.Verify && p != state.Deliver) {
 		return nil
 	}
+	settled := settledFunc(s, pl)
 	var open []string
 	for _, id := range s.IDs() {
-		if u := s.Units[id]; u.Status != state.Done {
+		if u := s.Units[id]; !settled(id) {
 			open = append(open, fmt.Sprintf("%s %s", id, u.Status))
 		}
 	}
@@ -602,6 +700,7 @@ const (
 	MoveRestore    Move = "restore"     // the task is archived
 	MoveArchive    Move = "archive"     // every unit is done
 	MoveWait       Move = "wait"        // nothing can move (see Waiting)
+	MoveResolve    Move = "resolve"     // a failed unit needs someone: reopen, skip or replace it
 )
 
 // Advice is what may happen next in a task: the one answer behind itr
@@ -638,6 +737,13 @@ type Advice struct {
 	// Held are the unfinished units other agents hold (AdviseHeld), in
 	// natural ID order.
 	Held []string
+	// Failed lists the failed units no done unit replaces (they need
+	// someone), Replaced the failed units a done unit replaces, Skipped
+	// the skipped units; Settled counts the units whose work is accounted
+	// for (done, skipped, or replaced): when it is Total, the move is
+	// archive.
+	Failed, Replaced, Skipped []string
+	Settled                   int
 }
 
 // Advise returns what may happen next. The unit to work on is the current
@@ -663,7 +769,8 @@ func AdviseHeld(s *state.State, p *plan.Plan, act Activity, held Held) Advice {
 // InputsMissing refusal.
 func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
-	a.Ready = ready(s, p)
+	settled := settledFunc(s, p)
+	a.Ready = ready(s, p, settled)
 	if len(held) > 0 || len(missing) > 0 {
 		a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool { return held[id] != "" || len(missing[id]) > 0 })
 	}
@@ -684,17 +791,34 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 		case state.Timeout:
 			a.TimedOut = append(a.TimedOut, id)
 		case state.Pending:
-			if w := unfinished(s, deps[id]); len(w) > 0 {
+			if w := unfinished(s, settled, deps[id]); len(w) > 0 {
 				a.Waiting[id] = w
 			}
 		case state.InProgress, state.Confirming, state.Verifying:
 			if id != cur && held[id] == "" {
 				a.Started = append(a.Started, id)
 			}
+		case state.Skipped:
+			a.Skipped = append(a.Skipped, id)
+		case state.Failed:
+			if !settled(id) {
+				a.Failed = append(a.Failed, id)
+			} else {
+				a.Replaced = append(a.Replaced, id)
+			}
 		}
-		r := stuck(u, a.Waiting[id])
-		if r == nil {
+		if settled(id) {
+			a.Settled++
+		}
+		var r *Refusal
+		if !settled(id) {
+			r = stuck(u, a.Waiting[id])
+		}
+		if r == nil && !settled(id) {
 			r = missingInputs(u, missing)
+		}
+		if r != nil {
+			r.Mode = s.Mode
 		}
 		if who := held[id]; who != "" && u.Status != state.Done {
 			a.Held = append(a.Held, id)
@@ -748,7 +872,7 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 		a.Move = MoveWritePlan
 	case s.Phase == state.Complete:
 		a.Move = MoveRestore
-	case a.Done == a.Total:
+	case a.Settled == a.Total:
 		a.Move = MoveArchive
 	case a.Unit != "":
 		a.Move, a.MoveUnit = MoveStart, a.Unit
@@ -756,6 +880,8 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 		a.Move, a.MoveUnit = MoveRaiseLimit, a.TimedOut[0]
 	case len(a.Blocked) > 0:
 		a.Move, a.MoveUnit = MoveUnblock, a.Blocked[0]
+	case len(a.Failed) > 0:
+		a.Move, a.MoveUnit = MoveResolve, a.Failed[0]
 	default:
 		a.Move = MoveWait
 	}
@@ -788,9 +914,10 @@ func workMove(st state.Status) Move {
 	return ""
 }
 
-// ready lists the pending units whose dependencies are done, in plan
-// order (natural ID order without a plan).
-func ready(s *state.State, p *plan.Plan) []string {
+// ready lists the pending units whose dependencies are settled (done,
+// skipped, or failed and replaced by a done unit), in plan order (natural
+// ID order without a plan).
+func ready(s *state.State, p *plan.Plan, settled func(string) bool) []string {
 	var ids []string
 	if p == nil {
 		for _, id := range s.IDs() {
@@ -800,11 +927,7 @@ func ready(s *state.State, p *plan.Plan) []string {
 		}
 		return ids
 	}
-	done := func(id string) bool {
-		u := s.Units[id]
-		return u != nil && u.Status == state.Done
-	}
-	for _, id := range p.Ready(done) {
+	for _, id := range p.Ready(settled) {
 		if u := s.Units[id]; u != nil && u.Status == state.Pending {
 			ids = append(ids, id)
 		}

@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run"}
 )
 
 func topKeys(m Mode) []string {
@@ -190,6 +190,10 @@ func (s *State) decodeUnits(kv keyValue) error {
 				}
 			case "reason":
 				u.Reason, err = decodeOptString(keyValue{fp, f.raw})
+			case "reason_kind":
+				u.ReasonKind, err = decodeOptString(keyValue{fp, f.raw})
+			case "clear_when":
+				u.ClearWhen, err = decodeOptString(keyValue{fp, f.raw})
 			case "iterations_used":
 				u.IterationsUsed, err = decodeCount(fp, f.raw)
 			case "confirmations_used":
@@ -534,6 +538,12 @@ func (u *Unit) fields() map[string]any {
 	m := map[string]any{"status": string(u.Status)}
 	if u.Reason != nil {
 		m["reason"] = *u.Reason
+	}
+	if u.ReasonKind != nil {
+		m["reason_kind"] = *u.ReasonKind
+	}
+	if u.ClearWhen != nil {
+		m["clear_when"] = *u.ClearWhen
 	}
 	if u.IterationsUsed != nil {
 		m["iterations_used"] = *u.IterationsUsed

@@ -25,6 +25,10 @@ type Unit struct {
 	// Progress is the unit's own progress as its last entry that gave one
 	// said ("40%"), with ProgressDetail (progress, progress_detail).
 	Progress, ProgressDetail *string
+	// ReasonKind is what a failed or blocked unit needs to go on, one of
+	// BlockKinds (reason_kind); ClearWhen says when a block is over
+	// (clear_when). Reason holds the reason itself.
+	ReasonKind, ClearWhen *string
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -131,6 +135,8 @@ func (u *Unit) Clone() *Unit {
 	}
 	c := *u
 	c.Reason = clonePtr(u.Reason)
+	c.ReasonKind = clonePtr(u.ReasonKind)
+	c.ClearWhen = clonePtr(u.ClearWhen)
 	c.IterationsUsed = clonePtr(u.IterationsUsed)
 	c.ConfirmationsUsed = clonePtr(u.ConfirmationsUsed)
 	c.VerificationPassed = clonePtr(u.VerificationPassed)

@@ -186,7 +186,7 @@ func TestDecodeErrors(t *testing.T) {
 	cases := []struct {
 		name, in, want string
 	}{
-		{"bad status", base(`{"status":"finished"}`), `tasks.T3.status: "finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout)`},
+		{"bad status", base(`{"status":"finished"}`), `tasks.T3.status: "finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout, failed, skipped)`},
 		{"missing status", base(`{"iterations_used":1}`), `tasks.T3.status: missing (one of pending,`},
 		{"status not string", base(`{"status":3}`), `tasks.T3.status: 3 is not a string`},
 		{"negative count", base(`{"status":"pending","iterations_used":-1}`), `tasks.T3.iterations_used: -1 is not a whole number of 0 or more`},
@@ -338,4 +338,45 @@ func TestSchemaVersionRefused(t *testing.T) {
 			assert.Equal(t, strings.HasPrefix(c.name, "newer"), errors.Is(err, ErrNewerSchema))
 		})
 	}
+}
+
+// TestReasonKindAndClearWhen checks the keys of a typed block and of a
+// failure: read, written back byte for byte, and placed after reason when
+// new.
+func TestReasonKindAndClearWhen(t *testing.T) {
+	in := `{
+  "task": "x",
+  "slug": "x",
+  "mode": "development",
+  "phase": "execute",
+  "tasks": {
+    "T1": {
+      "status": "blocked",
+      "reason": "waiting for the API key",
+      "reason_kind": "missing-input",
+      "clear_when": "the key is in .env",
+      "iterations_used": 1
+    },
+    "T2": { "status": "failed", "reason": "the model refused", "reason_kind": "needs-human" },
+    "T3": { "status": "skipped", "reason": "out of scope" }
+  },
+  "commits": []
+}
+`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, "missing-input", Val(s.Units["T1"].ReasonKind))
+	assert.Equal(t, "the key is in .env", Val(s.Units["T1"].ClearWhen))
+	assert.Equal(t, Failed, s.Units["T2"].Status)
+	assert.Equal(t, Skipped, s.Units["T3"].Status)
+	assert.Equal(t, in, string(s.Encode()))
+
+	c := s.Clone()
+	c.Units["T3"].ReasonKind = Ptr("decision")
+	*c.Units["T1"].ClearWhen = "changed"
+	assert.Equal(t, "the key is in .env", Val(s.Units["T1"].ClearWhen), "Clone copies the pointers")
+	assert.Contains(t, string(c.Encode()), `"T3": { "status": "skipped", "reason": "out of scope", "reason_kind": "decision" }`)
+
+	_, err = Decode([]byte(`{"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{"T1":{"status":"blocked","clear_when":3}}}`))
+	assert.ErrorContains(t, err, "tasks.T1.clear_when: 3 is not a string")
 }

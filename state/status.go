@@ -27,10 +27,17 @@ const (
 	Done       Status = "done"
 	Blocked    Status = "blocked"
 	Timeout    Status = "timeout"
+	// Failed is a unit that cannot go on without someone (a person, a
+	// tool fixed, an input supplied): final until `itr reopen`. Its
+	// dependants wait unless a done unit replaces it (Replaces: in the plan).
+	Failed Status = "failed"
+	// Skipped is a unit left out on purpose, with a reason: it stays in the
+	// plan and the history, and its dependants may proceed.
+	Skipped Status = "skipped"
 )
 
 // Statuses lists every status in lifecycle order.
-var Statuses = []Status{Pending, InProgress, Confirming, Verifying, Done, Blocked, Timeout}
+var Statuses = []Status{Pending, InProgress, Confirming, Verifying, Done, Blocked, Timeout, Failed, Skipped}
 
 // ParseStatus returns the status named s, or an error listing the valid ones.
 func ParseStatus(s string) (Status, error) {
@@ -44,6 +51,11 @@ func ParseStatus(s string) (Status, error) {
 
 // Finished reports whether s is the terminal status done.
 func (s Status) Finished() bool { return s == Done }
+
+// Settled reports whether s ends a unit's work by itself: done or skipped.
+// A failed unit is settled only when a done unit replaces it, which the
+// plan says (reconcile.Settled).
+func (s Status) Settled() bool { return s == Done || s == Skipped }
 
 // Started reports whether a unit in status s has begun work.
 func (s Status) Started() bool {
@@ -60,17 +72,21 @@ func (s Status) Started() bool {
 //	              ↑            │            │
 //	              └────────────┴────────────┘  (issues found)
 //
-// plus blocked (from any unfinished status, back to pending or in_progress)
-// and timeout (the iteration limit reached; back to in_progress when the
-// limit is raised).
+// plus blocked (from any unfinished status, back to pending or in_progress),
+// timeout (the iteration limit reached; back to in_progress when the
+// limit is raised), failed (from any unfinished status; back to pending or
+// in_progress only by a reopen, or on to skipped) and skipped (from any
+// unfinished status or failed; back by a reopen).
 var transitions = map[Status][]Status{
-	Pending:    {InProgress, Confirming, Blocked},
-	InProgress: {Confirming, Blocked, Timeout},
-	Confirming: {Verifying, InProgress, Blocked, Timeout},
-	Verifying:  {Done, InProgress, Blocked, Timeout},
-	Blocked:    {Pending, InProgress},
-	Timeout:    {InProgress, Blocked},
+	Pending:    {InProgress, Confirming, Blocked, Failed, Skipped},
+	InProgress: {Confirming, Blocked, Timeout, Failed, Skipped},
+	Confirming: {Verifying, InProgress, Blocked, Timeout, Failed, Skipped},
+	Verifying:  {Done, InProgress, Blocked, Timeout, Failed, Skipped},
+	Blocked:    {Pending, InProgress, Failed, Skipped},
+	Timeout:    {InProgress, Blocked, Failed, Skipped},
 	Done:       nil,
+	Failed:     {Pending, InProgress, Skipped},
+	Skipped:    {Pending, InProgress},
 }
 
 // AllowedNext returns the statuses a unit in status from may move to.
@@ -119,6 +135,34 @@ func joinStatuses(ss []Status) string {
 		parts[i] = string(s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Reason kinds: what a failed or blocked unit needs to go on. They are the
+// values of an entry's **Kind:** field and of a unit's reason_kind.
+const (
+	KindNeedsHuman   = "needs-human"   // a person must act or answer
+	KindToolError    = "tool-error"    // a tool or command failed
+	KindMissingInput = "missing-input" // an input the unit needs is not there
+	KindExternal     = "external"      // waits on something outside the project
+	KindDecision     = "decision"      // waits on a decision to be made
+)
+
+// FailKinds are the kinds a failure may have (itr fail --kind).
+var FailKinds = []string{KindNeedsHuman, KindToolError, KindMissingInput}
+
+// BlockKinds are the kinds a block may have (itr block --kind).
+var BlockKinds = []string{KindNeedsHuman, KindToolError, KindMissingInput, KindExternal, KindDecision}
+
+// ParseKind returns k when it is one of kinds, else an error naming k and
+// listing the valid ones. what names the command's field in the message
+// ("failure kind", "block kind").
+func ParseKind(what, k string, kinds []string) (string, error) {
+	for _, v := range kinds {
+		if v == k {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a %s (one of %s)", k, what, strings.Join(kinds, ", "))
 }
 
 // Phase is the phase of a whole task.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestEveryTransition checks the whole 7×7 table against the seed's
+// TestEveryTransition checks the whole 9×9 table against the seed's
 // lifecycle, so adding or removing an edge is a deliberate change here.
 func TestEveryTransition(t *testing.T) {
 	allowed := map[string]bool{
@@ -18,6 +18,12 @@ func TestEveryTransition(t *testing.T) {
 		"verifying→done": true, "verifying→in_progress": true, "verifying→blocked": true, "verifying→timeout": true,
 		"blocked→pending": true, "blocked→in_progress": true,
 		"timeout→in_progress": true, "timeout→blocked": true,
+		// failed and skipped: from every unfinished status; failed goes on
+		// to skipped, and both come back only by a reopen.
+		"pending→failed": true, "in_progress→failed": true, "confirming→failed": true, "verifying→failed": true, "blocked→failed": true, "timeout→failed": true,
+		"pending→skipped": true, "in_progress→skipped": true, "confirming→skipped": true, "verifying→skipped": true, "blocked→skipped": true, "timeout→skipped": true,
+		"failed→skipped": true, "failed→pending": true, "failed→in_progress": true,
+		"skipped→pending": true, "skipped→in_progress": true,
 	}
 	for _, from := range Statuses {
 		for _, to := range Statuses {
@@ -46,10 +52,12 @@ func TestEveryTransition(t *testing.T) {
 
 func TestTransitionMessages(t *testing.T) {
 	assert.EqualError(t, CheckMove("T3", Pending, Done),
-		"unit T3: cannot move from pending to done (from pending it can move to in_progress, confirming, blocked)")
+		"unit T3: cannot move from pending to done (from pending it can move to in_progress, confirming, blocked, failed, skipped)")
 	assert.EqualError(t, CheckMove("T1", Done, InProgress),
 		"unit T1: cannot move from done to in_progress: done is final")
-	assert.Equal(t, []Status{Done, InProgress, Blocked, Timeout}, AllowedNext(Verifying))
+	assert.Equal(t, []Status{Done, InProgress, Blocked, Timeout, Failed, Skipped}, AllowedNext(Verifying))
+	assert.EqualError(t, CheckMove("T2", Skipped, Failed),
+		"unit T2: cannot move from skipped to failed (from skipped it can move to pending, in_progress)")
 }
 
 func TestParseNames(t *testing.T) {
@@ -59,7 +67,7 @@ func TestParseNames(t *testing.T) {
 		assert.Equal(t, s, got)
 	}
 	_, err := ParseStatus("finished")
-	assert.EqualError(t, err, `"finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout)`)
+	assert.EqualError(t, err, `"finished" is not a status (one of pending, in_progress, confirming, verifying, done, blocked, timeout, failed, skipped)`)
 
 	for i, p := range Phases {
 		got, err := ParsePhase(string(p))
@@ -86,5 +94,18 @@ func TestStartedAndFinished(t *testing.T) {
 	for _, s := range Statuses {
 		assert.Equal(t, started[s], s.Started(), s)
 		assert.Equal(t, s == Done, s.Finished(), s)
+		assert.Equal(t, s == Done || s == Skipped, s.Settled(), s)
 	}
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range BlockKinds {
+		got, err := ParseKind("block kind", k, BlockKinds)
+		require.NoError(t, err)
+		assert.Equal(t, k, got)
+	}
+	_, err := ParseKind("failure kind", "external", FailKinds)
+	assert.EqualError(t, err, `"external" is not a failure kind (one of needs-human, tool-error, missing-input)`)
+	_, err = ParseKind("block kind", "Needs-Human", BlockKinds)
+	assert.EqualError(t, err, `"Needs-Human" is not a block kind (one of needs-human, tool-error, missing-input, external, decision)`)
 }

@@ -57,10 +57,16 @@ type ArchiveReport struct {
 	ClaimWarnings []string `json:"claim_warnings,omitempty"`
 }
 
-// UnfinishedError is why itr archive refused: units that are not done.
+// UnfinishedError is why itr archive refused: units whose work is not
+// accounted for (not done, not skipped, not failed and replaced by a done
+// unit).
 type UnfinishedError struct {
 	Slug  string
 	Units []string // "T2 (in_progress)"
+	// Failed are the failed units among them, which need someone; Mode
+	// names the plan file of the fix.
+	Failed []string
+	Mode   state.Mode
 }
 
 // Error implements error.
@@ -68,8 +74,12 @@ func (e *UnfinishedError) Error() string {
 	if len(e.Units) == 0 {
 		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it anyway", e.Slug)
 	}
-	return fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, or pass --force --reason TEXT to archive it anyway",
+	msg := fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, or pass --force --reason TEXT to archive it anyway",
 		e.Slug, len(e.Units), strings.Join(e.Units, ", "))
+	for _, id := range e.Failed {
+		msg += fmt.Sprintf("; %s failed: %s", id, reconcile.FailedFix(id, e.Mode, func(f string) string { return "--" + f }))
+	}
+	return msg
 }
 
 // Archive records the task's final checkpoint (an Archived entry, phase
@@ -133,7 +143,8 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 		return nil, err
 	}
 	rep.Checkpoint = at
-	rep.Done, rep.Total, rep.Unfinished = view.ProgressOf(t.State)
+	rep.Done, rep.Total, _ = view.ProgressOf(t.State)
+	rep.Unfinished = reconcile.Unsettled(t.State, t.Plan)
 	rep.Iterations = iterationsOf(t.State)
 	if e := lastEntry(t.Log()); e != nil {
 		rep.Forced, _ = e.Field("Forced")
@@ -183,9 +194,13 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 // archiveChange builds the Archived entry, refusing unfinished units
 // unless forced.
 func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*change, error) {
-	done, total, unfinished := view.ProgressOf(t.State)
+	// Skipped units and failed units a done unit replaces are accounted
+	// for; a failed unit nothing replaces is unfinished.
+	done, total, _ := view.ProgressOf(t.State)
+	unfinished := reconcile.Unsettled(t.State, t.Plan)
 	if (len(unfinished) > 0 || total == 0) && !req.Force {
-		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished}
+		adv := reconcile.Advise(t.State, t.Plan, nil)
+		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished, Failed: adv.Failed, Mode: t.State.Mode}
 	}
 	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: w.Stamp(), Fields: []progresslog.Field{
 		{Name: "Units", Value: fmt.Sprintf("%d/%d done", done, total)},

@@ -599,7 +599,7 @@ func (w *Workspace) SetPhase(slug, phase string, force bool) (*Outcome, error) {
 		if t.State.Phase == p {
 			return nil, fmt.Errorf("the task is already in phase %s", p)
 		}
-		if err := reconcile.CheckPhase(t.State, p, force); err != nil {
+		if err := reconcile.CheckPhaseIn(t.State, t.Plan, p, force); err != nil {
 			return nil, err
 		}
 		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.Stamp()}

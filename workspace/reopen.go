@@ -19,11 +19,13 @@ type ReopenReport struct {
 }
 
 // Reopen sends a done unit found wrong back to in_progress, with the
-// reason, as one Reopened entry and one commit. The rule book refuses a
-// unit that is not done (reconcile.NotDone) or not in the task.
+// reason, as one Reopened entry and one commit; a failed or skipped unit
+// goes back to in_progress (pending when it never had an iteration). The
+// rule book refuses a unit that is none of these (reconcile.NotDone) or
+// not in the task.
 func (w *Workspace) Reopen(slug, id, reason string) (*ReopenReport, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the done unit to reopen")
+		return nil, required("unit", "name the done, failed or skipped unit to reopen")
 	}
 	if strings.TrimSpace(reason) == "" {
 		return nil, required("reason", "say what was found wrong with the unit")

@@ -48,6 +48,7 @@ var statusColors = map[string]string{
 	string(state.InProgress): sgrBlue, string(state.Confirming): sgrCyan, string(state.Verifying): sgrPurple,
 	string(state.Blocked): sgrRed, string(state.Timeout): sgrRed, state.RunFailed: sgrRed, state.RunInterrupted: sgrRed,
 	string(state.Pending): sgrDim,
+	string(state.Skipped): sgrDim, // failed is red as state.RunFailed
 }
 
 // statusWord matches the words of statusColors, whole.

@@ -84,6 +84,10 @@ func registerCompletions(g *globals, root *cobra.Command) {
 		"checkpoint": unfinishedUnit, "claim": unfinishedUnit, "block": unfinishedUnit,
 		"unblock": statusUnit("blocked"), "reopen": statusUnit("done"), "release": claimedUnit,
 	}
+	units["fail"], units["skip"] = unfinishedUnit, unfinishedUnit
+	units["reopen"] = func(u workspace.UnitStatus, _ bool) bool {
+		return u.Status == "done" || u.Status == "failed" || u.Status == "skipped"
+	}
 	for _, c := range root.Commands() {
 		if keep, ok := units[c.Name()]; ok && c.ValidArgsFunction == nil {
 			c.ValidArgsFunction = completeUnits(g, keep)

@@ -33,7 +33,8 @@ func newGraphCmd(g *globals) *cobra.Command {
 		Short: "The plan as a graph: units by status, dependencies and the critical path",
 		Long: `Draw the plan of the task as a graph: a box per unit coloured by its class (done,
 in_progress, confirming, verifying, blocked, timeout, ready: pending with its
-dependencies done, waiting: pending with some not done), an arrow from each dependency
+dependencies settled, waiting: pending with some not, failed, skipped; a dependency is
+settled when done, skipped, or failed and replaced by a done unit), an arrow from each dependency
 to the unit that needs it, who holds a claimed unit, and the critical path: the longest
 chain of unfinished units (by Estimate when every unfinished unit has one, else by count),
 drawn thick.

@@ -85,6 +85,12 @@ type outcomeView struct {
 	Paused *state.Pause `json:"paused,omitempty"`
 	// Decision is the title of the decision recorded (itr decide).
 	Decision string `json:"decision,omitempty"`
+	// Reason, ReasonKind and ClearWhen are the unit's after the event:
+	// why it is blocked, failed or skipped, what it needs, and when a
+	// block clears.
+	Reason     string `json:"reason,omitempty"`
+	ReasonKind string `json:"reason_kind,omitempty"`
+	ClearWhen  string `json:"clear_when,omitempty"`
 }
 
 // printRepaired says what was put back before the event was recorded.
@@ -121,6 +127,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		}
 		if u := out.After.Units[e.Unit]; u != nil {
 			v.Status = string(u.Status)
+			v.Reason, v.ReasonKind, v.ClearWhen = state.Val(u.Reason), state.Val(u.ReasonKind), state.Val(u.ClearWhen)
 		}
 		v.Run, v.VerifiedBy = reconcile.RunOf(*e), reconcile.VerifiedByOf(*e)
 	}

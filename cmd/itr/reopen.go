@@ -29,12 +29,15 @@ func newReopenCmd(g *globals) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   "reopen UNIT --reason TEXT",
-		Short: "Send a done unit found wrong back to in_progress, with the reason",
+		Short: "Send a done unit found wrong back to in_progress (or a failed or skipped unit back to work), with the reason",
 		Long: `Send a done unit found wrong back to in_progress, as one Reopened entry in progress.md and
 one commit. The unit keeps its iterations and its Max iterations (only the plan raises the
 limit); its verification no longer holds. Only a done unit reopens: a unit in confirming or
 verifying is still open (a checkpoint without --signal or --verified sends it back). Units
-that depend on it and were started are named as a warning and left as they are.`,
+that depend on it and were started are named as a warning and left as they are.
+
+A failed or skipped unit (itr fail, itr skip) reopens too, with its reason and kind gone: to
+in_progress when it had iterations, else to pending.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return g.withTask(func(ws *workspace.Workspace, slug string) error {

@@ -172,6 +172,7 @@ history whenever the two disagree.`,
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
 	)
+	root.AddCommand(newFailCmd(g), newSkipCmd(g))
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
 	registerCompletions(g, root)

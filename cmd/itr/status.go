@@ -92,6 +92,12 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if s.CheckIn != "" {
 		fmt.Fprintf(w, "Check in: %s\n", s.CheckIn)
 	}
+	for _, u := range s.Failed {
+		fmt.Fprintf(w, "Failed:   %s needs someone (%s): %s\n", u.ID, orNone(u.ReasonKind), u.Reason)
+	}
+	for _, u := range s.Skipped {
+		fmt.Fprintf(w, "Skipped:  %s: %s\n", u.ID, u.Reason)
+	}
 	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
 	if len(s.DoNotRepeat) > 0 {
 		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))
@@ -107,10 +113,7 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "UNIT\tSTATUS\tITER\tTITLE")
 		for _, u := range s.Units {
-			title := u.Title
-			if u.Reason != "" {
-				title += " — blocked: " + u.Reason
-			}
+			title := u.Title + reasonSuffix(u)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
 		}
 		tw.Flush()

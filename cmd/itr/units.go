@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -36,6 +38,7 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 			fmt.Fprintf(w, "Summary recorded (it covers %s); readers may start from it\n", covers)
 		case v.Unit != "":
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
+			printReason(w, v)
 		case e != nil && e.Kind == progresslog.KindPaused && v.Paused != nil:
 			fmt.Fprintf(w, "Paused since %s", v.Paused.Since)
 			if v.Paused.Reason != "" {
@@ -54,18 +57,24 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 }
 
 func newBlockCmd(g *globals) *cobra.Command {
-	var reason string
+	var reason, kind, clearWhen string
 	cmd := &cobra.Command{
-		Use:   "block UNIT --reason TEXT",
+		Use:   "block UNIT --reason TEXT [--kind KIND] [--clear-when TEXT]",
 		Short: "Mark a unit blocked, with the reason",
-		Args:  cobra.ExactArgs(1),
+		Long: `Mark a unit blocked, as one Blocked entry in progress.md and one commit. --kind says what
+the unit waits for (` + strings.Join(state.BlockKinds, ", ") + `) and --clear-when
+how the next session can tell that the block is over; both are kept in state.json
+(reason_kind, clear_when), and prime and status show them.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
-				return ws.Block(slug, args[0], reason)
+				return ws.BlockTyped(slug, args[0], reason, kind, clearWhen)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "what the unit waits for (required)")
+	cmd.Flags().StringVar(&kind, "kind", "", "what kind of block: "+strings.Join(state.BlockKinds, ", "))
+	cmd.Flags().StringVar(&clearWhen, "clear-when", "", "how to tell the block is over")
 	return cmd
 }
 

@@ -37,6 +37,8 @@ const (
 	// EventIndex is a commit that only rewrites INDEX.md (itr list
 	// --write-index); it belongs to no task.
 	EventIndex = "index"
+	EventFailed     = "failed"
+	EventSkipped    = "skipped"
 )
 
 // Stamp is the entry timestamp of now.

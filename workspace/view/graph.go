@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -19,10 +20,12 @@ const (
 	ClassTimeout    = string(state.Timeout)
 	ClassReady      = "ready"
 	ClassWaiting    = "waiting"
+	ClassFailed     = string(state.Failed)
+	ClassSkipped    = string(state.Skipped)
 )
 
 // GraphClasses are the classes in the order a legend lists them.
-var GraphClasses = []string{ClassDone, ClassInProgress, ClassConfirming, ClassVerifying, ClassBlocked, ClassTimeout, ClassReady, ClassWaiting}
+var GraphClasses = []string{ClassDone, ClassInProgress, ClassConfirming, ClassVerifying, ClassBlocked, ClassTimeout, ClassReady, ClassWaiting, ClassFailed, ClassSkipped}
 
 // GraphNode is one unit of the plan's graph.
 type GraphNode struct {
@@ -39,6 +42,11 @@ type GraphNode struct {
 	Claim string `json:"claim,omitempty"`
 	// Critical marks the units on the critical path.
 	Critical bool `json:"critical,omitempty"`
+	// Reason is why a blocked, failed or skipped unit is so, ReasonKind
+	// what it needs, and ReplacedBy the units that replace it in the plan.
+	Reason     string   `json:"reason,omitempty"`
+	ReasonKind string   `json:"reason_kind,omitempty"`
+	ReplacedBy []string `json:"replaced_by,omitempty"`
 }
 
 // GraphEdge is a dependency: To depends on From.
@@ -83,21 +91,23 @@ func Graph(st *store.Store, slug string) (*GraphModel, error) {
 // dependencies) and claims, read from nothing else.
 func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.Claim) *GraphModel {
 	g := &GraphModel{Task: slug, Nodes: []GraphNode{}, Edges: []GraphEdge{}, Critical: []string{}}
-	var deps map[string][]string
+	var deps, replacedBy map[string][]string
 	if p != nil {
-		deps = p.DepMap()
+		deps, replacedBy = p.DepMap(), p.ReplacedBy()
 	}
+	settled := reconcile.SettledFunc(s, p)
 	ids := s.IDs()
 	index := map[string]int{}
 	for _, id := range ids {
 		u := s.Units[id]
-		n := GraphNode{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations)}
+		n := GraphNode{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations),
+			Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind), ReplacedBy: replacedBy[id]}
 		if p != nil {
 			if pu := p.Unit(id); pu != nil {
 				n.Title = pu.Title
 			}
 		}
-		n.Class = classOf(s, u, deps[id])
+		n.Class = classOf(u, deps[id], settled)
 		if c, ok := claims[id]; ok && (c.Finished == "" || u.Status != state.Done) {
 			n.Claim = c.Holding()
 		}
@@ -151,8 +161,9 @@ func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 	return g
 }
 
-// classOf is the class a unit is drawn in.
-func classOf(s *state.State, u *state.Unit, deps []string) string {
+// classOf is the class a unit is drawn in; a pending unit is ready when
+// every dependency is settled (done, skipped, or failed and replaced).
+func classOf(u *state.Unit, deps []string, settled func(string) bool) string {
 	switch u.Status {
 	case state.Done:
 		return ClassDone
@@ -166,9 +177,13 @@ func classOf(s *state.State, u *state.Unit, deps []string) string {
 		return ClassBlocked
 	case state.Timeout:
 		return ClassTimeout
+	case state.Failed:
+		return ClassFailed
+	case state.Skipped:
+		return ClassSkipped
 	}
 	for _, d := range deps {
-		if du := s.Units[d]; du == nil || du.Status != state.Done {
+		if !settled(d) {
 			return ClassWaiting
 		}
 	}
@@ -179,7 +194,8 @@ func classOf(s *state.State, u *state.Unit, deps []string) string {
 // on the one before, by Estimate when every unfinished unit has one of one
 // kind, else one per unit; ties go to the chain met first in plan order.
 func criticalPath(s *state.State, p *plan.Plan, ids []string, deps map[string][]string, index map[string]int) ([]string, string) {
-	open := func(id string) bool { u := s.Units[id]; return u != nil && u.Status != state.Done }
+	settled := reconcile.SettledFunc(s, p)
+	open := func(id string) bool { u := s.Units[id]; return u != nil && !settled(id) }
 	weight := map[string]float64{}
 	kind := ""
 	byEstimate := p != nil

@@ -28,6 +28,8 @@ var graphStyles = map[string]graphStyle{
 	ClassTimeout:    {fill: "#fbe7c2", stroke: "#e69f00", marker: "[t]", words: "timeout"},
 	ClassReady:      {fill: "#ffffff", stroke: "#222222", marker: "[ ]", words: "ready"},
 	ClassWaiting:    {fill: "#eeeeee", stroke: "#888888", dashed: true, marker: "[.]", words: "waiting"},
+	ClassFailed:     {fill: "#f4c7c7", stroke: "#b2182b", marker: "[F]", words: "failed"},
+	ClassSkipped:    {fill: "#ffffff", stroke: "#999999", dashed: true, marker: "[-]", words: "skipped"},
 }
 
 // styleOf is the style of a class; an unknown class is drawn as waiting.
@@ -96,6 +98,12 @@ func statusLine(n GraphNode) string {
 	s := n.Status
 	if s == "" {
 		s = n.Class
+	}
+	if n.ReasonKind != "" {
+		s += " (" + n.ReasonKind + ")"
+	}
+	if len(n.ReplacedBy) > 0 && n.Status == ClassFailed {
+		s += " · replaced by " + strings.Join(n.ReplacedBy, ", ")
 	}
 	if n.Max > 0 {
 		s += fmt.Sprintf(" · %d/%d iterations", n.Iterations, n.Max)
@@ -353,7 +361,14 @@ func (g *GraphModel) ASCII(width int) string {
 		fmt.Fprintf(&b, "Critical path: %s (%s)\n", strings.Join(path, " → "), graphText(g.Weight))
 	}
 	legend := make([]string, 0, len(GraphClasses)+1)
+	used := map[string]bool{}
+	for _, n := range g.Nodes {
+		used[n.Class] = true
+	}
 	for _, c := range GraphClasses {
+		if (c == ClassFailed || c == ClassSkipped) && !used[c] {
+			continue // listed only when drawn: most plans have neither
+		}
 		s := styleOf(c)
 		legend = append(legend, s.marker+" "+s.words)
 	}
@@ -392,6 +407,9 @@ func (g *GraphModel) ASCII(width int) string {
 			}
 			if n.Claim != "" {
 				line += "  (held by " + graphText(n.Claim) + ")"
+			}
+			if n.Class == ClassFailed || n.Class == ClassSkipped || (n.Class == ClassBlocked && n.ReasonKind != "") {
+				line += "  (" + graphText(statusLine(n)) + ")"
 			}
 			lines = append(lines, line)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -235,8 +236,8 @@ func flagsOf(s *state.State, backs map[string]int, ut unitTimes, now time.Time, 
 	out := []Flag{}
 	for _, id := range s.IDs() {
 		u := s.Units[id]
-		if u.Status == state.Done || u.Status == state.Pending {
-			continue
+		if u.Status == state.Done || u.Status == state.Pending || u.Status == state.Failed || u.Status == state.Skipped {
+			continue // failed and skipped units take no work: nothing runs away or goes stale
 		}
 		used, max := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
 		if backs[id] >= runawayBacks {
@@ -259,10 +260,13 @@ func flagsOf(s *state.State, backs map[string]int, ut unitTimes, now time.Time, 
 
 // phaseHint says when the recorded phase disagrees with what the units
 // show, and the phase they suggest; "" when they agree.
-func phaseHint(s *state.State) (hint string, suggest state.Phase) {
+// A settled unit (done, skipped, or failed and replaced by a done unit; p
+// may be nil) counts as done.
+func phaseHint(s *state.State, p *plan.Plan) (hint string, suggest state.Phase) {
 	total, done, started := len(s.Units), 0, 0
-	for _, u := range s.Units {
-		if u.Status == state.Done {
+	settled := reconcile.SettledFunc(s, p)
+	for id, u := range s.Units {
+		if settled(id) {
 			done++
 		}
 		if u.Status.Started() {

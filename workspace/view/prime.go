@@ -88,6 +88,11 @@ type PrimeContext struct {
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
+
+	// Failed are the failed units that need someone, Skipped the units
+	// left out on purpose (status's failed and skipped).
+	Failed  []UnitStatus `json:"failed,omitempty"`
+	Skipped []UnitStatus `json:"skipped,omitempty"`
 }
 
 // PlanUnit is what tasks.md or plan.md says of a unit, so an agent need
@@ -171,6 +176,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	if h := sum.Handoff; h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 		p.Handoff = h
 	}
+	p.Failed, p.Skipped = sum.Failed, sum.Skipped
 	for _, u := range sum.Started {
 		if sum.Work == nil || u.ID != sum.Work.ID {
 			p.Started = append(p.Started, u)
@@ -180,7 +186,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.WorkPlan = planUnitOf(sum.plan, sum.Work.ID)
 	}
 	for _, u := range sum.Units {
-		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && (p.Current == nil || u.ID != p.Current.ID) {
+		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID) {
 			p.Remaining = append(p.Remaining, u)
 		}
 	}
@@ -240,6 +246,9 @@ func commands(sum *Summary) []string {
 		return []string{fmt.Sprintf("raise the Max iterations of %s in %s, then `itr plan`", u, planFile), "itr next", "itr status"}
 	case reconcile.MoveUnblock:
 		return []string{"itr unblock " + u + " (once its block is resolved)", "itr next", "itr status"}
+	case reconcile.MoveResolve:
+		return []string{"itr reopen " + u + " --reason \"...\" (once a person fixed the cause)", "itr skip " + u + " --reason \"...\"",
+			fmt.Sprintf("add a unit with \"Replaces: %s\" to %s, then `itr plan`", u, planFile), "itr status"}
 	case reconcile.MoveWritePlan:
 		return []string{fmt.Sprintf("write the units in %s, then `itr plan`", planFile), "itr status"}
 	case reconcile.MoveArchive:
@@ -515,8 +524,14 @@ func (p *PrimeContext) render() string {
 		b.WriteString("## Blocked\n")
 		for _, u := range p.Blocked {
 			fmt.Fprintf(&b, "- %s %s: %s\n", u.ID, quote(u.Title, 80), quote(u.Reason, 200))
+			if u.ReasonKind != "" || u.ClearWhen != "" {
+				fmt.Fprintf(&b, "  - Kind: %s. %s\n", orUnsaid(u.ReasonKind), clearText(u))
+			}
 		}
 		add(b.String())
+	}
+	if s := p.settledSection(); s != "" {
+		add(s)
 	}
 	if len(p.Warnings) > 0 {
 		var b strings.Builder

@@ -209,6 +209,9 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 		ru.Depends = deps[n.ID]
 		if u := s.Units[n.ID]; u != nil {
 			ru.Reason = state.Val(u.Reason)
+			if u.ReasonKind != nil || u.ClearWhen != nil {
+				ru.Reason = blockWords(UnitStatus{Reason: ru.Reason, ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)})
+			}
 		}
 		if len(ru.Entries) == 0 {
 			d.Idle = append(d.Idle, ru)

@@ -30,6 +30,8 @@ var classColors = map[string]svgColor{
 	ClassTimeout:    {"#ffedd5", "#ea580c"},
 	ClassReady:      {"#fef9c3", "#ca8a04"},
 	ClassWaiting:    {"#f3f4f6", "#9ca3af"},
+	ClassFailed:     {"#fecaca", "#991b1b"},
+	ClassSkipped:    {"#ffffff", "#9ca3af"},
 }
 
 // colorOf is the colour of a class, grey for one it does not know.

@@ -35,6 +35,14 @@ type UnitStatus struct {
 	// last entry that gave one said.
 	Progress       string `json:"progress,omitempty"`
 	ProgressDetail string `json:"progress_detail,omitempty"`
+	// ReasonKind is what a blocked or failed unit needs (needs-human,
+	// tool-error, missing-input, external, decision) and ClearWhen when a
+	// block is over. ReplacedBy are the units that replace it in the plan
+	// ("Replaces:"), Replaces those it replaces.
+	ReasonKind string   `json:"reason_kind,omitempty"`
+	ClearWhen  string   `json:"clear_when,omitempty"`
+	ReplacedBy []string `json:"replaced_by,omitempty"`
+	Replaces   []string `json:"replaces,omitempty"`
 }
 
 // LastEntry is the newest iteration entry of the log.
@@ -115,6 +123,11 @@ type Summary struct {
 	// Flags are the units that need a look first: runaway (round in
 	// circles, or near the limit) and stale (no checkpoint for long).
 	Flags []Flag `json:"flags"`
+	// Failed are the failed units no done unit replaces: they need
+	// someone (reopen, skip, or a unit that replaces them). Skipped are
+	// the skipped units, left out on purpose.
+	Failed  []UnitStatus `json:"failed,omitempty"`
+	Skipped []UnitStatus `json:"skipped,omitempty"`
 	// Claims are the units agents hold (itr claim), with their leases.
 	Claims []store.Claim `json:"claims,omitempty"`
 	// Agent is who this command acts for in claims (--agent, ITR_AGENT,
@@ -265,7 +278,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		if since := facts.SinceNote; every > 0 && since >= every {
 			sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
 		}
-		sum.PhaseHint, _ = phaseHint(s)
+		sum.PhaseHint, _ = phaseHint(s, t.Plan)
 	}
 	ix := indexOf(t.Plan)
 	for _, id := range s.IDs() {
@@ -295,6 +308,12 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	adv := reconcile.AdviseFor(s, t.Plan, reconcile.Activity(facts.Activity), held, missing)
 	sum.adv, sum.held, sum.missing, sum.view = adv, held, missing, s
+	for _, id := range adv.Failed {
+		sum.Failed = append(sum.Failed, ix.row(s, id))
+	}
+	for _, id := range adv.Skipped {
+		sum.Skipped = append(sum.Skipped, ix.row(s, id))
+	}
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
 	}
@@ -320,7 +339,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sum.CompactionSummary = CompactionSummary{
 		Task:            s.Task,
-		Progress:        progressLine(sum.Done, sum.Total),
+		Progress:        progressLine(sum.Done, sum.Total) + settledLine(adv),
 		NextAction:      sum.NextAction,
 		CriticalContext: criticalContext(sum, facts.Critical, progresslog.ParseGuardrails(t.GuardrailsRaw).Entries),
 		DoNotRepeat:     sum.DoNotRepeat,
@@ -350,13 +369,15 @@ func UnitOf(st *store.Store, t *store.Task, s *state.State, id string) UnitStatu
 type planIndex struct {
 	units map[string]*plan.Unit
 	deps  map[string][]string
+	// replacedBy are the units that replace each unit ("Replaces:").
+	replacedBy map[string][]string
 }
 
 func indexOf(p *plan.Plan) planIndex {
 	if p == nil {
 		return planIndex{}
 	}
-	return planIndex{units: p.Index(), deps: p.DepMap()}
+	return planIndex{units: p.Index(), deps: p.DepMap(), replacedBy: p.ReplacedBy()}
 }
 
 // row is unit id of s as status shows it.
@@ -367,7 +388,10 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	if pu := ix.units[id]; pu != nil {
 		us.Title = pu.Title
 		us.Depends = ix.deps[id]
+		us.Replaces = pu.Replaces
 	}
+	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
+	us.ReplacedBy = ix.replacedBy[id]
 	return us
 }
 
@@ -414,14 +438,23 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
 	case reconcile.MoveUnblock:
 		if current {
-			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, quote(u.Reason, 200), u.ID)
+			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
 		}
-		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(u.Reason, 200), u.ID)
+		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
+	case reconcile.MoveResolve:
+		if by := live(s, u.ReplacedBy); len(by) > 0 {
+			return fmt.Sprintf("%s failed (%s); %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), replacedText(by))
+		}
+		return fmt.Sprintf("%s failed (%s) and every remaining unit waits on it: a person must look at it; then %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200),
+			reconcile.FailedFix(u.ID, s.Mode, func(f string) string { return "--" + f }))
 	case reconcile.MoveWritePlan:
 		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
 	case reconcile.MoveRestore:
 		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", slug)
 	case reconcile.MoveArchive:
+		if adv.Done < adv.Total {
+			return "every unit is done, skipped or replaced: review the work, then `itr archive`"
+		}
 		return "every unit is done: review the work, then `itr archive`"
 	case reconcile.MoveStart:
 		return fmt.Sprintf("start %s with `itr checkpoint %s --did ...` after its first iteration", u.ID, u.ID)
@@ -465,7 +498,13 @@ func criticalContext(sum *Summary, critical []string, guardrails []progresslog.G
 		}
 	}
 	for _, b := range sum.Blocked {
-		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, quote(b.Reason, 200)))
+		out = append(out, fmt.Sprintf("%s blocked: %s", b.ID, quote(blockWords(b), 200)))
+	}
+	for _, f := range sum.Failed {
+		out = append(out, fmt.Sprintf("%s failed (needs someone): %s", f.ID, quote(kindReason(f.ReasonKind, f.Reason), 200)))
+	}
+	for _, sk := range sum.Skipped {
+		out = append(out, fmt.Sprintf("%s skipped (do not work on it): %s", sk.ID, quote(sk.Reason, 200)))
 	}
 	return out
 }
@@ -594,12 +633,12 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 		}
 		return info, nil
 	}
-	info.Reasons = whyNone(t.State, adv)
+	info.Reasons = whyNone(t.State, t.Plan, adv)
 	return info, nil
 }
 
 // whyNone says why no unit can be worked on, unit by unit.
-func whyNone(s *state.State, adv reconcile.Advice) []string {
+func whyNone(s *state.State, p *plan.Plan, adv reconcile.Advice) []string {
 	if adv.Total == 0 {
 		return []string{fmt.Sprintf("no units: write %s and run `itr plan`", reconcile.PlanName(s.Mode))}
 	}
@@ -607,7 +646,13 @@ func whyNone(s *state.State, adv reconcile.Advice) []string {
 	for _, r := range adv.Stuck {
 		switch r.Code {
 		case reconcile.UnitBlocked:
-			out = append(out, fmt.Sprintf("%s is blocked: %s", r.Unit, r.Reason))
+			out = append(out, fmt.Sprintf("%s is blocked: %s", r.Unit, blockWords(UnitStatus{Reason: r.Reason, ReasonKind: r.ReasonKind, ClearWhen: r.ClearWhen})))
+		case reconcile.UnitFailed:
+			if by := live(s, reconcile.Replacements(p, r.Unit)); len(by) > 0 {
+				out = append(out, fmt.Sprintf("%s failed (%s); %s", r.Unit, kindReason(r.ReasonKind, r.Reason), replacedText(by)))
+				break
+			}
+			out = append(out, fmt.Sprintf("%s failed (%s): %s", r.Unit, kindReason(r.ReasonKind, r.Reason), reconcile.FailedFix(r.Unit, s.Mode, func(f string) string { return "--" + f })))
 		case reconcile.UnitTimedOut:
 			out = append(out, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", r.Unit, r.Max))
 		case reconcile.WaitsFor:
@@ -620,6 +665,9 @@ func whyNone(s *state.State, adv reconcile.Advice) []string {
 	}
 	if len(out) == 0 {
 		out = append(out, "every unit is done")
+		if adv.Done < adv.Total {
+			out[0] = "every unit is done, skipped or replaced"
+		}
 	}
 	return out
 }

@@ -202,7 +202,7 @@ func NextAll(st *store.Store, slug string) (*NextAllInfo, error) {
 		}
 		info.Units = append(info.Units, NextUnit{Unit: id, Title: b.Title, Status: b.Status, Handoff: b.Handoff, Brief: b})
 	}
-	for _, r := range whyNone(sum.view, sum.adv) {
+	for _, r := range whyNone(sum.view, t.Plan, sum.adv) {
 		if r != "every unit is done" || len(info.Units) == 0 {
 			info.Reasons = append(info.Reasons, r)
 		}
