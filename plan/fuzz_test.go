@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("plan.md", doc("# P", "**K**: v", "```", "## Phases", "- [ ] **R1**: fenced", "```", "## Phases", "intro", "* [X] R1: bare", "## Dependencies", "- R1 (only)", "x -> y"))
 	f.Add("tasks.md", []byte("## Tasks\r\n- [ ] **{ID}**: {title}\r\n\t- Depends: {none|T1}\r\n"))
 	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: review", "  - Output: `outputs/review.md`, `outputs/notes.md`", "  - Min words: 300", "  - Complete: sentences", "- [ ] **R2**: memo", "  - Output: outputs/a.md, outputs/b.md", "  - Min words: {N}"))
+	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: memo", "  - Items: 17", "  - Counter: footnotes in outputs/memo.md", "  - Counter: cites in `a.md` matching `^\\[`", "- [ ] **R2**: parts", "  - Items: intro,", "    methods"))
 	f.Add("tasks.md", doc("## Dependencies", "T1 -> T2 -> T1", "## Tasks", "- [ ] **T1**: a", "- [ ] **T2**: b"))
 	f.Fuzz(func(t *testing.T, file string, data []byte) {
 		p, err := Parse(file, data)

@@ -25,6 +25,9 @@ type Unit struct {
 	// Progress is the unit's own progress as its last entry that gave one
 	// said ("40%"), with ProgressDetail (progress, progress_detail).
 	Progress, ProgressDetail *string
+	// Items is the unit's item ledger (items): the items its iterations
+	// recorded as done, skipped or failed, and the plan's total.
+	Items *Items
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -124,6 +127,7 @@ func (u *Unit) Clone() *Unit {
 	c.Progress = clonePtr(u.Progress)
 	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
+	c.Items = u.Items.Clone()
 	c.extra = u.extra.clone()
 	return &c
 }
