@@ -35,15 +35,15 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a new session needs to continue the itr task: goal, current unit and last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
+	resumeDesc = "What a new session needs to continue the itr task: goal, current unit, last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
 
 	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
 
-	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it (prefer finish)."
+	checkpointDesc = "Record one iteration of a unit as one commit. done=true declares it done or confirms it (prefer finish); items: 1-12, 4=skipped"
 
-	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back). The last needs a passing verify run or verified_by."
+	finishDesc = "One step toward done, with evidence: in_progress → confirming → verifying → done, one call per iteration (passed=false sends it back). The last needs a passing verify or verified_by."
 
-	blockDesc = "Mark a unit blocked with the reason (one commit); a person unblocks it with `itr unblock UNIT`."
+	blockDesc = "Mark a unit blocked, with the reason (one commit); a person runs `itr unblock UNIT`."
 
 	reopenDesc = "Send a done unit found wrong back to in_progress (one commit)."
 )

@@ -271,6 +271,33 @@ func (s ItemSet) Within(total int, names func(string) bool) ItemSet {
 	return c
 }
 
+// FirstMissing is the first number from 1 to total that the set lacks,
+// 0 when it has them all.
+func (s ItemSet) FirstMissing(total int) int {
+	next := 1
+	for _, sp := range s.spans {
+		if sp.lo > next {
+			break
+		}
+		next = max(next, sp.hi+1)
+	}
+	if next > total {
+		return 0
+	}
+	return next
+}
+
+// Union is the set of the items in s or in o.
+func (s ItemSet) Union(o ItemSet) ItemSet {
+	var u ItemSet
+	for _, x := range []ItemSet{s, o} {
+		for _, r := range x.Ranges() {
+			u.Add(r)
+		}
+	}
+	return u
+}
+
 // ParseItemSet reads a list as List writes it (in any order, overlaps
 // allowed). The error names the first entry that is not an item or range.
 func ParseItemSet(list []string) (ItemSet, error) {

@@ -68,6 +68,23 @@ func TestItemSetRangesStaySmall(t *testing.T) {
 	assert.Equal(t, []string{"1-1000", "appendix"}, s.Within(5000, func(n string) bool { return n == "appendix" }).List())
 }
 
+func TestItemSetFirstMissing(t *testing.T) {
+	var s ItemSet
+	assert.Equal(t, 1, s.FirstMissing(17))
+	s.Add(ItemRange{Lo: 2, Hi: 5})
+	assert.Equal(t, 1, s.FirstMissing(17))
+	s.Add(ItemRange{Lo: 1, Hi: 1})
+	assert.Equal(t, 6, s.FirstMissing(17))
+	assert.Equal(t, 0, s.FirstMissing(5))
+	var o ItemSet
+	o.Add(ItemRange{Lo: 6, Hi: 17})
+	o.Add(ItemRange{Name: "x"})
+	u := s.Union(o)
+	assert.Equal(t, []string{"1-17", "x"}, u.List())
+	assert.Equal(t, 0, u.FirstMissing(17))
+	assert.Equal(t, 18, u.FirstMissing(20))
+}
+
 func TestItemsMarkLaterWins(t *testing.T) {
 	it := &Items{}
 	it.Mark([]ItemMark{{ItemRange{Lo: 1, Hi: 12}, ItemDone}, {ItemRange{Lo: 13, Hi: 13}, ItemSkipped}})
@@ -127,11 +144,11 @@ func TestItemsEncodeDecodeLossless(t *testing.T) {
 
 func TestItemsDecodeErrors(t *testing.T) {
 	for items, want := range map[string]string{
-		`[]`:                     `phases.R1.items: [] is not an object`,
-		`{"done": "1-12"}`:       `phases.R1.items.done: "1-12" is not a list of items`,
-		`{"done": ["12-1"]}`:     `phases.R1.items.done: item range "12-1" runs backwards`,
-		`{"skipped": ["a b"]}`:   `phases.R1.items.skipped: "a b" is not an item ID`,
-		`{"total": -1}`:          `phases.R1.items.total: -1 is not a whole number`,
+		`[]`:                      `phases.R1.items: [] is not an object`,
+		`{"done": "1-12"}`:        `phases.R1.items.done: "1-12" is not a list of items`,
+		`{"done": ["12-1"]}`:      `phases.R1.items.done: item range "12-1" runs backwards`,
+		`{"skipped": ["a b"]}`:    `phases.R1.items.skipped: "a b" is not an item ID`,
+		`{"total": -1}`:           `phases.R1.items.total: -1 is not a whole number`,
 		`{"done": [], "done":[]}`: `phases.R1.items.done: the key appears twice`,
 	} {
 		data := fmt.Sprintf(`{"task":"x","slug":"x","mode":"knowledge","phase":"plan","phases":{"R1":{"status":"pending","items":%s}}}`, items)
