@@ -213,8 +213,9 @@ func counterFix(unit string, c CounterCheck) string {
 	case c.Missing:
 		return fmt.Sprintf("trust the file: its work is gone, so put it back from git (`git log -- %s` finds it) or redo the items; the ledger records what was done, not where it went", c.Path)
 	case c.InFile < c.ItemsDone:
-		return fmt.Sprintf("trust the file: %d item%s recorded done %s not in it (lost or overwritten after the checkpoint); find which, redo them in the file (or put it back from git), and do not record them again: they are already done",
-			c.ItemsDone-c.InFile, store.Plural(c.ItemsDone-c.InFile, "", "s"), store.Plural(c.ItemsDone-c.InFile, "is", "are"))
+		n := c.ItemsDone - c.InFile
+		return fmt.Sprintf("trust the file: %d item%s recorded done %s not in it (lost or overwritten after the checkpoint); find which, redo %s in the file (or put the file back from git), and do not record %s again: the ledger has %s done",
+			n, store.Plural(n, "", "s"), store.Plural(n, "is", "are"), store.Plural(n, "it", "them"), store.Plural(n, "it", "them"), store.Plural(n, "it", "them"))
 	}
 	return fmt.Sprintf("trust the file: it holds %d more than the ledger (work written after the last checkpoint, or a stop before it); record the items it holds with `itr checkpoint %s --item ID`, or take out what should not be there",
 		c.InFile-c.ItemsDone, unit)

@@ -76,7 +76,7 @@ type PrimeContext struct {
 	// that disagree with the item ledger come first in the Markdown.
 	Counters []CounterCheck `json:"counters,omitempty"`
 	Markdown string         `json:"markdown"`
-	sum       *Summary // the status it was built from
+	sum      *Summary       // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
