@@ -299,6 +299,23 @@ func (u *Unit) HasItem(id string) bool {
 	return state.ValidItemID(id)
 }
 
+// Recorded returns the unit's items recorded in state st (one of
+// state.ItemStates) in ledger it, cut to the items the plan gives when it
+// gives them (a plan that now gives fewer items than were recorded counts
+// those it gives).
+func (u *Unit) Recorded(it *state.Items, st string) state.ItemSet {
+	s := it.Set(st)
+	switch {
+	case u == nil:
+		return s
+	case u.ItemCount > 0:
+		return s.Within(u.ItemCount, nil)
+	case len(u.ItemNames) > 0:
+		return s.Within(0, u.HasItem)
+	}
+	return s
+}
+
 // ItemsText words the unit's items for a message: "1 to 17", or the list
 // (the first ten, then how many more).
 func (u *Unit) ItemsText() string {

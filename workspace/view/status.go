@@ -217,7 +217,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	if archive == "" {
 		var warns []string
-		sum.Counters, warns = counterChecks(st, t, s)
+		sum.Counters, warns = verify.Counters(st, t, s)
 		sum.Warnings = append(sum.Warnings, warns...)
 		for _, c := range sum.Counters {
 			if !c.Agrees {
