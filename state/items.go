@@ -167,17 +167,25 @@ func (s *ItemSet) Add(r ItemRange) {
 		}
 		return
 	}
+	// The spans that touch or overlap lo..hi are spans[i:j]; they merge
+	// into one. Binary searches keep a set of many runs quick to change.
 	lo, hi := r.Lo, r.Hi
-	var out []span
-	i := 0
-	for ; i < len(s.spans) && s.spans[i].hi < lo-1; i++ {
-		out = append(out, s.spans[i])
+	i, _ := slices.BinarySearchFunc(s.spans, lo-1, func(sp span, n int) int { return cmpInt(sp.hi, n) })
+	j, _ := slices.BinarySearchFunc(s.spans, hi+2, func(sp span, n int) int { return cmpInt(sp.lo, n) })
+	if i < j {
+		lo, hi = min(lo, s.spans[i].lo), max(hi, s.spans[j-1].hi)
 	}
-	for ; i < len(s.spans) && s.spans[i].lo <= hi+1; i++ {
-		lo, hi = min(lo, s.spans[i].lo), max(hi, s.spans[i].hi)
+	s.spans = slices.Replace(s.spans, i, j, span{lo, hi})
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	out = append(out, span{lo, hi})
-	s.spans = append(out, s.spans[i:]...)
+	return 0
 }
 
 // Remove takes the items of r out of the set.
@@ -188,20 +196,20 @@ func (s *ItemSet) Remove(r ItemRange) {
 		}
 		return
 	}
-	var out []span
-	for _, sp := range s.spans {
-		if sp.hi < r.Lo || sp.lo > r.Hi {
-			out = append(out, sp)
-			continue
-		}
-		if sp.lo < r.Lo {
-			out = append(out, span{sp.lo, r.Lo - 1})
-		}
-		if sp.hi > r.Hi {
-			out = append(out, span{r.Hi + 1, sp.hi})
-		}
+	// The spans that overlap r are spans[i:j]: cut r out of them.
+	i, _ := slices.BinarySearchFunc(s.spans, r.Lo, func(sp span, n int) int { return cmpInt(sp.hi, n) })
+	j, _ := slices.BinarySearchFunc(s.spans, r.Hi+1, func(sp span, n int) int { return cmpInt(sp.lo, n) })
+	if i >= j {
+		return
 	}
-	s.spans = out
+	var keep []span
+	if first := s.spans[i]; first.lo < r.Lo {
+		keep = append(keep, span{first.lo, r.Lo - 1})
+	}
+	if last := s.spans[j-1]; last.hi > r.Hi {
+		keep = append(keep, span{r.Hi + 1, last.hi})
+	}
+	s.spans = slices.Replace(s.spans, i, j, keep...)
 }
 
 // Has reports whether item id is in the set.

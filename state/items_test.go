@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,5 +156,39 @@ func TestItemsDecodeErrors(t *testing.T) {
 		_, err := Decode([]byte(data))
 		require.Error(t, err, items)
 		assert.Contains(t, err.Error(), want, items)
+	}
+}
+
+// TestItemSetAgainstAModel changes a set at random and compares it with
+// a plain map of numbers after every step.
+func TestItemSetAgainstAModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for round := 0; round < 200; round++ {
+		var s ItemSet
+		model := map[int]bool{}
+		for step := 0; step < 60; step++ {
+			lo := 1 + r.IntN(50)
+			hi := lo + r.IntN(8)
+			add := r.IntN(3) > 0
+			if add {
+				s.Add(ItemRange{Lo: lo, Hi: hi})
+			} else {
+				s.Remove(ItemRange{Lo: lo, Hi: hi})
+			}
+			for n := lo; n <= hi; n++ {
+				if add {
+					model[n] = true
+				} else {
+					delete(model, n)
+				}
+			}
+			require.Equal(t, len(model), s.Len())
+			for n := 0; n <= 60; n++ {
+				require.Equal(t, model[n], s.Has(fmt.Sprint(n)), "round %d step %d item %d: %v", round, step, n, s.List())
+			}
+			for i := 1; i < len(s.spans); i++ {
+				require.Greater(t, s.spans[i].lo, s.spans[i-1].hi+1, "spans stay merged: %v", s.List())
+			}
+		}
 	}
 }

@@ -284,6 +284,17 @@ func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 			}
 			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
 		}
+		if cur.Items != nil && state.Val(cur.Items.Total) != u.ItemTotal() {
+			// The ledger's total follows the plan's Items.
+			from, to := "none", "none"
+			if cur.Items.Total != nil {
+				from = fmt.Sprint(*cur.Items.Total)
+			}
+			if n := u.ItemTotal(); n > 0 {
+				to = fmt.Sprint(n)
+			}
+			changed = append(changed, fmt.Sprintf("%s items total %s → %s", u.ID, from, to))
+		}
 	}
 	index := p.Index()
 	for _, id := range s.IDs() {
