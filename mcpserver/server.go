@@ -40,7 +40,7 @@ const (
 
 	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
 
-	checkpointDesc = "Record one iteration of a unit as one git commit. done=true declares the work done or confirms it (prefer finish)."
+	checkpointDesc = "Record one iteration of a unit as one commit. done=true declares it done or confirms it (prefer finish); items: 1-12, 4=skipped"
 
 	finishDesc = "One step toward done, with evidence: in_progress, confirming, verifying, done, a call each (passed=false sends it back). The last needs a passing verify run or verified_by."
 

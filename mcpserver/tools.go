@@ -27,18 +27,19 @@ type ResumeInput struct {
 // StartInput is the input of the start tool.
 type StartInput struct {
 	Task string `json:"task,omitempty"`
-	Unit string `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready"`
+	Unit string `json:"unit,omitempty" jsonschema:"default: current, else next ready"`
 }
 
 // CheckpointInput is the input of the checkpoint tool.
 type CheckpointInput struct {
 	Task      string   `json:"task,omitempty"`
-	Unit      string   `json:"unit,omitempty" jsonschema:"default: the current unit, else the next ready"`
+	Unit      string   `json:"unit,omitempty" jsonschema:"default: current, else next ready"`
 	Did       string   `json:"did" jsonschema:"what this iteration did"`
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
 	Blockers  string   `json:"blockers,omitempty" jsonschema:"what blocks it"`
-	Done      bool     `json:"done,omitempty" jsonschema:"the work is done, or the confirmation holds"`
-	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: those since the last checkpoint)"`
+	Done      bool     `json:"done,omitempty" jsonschema:"work done, or confirmation holds"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since the last checkpoint)"`
+	Items     string   `json:"items,omitempty"`
 }
 
 // FinishInput is the input of the finish tool.
@@ -49,6 +50,7 @@ type FinishInput struct {
 	Passed     *bool     `json:"passed,omitempty" jsonschema:"false: the check failed"`
 	Verify     *[]string `json:"verify,omitempty" jsonschema:"check to run, argv, no shell ([]: the unit's Verify)"`
 	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
+	Items      string    `json:"items,omitempty"`
 }
 
 // BlockInput is the input of the block tool, which also fails a unit
@@ -146,7 +148,7 @@ const noTask = "There is no itr task here (no git repository, or no task under t
 
 // mcpNote follows the resume text of an active task, whose commands are
 // the CLI's.
-const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal); finish takes a unit through confirming and verifying to done; block, fail and skip are the block tool (as: failed, skipped); reopen is the reopen tool; decide and summarize are the decide and summarize tools.\n"
+const mcpNote = "\nThrough MCP: `itr checkpoint` is the checkpoint tool (done=true for --signal, items for --item); finish takes a unit through confirming and verifying to done; block, fail and skip are the block tool (as: failed, skipped); reopen is the reopen tool; decide and summarize are the decide and summarize tools.\n"
 
 type handlers struct{ open Opener }
 
@@ -348,7 +350,7 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in CheckpointInput) (*mcp.CallToolResult, *Step, error) {
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
-			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits})
+			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits, Items: itemsOf(in.Items)})
 	})
 }
 
@@ -359,8 +361,17 @@ func (h *handlers) finish(_ context.Context, _ *mcp.CallToolRequest, in FinishIn
 	failed := in.Passed != nil && !*in.Passed
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Finish(workspace.FinishRequest{Slug: slug, Unit: in.Unit, Evidence: in.Evidence, Failed: failed,
-			VerifiedBy: in.VerifiedBy, Check: check(in.Verify)})
+			VerifiedBy: in.VerifiedBy, Check: check(in.Verify), Items: itemsOf(in.Items)})
 	})
+}
+
+// itemsOf is the items parameter ("1-12, 13=skipped") as the requests
+// take it: none when empty.
+func itemsOf(items string) []string {
+	if strings.TrimSpace(items) == "" {
+		return nil
+	}
+	return []string{items}
 }
 
 // check is the run a verify parameter asks for: none when absent, the
@@ -552,6 +563,8 @@ func Worded(err error) error {
 		msg = fmt.Sprintf("unit %s cannot be finished while its outputs fail the check (nothing was recorded); fix them, then call finish again. %s", u, reconcile.OutputProblems(r.Outputs))
 	case reconcile.NoEvidence:
 		msg = fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): call finish with verify (a check that must pass; [] runs the unit's Verify line) or verified_by (the person or external check that verified it)", u)
+	case reconcile.UnknownItem:
+		msg = fmt.Sprintf("item %s is not an item of %s (its items in the plan: %s); nothing was recorded: pass only the unit's items in items", r.Item, u, r.ItemsText)
 	case reconcile.NotDone:
 		msg = fmt.Sprintf("unit %s is %s, not done: only a done, failed or skipped unit can be reopened", u, r.Status)
 		if r.Status == state.Confirming || r.Status == state.Verifying {

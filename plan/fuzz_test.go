@@ -29,6 +29,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: review", "  - Output: `outputs/review.md`, `outputs/notes.md`", "  - Min words: 300", "  - Complete: sentences", "- [ ] **R2**: memo", "  - Output: outputs/a.md, outputs/b.md", "  - Min words: {N}"))
 	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: gather", "  - Output: `outputs/sources.md`, outputs/notes/", "- [ ] **R2**: memo", "  - Inputs: R1.output, `sources/cases.md`", "  - Depends: none", "- [ ] **R3**: x", "  - Inputs: none"))
 	f.Add("tasks.md", doc("## Tasks", "- [ ] **T1**: a", "  - Inputs: T1.output, ../x", "- [ ] **T2**: b", "  - Inputs: T9.OUTPUTS,", "    `a`,b"))
+	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: memo", "  - Items: 17", "  - Counter: footnotes in outputs/memo.md", "  - Counter: cites in `a.md` matching `^\\[`", "- [ ] **R2**: parts", "  - Items: intro,", "    methods"))
 	f.Add("tasks.md", doc("## Dependencies", "T1 -> T2 -> T1", "## Tasks", "- [ ] **T1**: a", "- [ ] **T2**: b"))
 	f.Fuzz(func(t *testing.T, file string, data []byte) {
 		p, err := Parse(file, data)

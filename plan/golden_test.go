@@ -72,6 +72,12 @@ func summary(p *Plan) string {
 				fmt.Fprintf(&b, "  %s=%q\n", f.Key, f.Value)
 			}
 		}
+		if u.HasItems() {
+			fmt.Fprintf(&b, "  items=%q count=%d names=%q\n", u.Items, u.ItemCount, u.ItemNames)
+		}
+		for _, c := range u.Counters {
+			fmt.Fprintf(&b, "  counter name=%q path=%q match=%q\n", c.Name, c.Path, c.Match)
+		}
 		if outs := u.Outputs(); len(outs) > 0 {
 			fmt.Fprintf(&b, "  outputs=%q min_words=%d complete=%q\n", outs, u.MinWords, u.Complete)
 		}

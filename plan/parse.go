@@ -463,9 +463,11 @@ const (
 	keyEstimate   = "Estimate"
 	keyInputs     = "Inputs"
 	keyReplaces   = "Replaces"
+	keyItems      = "Items"
+	keyCounter    = "Counter"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces, keyItems, keyCounter}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -583,6 +585,15 @@ func (ps *parser) closeItem() {
 		u.extraLines = append(u.extraLines, it.line)
 		return
 	}
+	if key == keyCounter { // a unit may count several things
+		c, err := ParseCounter(it.value)
+		if err != nil {
+			ps.errorf(it.line, "%s: %v", u.ID, err)
+			return
+		}
+		u.Counters = append(u.Counters, c)
+		return
+	}
 	if prev, dup := ps.seen[key]; dup {
 		ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)
 		return
@@ -637,6 +648,13 @@ func (ps *parser) closeItem() {
 			return
 		}
 		u.Replaces = ids
+	case keyItems:
+		count, names, bad := parseItems(v)
+		if bad != "" {
+			ps.errorf(it.line, `%s: Items %q: %s; write the number of items ("Items: 17", items 1 to 17) or their IDs ("Items: intro, methods, results")`, u.ID, strings.TrimSpace(v), bad)
+			return
+		}
+		u.Items, u.ItemCount, u.ItemNames = strings.TrimSpace(v), count, names
 	case keyMax, keyDepends, keyMinWords:
 		if isTemplate(v) {
 			if u.Pending == nil {

@@ -61,6 +61,15 @@ type Unit struct {
 	// Complete is "sentences" when each output must end with a whole
 	// sentence ("Complete: sentences"), else "".
 	Complete string
+	// Items is the "Items" sub-item as written, "" when absent: a count
+	// (ItemCount, items 1 to N) or a list of item IDs (ItemNames, in plan
+	// order). See items.go.
+	Items     string
+	ItemCount int
+	ItemNames []string
+	// Counters are the unit's "Counter" sub-items, in order (a unit may
+	// have several).
+	Counters []Counter
 	// Depends lists the IDs of the "Depends" sub-item only, as written and
 	// deduplicated. It is nil without that sub-item and empty (not nil) for
 	// "Depends: none"; Deps gives the union with the dependencies section.

@@ -158,6 +158,12 @@ func (u *Unit) render() string {
 	if u.Estimate != "" {
 		item(keyEstimate, u.Estimate)
 	}
+	if u.Items != "" {
+		item(keyItems, u.Items)
+	}
+	for _, c := range u.Counters {
+		item(keyCounter, c.Raw)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))

@@ -25,6 +25,8 @@ var fragments = []string{
 	"  - Completion:", "   ```", "- [ ] **T10**: ten", "\t\t- deeper tab", "  - FILES: upper", "-\tFiles: tab after dash", "*emphasis* line", "  **bold** detail",
 	"  - Min words: 200", "  - Min words: {N}", "  - Min words: zero", "  - Complete: sentences", "  - Complete: `Sentences`", "  - Complete: words",
 	"  - Output: `outputs/a.md`, `outputs/b.md`", "  - Output: ../up.md", "  - Output: /abs.md", "  - Output: `sources/` (a folder)",
+	"  - Items: 17", "  - Items: intro, methods", "    results", "  - Counter: footnotes in outputs/memo.md",
+	"  - Counter: cites in `a.md` matching `^\\[`", "  - Counter: lines in ../x.md",
 	"T1 → T2 → T3 (sequential)", "T4 (independent)", "T1, T2 -> T5", "- T3 -> T4", "input -> output", "T1 -> T1",
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/state"
@@ -116,11 +117,30 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "progress", r.Progress, d.Progress, SourceLog)
 		add(id, "progress_detail", r.ProgressDetail, d.ProgressDetail, SourceLog)
 		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
+		add(id, "items", ledgerText(r.Items), ledgerText(d.Items), SourceLog)
 	}
 	return out
 }
 
 func str(s string) *string { return &s }
+
+// ledgerText words an item ledger for a discrepancy: "done 1-12; skipped
+// 13; total 17", nil when there is none.
+func ledgerText(it *state.Items) *string {
+	if it == nil {
+		return nil
+	}
+	var parts []string
+	for _, st := range state.ItemStates {
+		if l := it.List(st); l != nil {
+			parts = append(parts, st+" "+strings.Join(l, ", "))
+		}
+	}
+	if it.Total != nil {
+		parts = append(parts, fmt.Sprintf("total %d", *it.Total))
+	}
+	return str(strings.Join(parts, "; "))
+}
 
 func list(l []string) *[]string {
 	if l == nil {

@@ -39,6 +39,13 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		if ev.Run == nil {
 			ev.Run = InterruptedRunOf(e)
 		}
+		if v, ok := e.Field(progresslog.FieldItems); ok {
+			marks, err := progresslog.ParseItems(v)
+			if err != nil {
+				problems = append(problems, "**Items:** "+err.Error()+" (the items were not recorded)")
+			}
+			ev.Items = marks
+		}
 	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindBlocked {

@@ -60,6 +60,9 @@ type Event struct {
 	// ReasonKind is the **Kind:** of a Blocked or Failed entry (one of
 	// state.BlockKinds), ClearWhen the **Clear when:** of a Blocked one.
 	ReasonKind, ClearWhen string
+	// Items are the items of the unit's ledger an iteration records
+	// (its **Items:** field), in order: a later mark of an item wins.
+	Items []state.ItemMark
 }
 
 // Input is everything Fold needs.
@@ -175,6 +178,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.ReasonKind, u.ClearWhen = nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
+			u.Items = nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -374,6 +378,12 @@ func iterate(s *state.State, ev Event) {
 			u.ProgressDetail = state.Ptr(ev.ProgressDetail)
 		}
 	}
+	if len(ev.Items) > 0 {
+		if u.Items == nil {
+			u.Items = &state.Items{}
+		}
+		u.Items.Mark(ev.Items)
+	}
 	for _, c := range ev.Commits {
 		if !hasCommit(s.Commits, c) {
 			s.Commits = append(s.Commits, c)
@@ -416,6 +426,7 @@ func sync(s *state.State, p *plan.Plan) {
 			if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
 				u.MaxIterations = state.Ptr(pu.MaxIterations)
 			}
+			syncItems(u, pu)
 		}
 		// The view now has every unit of the plan; only when it has more
 		// are the others dropped (one map of the plan's IDs, not on every
@@ -443,6 +454,22 @@ func sync(s *state.State, p *plan.Plan) {
 		case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
 			u.Status = state.InProgress
 		}
+	}
+}
+
+// syncItems keeps the total of a unit's item ledger the plan's: the
+// number of items its "Items:" gives, none without. A unit with no ledger
+// gets none from the plan alone.
+func syncItems(u *state.Unit, pu *plan.Unit) {
+	if u.Items == nil {
+		return
+	}
+	if n := pu.ItemTotal(); n > 0 {
+		if state.Val(u.Items.Total) != n {
+			u.Items.Total = state.Ptr(n)
+		}
+	} else {
+		u.Items.Total = nil
 	}
 }
 

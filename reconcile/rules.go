@@ -80,6 +80,10 @@ type Intent struct {
 	// the order of their last entries in the log (it is called only then,
 	// so a caller that has not parsed the log pays nothing otherwise).
 	Activity func() Activity
+	// Items are the items of the unit's ledger the request records (Work
+	// and Finish): each must be one of the unit's items when the plan
+	// gives them ("Items:").
+	Items []state.ItemMark
 	// Held are the units other agents hold (claims whose lease runs), each
 	// with who holds it until when ("bob@ci:wt until 2026-01-14T12:00:00Z"):
 	// work on them is refused, and a unit to work on is picked among the
@@ -147,6 +151,7 @@ const (
 	AlreadySkipped Code = "already-skipped" // skipping a skipped unit
 	FinishedUnit   Code = "finished"        // failing or skipping a done unit
 	BadKind        Code = "bad-kind"        // a reason kind the action does not take
+	UnknownItem    Code = "unknown-item"    // an item the unit's plan does not give
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -205,6 +210,9 @@ type Refusal struct {
 	ReasonKind, ClearWhen string
 	// Mode is the task's mode, for the plan file a fix names (UnitFailed).
 	Mode state.Mode
+	// Item is the item asked for, for UnknownItem, and ItemsText the
+	// unit's items ("1 to 17", or the list).
+	Item, ItemsText string
 }
 
 // Error words the refusal with the domain's field names.
@@ -285,6 +293,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 			u, field("verify"), field("verified-by"))
 	case OutputBad:
 		return fmt.Sprintf("unit %s cannot move toward done (nothing was recorded): %s", u, OutputProblems(r.Outputs))
+	case UnknownItem:
+		return fmt.Sprintf("item %s is not an item of %s (its items in %s: %s); nothing was recorded", r.Item, u, r.PlanFile, r.ItemsText)
 	case PhaseEarly:
 		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
 			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
@@ -405,6 +415,10 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 			}
 		}
 	}
+	if err := knownItems(p, id, in.Items); err != nil {
+		return Event{}, err
+	}
+	ev.Items = in.Items
 	if in.Run != nil && !in.Run.Passed() {
 		in.Signal, in.Verified = false, false
 	}
@@ -422,6 +436,34 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		}
 	}
 	return ev, allowed(s, p, ev)
+}
+
+// knownItems refuses items the unit's plan does not give, when it gives
+// them ("Items: 17" or a list). A range must lie within 1..N.
+func knownItems(p *plan.Plan, id string, marks []state.ItemMark) error {
+	if !active(p) || len(marks) == 0 {
+		return nil
+	}
+	pu := p.Unit(id)
+	if pu == nil || !pu.HasItems() {
+		return nil
+	}
+	for _, m := range marks {
+		r := m.Range
+		ok := false
+		switch {
+		case r.Name != "":
+			ok = pu.HasItem(r.Name)
+		case pu.ItemCount > 0:
+			ok = r.Hi <= pu.ItemCount
+		default:
+			ok = r.Lo == r.Hi && pu.HasItem(r.String())
+		}
+		if !ok {
+			return &Refusal{Code: UnknownItem, Unit: id, Item: r.String(), ItemsText: pu.ItemsText(), PlanFile: planFile(p)}
+		}
+	}
+	return nil
 }
 
 // TotalIterations is the iterations the task's units used, together.

@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run", "items"}
 )
 
 func topKeys(m Mode) []string {
@@ -219,6 +219,8 @@ func (s *State) decodeUnits(kv keyValue) error {
 				u.ProgressDetail, err = decodeOptString(keyValue{fp, f.raw})
 			case "last_run":
 				u.LastRun, err = decodeRun(fp, f.raw)
+			case "items":
+				u.Items, err = decodeItems(fp, f.raw)
 			default:
 				u.extra.setUnknown(f.key, f.raw)
 			}
@@ -572,6 +574,9 @@ func (u *Unit) fields() map[string]any {
 	if u.LastRun != nil {
 		m["last_run"] = u.LastRun
 	}
+	if u.Items != nil {
+		m["items"] = u.Items
+	}
 	return m
 }
 
@@ -682,6 +687,10 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		writeRaw(b, indent, v.encode())
 	case *Pause:
 		writeRaw(b, indent, v.encode())
+	case *Items:
+		v.write(b, indent)
+	case itemList:
+		writeItemList(b, v)
 	case *Unit:
 		fields := v.fields()
 		if v.inline() {
@@ -696,7 +705,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 // writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
 // That is a unit with no iterations_used whose unknown values are scalars.
 func (u *Unit) inline() bool {
-	if u.IterationsUsed != nil || u.LastRun != nil {
+	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil {
 		return false
 	}
 	for _, raw := range u.extra.unknown {

@@ -29,6 +29,9 @@ type Unit struct {
 	// BlockKinds (reason_kind); ClearWhen says when a block is over
 	// (clear_when). Reason holds the reason itself.
 	ReasonKind, ClearWhen *string
+	// Items is the unit's item ledger (items): the items its iterations
+	// recorded as done, skipped or failed, and the plan's total.
+	Items *Items
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -146,6 +149,7 @@ func (u *Unit) Clone() *Unit {
 	c.Progress = clonePtr(u.Progress)
 	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
+	c.Items = u.Items.Clone()
 	c.extra = u.extra.clone()
 	return &c
 }

@@ -294,6 +294,17 @@ func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 			}
 			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
 		}
+		if cur.Items != nil && state.Val(cur.Items.Total) != u.ItemTotal() {
+			// The ledger's total follows the plan's Items.
+			from, to := "none", "none"
+			if cur.Items.Total != nil {
+				from = fmt.Sprint(*cur.Items.Total)
+			}
+			if n := u.ItemTotal(); n > 0 {
+				to = fmt.Sprint(n)
+			}
+			changed = append(changed, fmt.Sprintf("%s items total %s → %s", u.ID, from, to))
+		}
 	}
 	index := p.Index()
 	for _, id := range s.IDs() {
@@ -340,6 +351,24 @@ type CheckpointRequest struct {
 	// with ProgressDetail saying what it means.
 	Progress       *int
 	ProgressDetail string
+	// Items are the items of the unit's ledger this iteration records, as
+	// given: "ID", "ID=STATE", "N-M=STATE", or several separated by commas
+	// (STATE is done, skipped or failed; done when left out).
+	Items []string
+}
+
+// itemMarks reads the items a request records. A bad item is a
+// FieldError naming it; nothing is recorded.
+func itemMarks(items []string) ([]state.ItemMark, error) {
+	var out []state.ItemMark
+	for _, v := range items {
+		marks, err := progresslog.ParseItems(v)
+		if err != nil {
+			return nil, &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+		}
+		out = append(out, marks...)
+	}
+	return out, nil
 }
 
 // Checkpoint appends one iteration entry, folds it into state.json and
@@ -354,8 +383,12 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
 		return nil, &FieldError{Field: "progress", Problem: fmt.Sprintf("is %d", *p), Fix: "give the unit's own progress as a whole percent from 0 to 100"}
 	}
+	marks, err := itemMarks(req.Items)
+	if err != nil {
+		return nil, err
+	}
 	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
-		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
 		return w.record(req.Slug, func(t *store.Task) (*change, error) {
 			return w.iteration(t, in, req, ran)
@@ -393,6 +426,9 @@ type FinishRequest struct {
 	VerifiedBy string
 	// Check runs a verification first (see CheckpointRequest.Check).
 	Check CheckRequest
+	// Items are the items of the unit's ledger recorded with the step
+	// (see CheckpointRequest.Items).
+	Items []string
 }
 
 // Finish records one iteration that takes a unit a step toward done, as
@@ -405,7 +441,11 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if err := plainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
-	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+	marks, err := itemMarks(req.Items)
+	if err != nil {
+		return nil, err
+	}
+	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
 		return w.record(req.Slug, func(t *store.Task) (*change, error) {
 			return w.iteration(t, in, CheckpointRequest{Slug: req.Slug, Did: req.Evidence, VerifiedBy: req.VerifiedBy}, ran)
@@ -483,6 +523,9 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		if d := strings.TrimSpace(req.ProgressDetail); d != "" {
 			add(reconcile.FieldProgressDetail, d)
 		}
+	}
+	if len(ev.Items) > 0 {
+		add(progresslog.FieldItems, progresslog.FormatItems(ev.Items))
 	}
 	if ev.Signal != "" {
 		add("Signal", ev.Signal)

@@ -43,10 +43,19 @@ that does not pass takes back --signal and --verified: the iteration is recorded
 where a failed check goes, and itr exits with 3.
 
 --progress N (with --detail TEXT) keeps the unit's own progress, shown by status and prime.
+
+--item ID[=done|skipped|failed] records items of the unit's ledger with the iteration (done when
+no state is given; repeatable, or several separated by commas; N-M is a range of numbered items):
+"--item 1-12 --item 13=skipped". When the plan gives the unit's items ("Items: 17" for items 1 to
+17, or "Items: intro, methods, results"), other items are refused. A later entry for an item wins.
+status, prime and --json show the items done of the total, the next item (the first in plan order
+not yet recorded) and the items not to repeat; a "Counter: NAME in PATH" of the plan is counted in
+the file and reported when it disagrees with the items done.
 A paused task (itr pause) and a task past its "Max total iterations" refuse checkpoints.`,
 		Example: `  itr checkpoint T1 --did "login form" --signal --verify -- go test ./auth/...
   itr checkpoint T1 --did "tests pass" --verified --verify      # runs T1's Verify: line
-  itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"`,
+  itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"
+  itr checkpoint R2 --did "reports 1-12 scanned" --item 1-12 --item 13=skipped`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			unitArgs := args
 			if at := cmd.ArgsLenAtDash(); at >= 0 {
@@ -133,6 +142,7 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 	f.StringVar(&req.VerifiedBy, "verified-by", "", "the person or external check that verified the unit (implies --verified)")
 	f.IntVar(&progress, "progress", 0, "the unit's own progress, a whole percent from 0 to 100")
 	f.StringVar(&req.ProgressDetail, "detail", "", "what --progress means (\"sections 1-3 of 6\")")
+	f.StringArrayVar(&req.Items, "item", nil, "an item of the unit recorded with the iteration: ID[=done|skipped|failed], N-M for a range (repeatable; commas allowed)")
 	return cmd
 }
 

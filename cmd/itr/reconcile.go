@@ -109,6 +109,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 					for _, f := range rep.Repaired {
 						fmt.Fprintf(w, "note: %s @ %s: %s\n", f.File, short(f.Commit), terminalSafe(f.Problem))
 					}
+					for _, f := range rep.Warnings {
+						fmt.Fprintf(w, "warning: %s: %s\n  fix: %s\n", f.File, terminalSafe(f.Problem), terminalSafe(f.Fix))
+					}
 					if len(rep.Findings) == 0 {
 						fmt.Fprintf(w, "%s: clean (%d commits checked)\n", rep.Slug, rep.Commits)
 						return

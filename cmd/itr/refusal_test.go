@@ -63,7 +63,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	}
 	ok("init", "Demo", "--slug", "demo")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude/iterative/demo/tasks.md"), []byte(
-		"# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: one\n  - Max iterations: 5\n- [ ] **T2**: two\n  - Depends: T1\n- [ ] **T3**: three\n- [ ] **T4**: notes\n  - Output: `outputs/notes.md`\n"), 0o644))
+		"# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: one\n  - Max iterations: 5\n  - Items: 3\n- [ ] **T2**: two\n  - Depends: T1\n- [ ] **T3**: three\n- [ ] **T4**: notes\n  - Output: `outputs/notes.md`\n"), 0o644))
 	ok("plan")
 
 	// callTool runs itr-mcp's server on a session of JSON-RPC lines, as an
@@ -133,6 +133,8 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 
 	same(request{"unknown unit", []string{"checkpoint", "T9", "--did", "x"}, "checkpoint", map[string]any{"unit": "T9", "did": "x"}, reconcile.UnknownUnit})
 	same(request{"missing did", []string{"checkpoint", "T1", "--did", " "}, "checkpoint", map[string]any{"unit": "T1", "did": " "}, ""})
+	same(request{"an item the plan does not give", []string{"checkpoint", "T1", "--did", "x", "--item", "4"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "4"}, reconcile.UnknownItem})
+	same(request{"an item that does not read", []string{"checkpoint", "T1", "--did", "x", "--item", "2=finished"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "2=finished"}, ""})
 	same(request{"waits for a dependency", []string{"checkpoint", "T2", "--did", "x"}, "checkpoint", map[string]any{"unit": "T2", "did": "x"}, reconcile.WaitsFor})
 	same(request{"block without a reason", []string{"block", "T1", "--reason", " "}, "block", map[string]any{"unit": "T1", "reason": " "}, ""})
 	same(request{"reopen a pending unit", []string{"reopen", "T1", "--reason", "x"}, "reopen", map[string]any{"unit": "T1", "reason": "x"}, reconcile.NotDone})

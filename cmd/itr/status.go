@@ -59,6 +59,16 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
 	}
+	for _, u := range []*workspace.UnitStatus{s.Current, s.Work} {
+		if u != nil && u.Items != nil && (u == s.Current || s.Current == nil || s.Current.ID != u.ID) {
+			fmt.Fprintf(w, "Items:    %s %s\n", u.ID, terminalSafe(u.Items.Text()))
+		}
+	}
+	for _, c := range s.Counters {
+		if c.Agrees {
+			fmt.Fprintf(w, "Counter:  %s (agrees)\n", terminalSafe(c.String()))
+		}
+	}
 	var others []string
 	for _, u := range s.Started {
 		if s.Current == nil || u.ID != s.Current.ID {

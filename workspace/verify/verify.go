@@ -58,6 +58,11 @@ type Report struct {
 	// appended), and commits that history keeps that a correction entry
 	// records: named, not counted as findings.
 	Repaired []Finding `json:"repaired,omitempty"`
+	// Warnings are what needs a look but proves nothing wrong with the
+	// history: a plan's counter whose file disagrees with the items
+	// recorded done (the work on disk, not the log). They do not count
+	// as findings.
+	Warnings []Finding `json:"warnings,omitempty"`
 }
 
 // Task checks a task without changing anything: each committed version
@@ -171,6 +176,17 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	v.rep.Findings = append(v.rep.Findings, found...)
+	if t.State != nil {
+		checks, unread := Counters(st, t, t.State)
+		for _, c := range checks {
+			if !c.Agrees {
+				v.rep.Warnings = append(v.rep.Warnings, Finding{File: c.Path, Problem: "counter " + c.String(), Fix: c.Fix})
+			}
+		}
+		for _, u := range unread {
+			v.rep.Warnings = append(v.rep.Warnings, Finding{File: st.Rel(t.Slug, t.PlanName), Problem: u, Fix: "make the counter's file readable"})
+		}
+	}
 	found, err = IndexFindings(st)
 	if err != nil {
 		return err

@@ -83,8 +83,11 @@ type PrimeContext struct {
 	Summary *LogSummary `json:"summary,omitempty"`
 	// ProgressSize is how much of progress.md a reader has to read.
 	ProgressSize *LogSize `json:"progress_size,omitempty"`
-	Markdown     string   `json:"markdown"`
-	sum          *Summary // the status it was built from
+	// Counters are the plan's counters checked against their files; those
+	// that disagree with the item ledger come first in the Markdown.
+	Counters []CounterCheck `json:"counters,omitempty"`
+	Markdown string         `json:"markdown"`
+	sum      *Summary       // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -172,6 +175,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
 		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
+		Counters: sum.Counters,
 	}
 	if h := sum.Handoff; h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 		p.Handoff = h
@@ -390,6 +394,23 @@ func (p *PrimeContext) render() string {
 		add(b.String())
 	}
 
+	counterWarnings := map[string]bool{}
+	if bad := disagreeing(p.Counters); len(bad) > 0 {
+		var b strings.Builder
+		b.WriteString("## Counters that disagree with the item ledger — look at these first\n")
+		for i, c := range bad {
+			if i == 10 {
+				fmt.Fprintf(&b, "- and %d more (`itr status` lists them)\n", len(bad)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s. %s.\n", visible(c.String()), visible(upperFirst(c.Fix)))
+		}
+		for _, c := range bad {
+			counterWarnings["counter "+c.String()+"; "+c.Fix] = true
+		}
+		add(b.String())
+	}
+
 	var now strings.Builder
 	c := p.Current
 	heading := "Current unit"
@@ -410,6 +431,14 @@ func (p *PrimeContext) render() string {
 				fmt.Fprintf(&now, " (%s)", quote(c.ProgressDetail, 200))
 			}
 			now.WriteString("\n")
+		}
+		if c.Items != nil {
+			fmt.Fprintf(&now, "- Items: %s. Record them with `itr checkpoint %s --item ID[=done|skipped|failed]`.\n", c.Items.Text(), c.ID)
+		}
+		for _, k := range p.Counters {
+			if k.Unit == c.ID && k.Agrees {
+				fmt.Fprintf(&now, "- Counter %s (agrees with the ledger).\n", visible(k.Text))
+			}
 		}
 		l := p.Last
 		if p.WorkLast != nil && p.WorkLast.Unit == c.ID {
@@ -536,10 +565,16 @@ func (p *PrimeContext) render() string {
 	if len(p.Warnings) > 0 {
 		var b strings.Builder
 		b.WriteString("## Warnings\n")
+		n := 0
 		for _, w := range p.Warnings {
-			fmt.Fprintf(&b, "- %s\n", visible(store.OneLine(w, 300)))
+			if !counterWarnings[w] {
+				fmt.Fprintf(&b, "- %s\n", visible(store.OneLine(w, 300)))
+				n++
+			}
 		}
-		add(b.String())
+		if n > 0 {
+			add(b.String())
+		}
 	}
 	if p.Verification != "" {
 		if u := p.verificationReopened; u != "" {
@@ -614,6 +649,25 @@ func (p *PrimeContext) render() string {
 		md = md[:primeMax-40] + "\n…(cut at 10,000 characters)\n"
 	}
 	return md
+}
+
+// disagreeing are the counters that disagree with their ledgers.
+func disagreeing(cs []CounterCheck) []CounterCheck {
+	var out []CounterCheck
+	for _, c := range cs {
+		if !c.Agrees {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// upperFirst starts s with a capital letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // truncateLines keeps whole lines of s up to n bytes.

@@ -43,6 +43,9 @@ type UnitStatus struct {
 	ClearWhen  string   `json:"clear_when,omitempty"`
 	ReplacedBy []string `json:"replaced_by,omitempty"`
 	Replaces   []string `json:"replaces,omitempty"`
+	// Items is the unit's item ledger (itr checkpoint --item): done of
+	// the plan's total, the next item, the items not to repeat.
+	Items *ItemsView `json:"items,omitempty"`
 }
 
 // LastEntry is the newest iteration entry of the log.
@@ -154,6 +157,9 @@ type Summary struct {
 	// LastSummary is the newest Summary entry of progress.md, where a
 	// reader may start.
 	LastSummary *LogSummary `json:"last_summary,omitempty"`
+	// Counters are the plan's "Counter:" lines checked against their
+	// files on disk: the count in the file and the items recorded done.
+	Counters []CounterCheck `json:"counters,omitempty"`
 
 	adv     reconcile.Advice  // the rule book's answer the summary words
 	held    reconcile.Held    // the units other agents hold
@@ -242,6 +248,16 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	sum.ProgressSize, sum.LastSummary = sizeOf(facts.Size, st.Config.TokenLimit()), facts.Size.Summary
 	if sum.ProgressSize.Over && archive == "" {
 		sum.Warnings = append(sum.Warnings, sizeWarning(st.Rel(slug, store.ProgressFile), sum.ProgressSize, sum.LastSummary != nil))
+	}
+	if archive == "" {
+		var warns []string
+		sum.Counters, warns = verify.Counters(st, t, s)
+		sum.Warnings = append(sum.Warnings, warns...)
+		for _, c := range sum.Counters {
+			if !c.Agrees {
+				sum.Warnings = append(sum.Warnings, "counter "+c.String()+"; "+c.Fix)
+			}
+		}
 	}
 	sum.Checks = checksOf(st, slug, s, archive == "")
 	var held reconcile.Held
@@ -385,13 +401,15 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	u := s.Units[id]
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
 		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
-	if pu := ix.units[id]; pu != nil {
+	pu := ix.units[id]
+	if pu != nil {
 		us.Title = pu.Title
 		us.Depends = ix.deps[id]
 		us.Replaces = pu.Replaces
 	}
 	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
 	us.ReplacedBy = ix.replacedBy[id]
+	us.Items = itemsOf(u, pu)
 	return us
 }
 
@@ -536,6 +554,19 @@ func recoveryInstructions(sum *Summary) []string {
 	}
 	if len(sum.DoNotRepeat) > 0 {
 		out = append(out, "do not repeat the done units: "+strings.Join(store.FirstN(sum.DoNotRepeat, 20), ", "))
+	}
+	if w := sum.Work; w != nil && w.Items != nil {
+		if len(w.Items.DoNotRepeat) > 0 {
+			out = append(out, fmt.Sprintf("do not repeat the items of %s recorded done or skipped: %s", w.ID, rangesText(w.Items.DoNotRepeat)))
+		}
+		if w.Items.Next != "" {
+			out = append(out, fmt.Sprintf("the next item of %s is %s; record items with `itr checkpoint %s --item ID`", w.ID, visible(w.Items.Next), w.ID))
+		}
+	}
+	for _, c := range sum.Counters {
+		if !c.Agrees {
+			out = append(out, "counter "+c.String()+": "+c.Fix)
+		}
 	}
 	if sum.CheckIn != "" {
 		out = append(out, sum.CheckIn)
