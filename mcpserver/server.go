@@ -36,21 +36,21 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a session needs to resume the itr task: goal, current unit, last entry, failed checks, next action, blocked and done units (do not repeat), guardrails. Call it first."
+	resumeDesc = "What a session needs to resume the itr task: goal, current unit, last entry, failed checks, next action, blocked and done units, guardrails. Call it first."
 
 	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
 
 	checkpointDesc = "Record one iteration of a unit as one commit. done=true declares it done or confirms it (prefer finish); items: 1-12, 4=skipped"
 
-	finishDesc = "One step toward done, with evidence: in_progress, confirming, verifying, done, a call each (passed=false sends it back). The last needs a passing verify run or verified_by."
+	finishDesc = "One step toward done with evidence (in_progress, confirming, verifying, done; passed=false sends it back). The last needs a passing verify or verified_by."
 
-	blockDesc = "Set a unit aside with the reason (one commit): blocked (a person unblocks it: `itr unblock UNIT`), failed (needs a person; until reopen) or skipped (its dependants go on)."
+	blockDesc = "Set a unit aside (one commit): blocked (a person runs `itr unblock UNIT`), failed (needs a person until reopen) or skipped (dependants go on)."
 
-	reopenDesc = "Send a done unit found wrong back to in_progress, or a failed or skipped unit back to work (one commit)."
+	reopenDesc = "Send a done, failed or skipped unit back to work (one commit)."
 
-	decideDesc = "Record a settled choice in decisions.md (one commit); resume lists it. The same title again replaces the choice."
+	decideDesc = "Record a settled choice in decisions.md; the same title again replaces it."
 
-	summarizeDesc = "Append a Summary entry to progress.md (one commit) saying what the work so far came to; readers start from it."
+	summarizeDesc = "Append a Summary entry to progress.md: what the work so far came to."
 )
 
 // New returns the MCP server of itr: its tools, each calling the

@@ -38,7 +38,7 @@ type CheckpointInput struct {
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
 	Blockers  string   `json:"blockers,omitempty" jsonschema:"what blocks it"`
 	Done      bool     `json:"done,omitempty" jsonschema:"work done, or confirmation holds"`
-	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since the last checkpoint)"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since last checkpoint)"`
 	Items     string   `json:"items,omitempty"`
 }
 
@@ -46,7 +46,7 @@ type CheckpointInput struct {
 type FinishInput struct {
 	Task       string    `json:"task,omitempty"`
 	Unit       string    `json:"unit,omitempty" jsonschema:"default: the current unit"`
-	Evidence   string    `json:"evidence" jsonschema:"what shows the work is done: tests, results, review"`
+	Evidence   string    `json:"evidence" jsonschema:"what shows it is done: tests, results, review"`
 	Passed     *bool     `json:"passed,omitempty" jsonschema:"false: the check failed"`
 	Verify     *[]string `json:"verify,omitempty" jsonschema:"check to run, argv, no shell ([]: the unit's Verify)"`
 	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
@@ -61,9 +61,9 @@ type BlockInput struct {
 	Task      string `json:"task,omitempty"`
 	Unit      string `json:"unit" jsonschema:"unit id"`
 	Reason    string `json:"reason" jsonschema:"why"`
-	As        string `json:"as,omitempty" jsonschema:"blocked (default), failed (needs a person) or skipped (dependants go on)"`
-	Kind      string `json:"kind,omitempty" jsonschema:"needs-human, tool-error, missing-input; when blocked also external, decision"`
-	ClearWhen string `json:"clear_when,omitempty" jsonschema:"blocked: how to tell it is over"`
+	As        string `json:"as,omitempty" jsonschema:"blocked (default), failed or skipped"`
+	Kind      string `json:"kind,omitempty" jsonschema:"needs-human, tool-error, missing-input; blocked: external, decision"`
+	ClearWhen string `json:"clear_when,omitempty" jsonschema:"blocked: when it is over"`
 }
 
 // ReopenInput is the input of the reopen tool.
