@@ -29,9 +29,12 @@ type Handoff struct {
 // DepHandoff is what one unit hands on: its status, its outputs and its
 // newest iteration's Did and Remaining.
 type DepHandoff struct {
-	Unit      string           `json:"unit"`
-	Title     string           `json:"title,omitempty"`
-	Status    string           `json:"status"`
+	Unit   string `json:"unit"`
+	Title  string `json:"title,omitempty"`
+	Status string `json:"status"`
+	// InPlaceOf is the failed unit this one replaces ("Replaces:") and
+	// hands on for, when that is why it is here.
+	InPlaceOf string           `json:"in_place_of,omitempty"`
 	Outputs   []store.FileFact `json:"outputs,omitempty"`
 	Iteration int              `json:"iteration,omitempty"`
 	Did       string           `json:"did,omitempty"`
@@ -62,12 +65,30 @@ func handoffOf(st *store.Store, t *store.Task, s *state.State, facts *logFacts, 
 			h.Missing = append(h.Missing, f.String())
 		}
 	}
+	// A failed dependency hands on through the done units that replace
+	// it: theirs is the work the unit builds on.
+	var from []DepHandoff
+	replacedBy := t.Plan.ReplacedBy()
 	for _, dep := range t.Plan.Deps(id) {
 		du := s.Units[dep]
 		if du == nil {
 			continue
 		}
-		d := DepHandoff{Unit: dep, Status: string(du.Status)}
+		if du.Status == state.Failed {
+			n := len(from)
+			for _, r := range replacedBy[dep] {
+				if ru := s.Units[r]; ru != nil && ru.Status == state.Done {
+					from = append(from, DepHandoff{Unit: r, Status: string(ru.Status), InPlaceOf: dep})
+				}
+			}
+			if len(from) > n {
+				continue
+			}
+		}
+		from = append(from, DepHandoff{Unit: dep, Status: string(du.Status)})
+	}
+	for _, d := range from {
+		dep := d.Unit
 		if pu := t.Plan.Unit(dep); pu != nil {
 			d.Title = pu.Title
 			for _, name := range pu.Outputs() {
@@ -111,6 +132,9 @@ func (h *Handoff) Lines(width int) []string {
 			break
 		}
 		line := fmt.Sprintf("From %s (%s)", d.Unit, d.Status)
+		if d.InPlaceOf != "" {
+			line = fmt.Sprintf("From %s (%s, in place of %s, which failed)", d.Unit, d.Status, d.InPlaceOf)
+		}
 		if len(d.Outputs) > 0 {
 			parts := make([]string, len(d.Outputs))
 			for j, f := range d.Outputs {
