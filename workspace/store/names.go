@@ -36,9 +36,9 @@ const (
 	EventSummary    = "summary"
 	// EventIndex is a commit that only rewrites INDEX.md (itr list
 	// --write-index); it belongs to no task.
-	EventIndex = "index"
-	EventFailed     = "failed"
-	EventSkipped    = "skipped"
+	EventIndex   = "index"
+	EventFailed  = "failed"
+	EventSkipped = "skipped"
 )
 
 // Stamp is the entry timestamp of now.

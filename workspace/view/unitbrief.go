@@ -44,12 +44,12 @@ type UnitBrief struct {
 	Counters []CounterCheck `json:"counters,omitempty"`
 	// Decisions are the settled choices in force (decisions.md), the
 	// unit's own first.
-	Decisions   []Decision `json:"decisions,omitempty"`
-	Guardrails  []string   `json:"guardrails,omitempty"`
+	Decisions  []Decision `json:"decisions,omitempty"`
+	Guardrails []string   `json:"guardrails,omitempty"`
 	// Claim is the unit's claim while an agent holds it.
 	Claim    *store.Claim `json:"claim,omitempty"`
 	Commands []string     `json:"commands"`
-	Markdown    string     `json:"markdown"`
+	Markdown string       `json:"markdown"`
 	// Tokens estimates the Markdown's size (characters / 4).
 	Tokens int `json:"tokens"`
 }
