@@ -32,14 +32,13 @@ type Decision struct {
 
 // known returns pointers to the known fields, in the order Render writes
 // them.
-func (d *Decision) known() []struct {
-	name string
-	v    *string
-} {
-	return []struct {
-		name string
-		v    *string
-	}{{"Choice", &d.Choice}, {"Why", &d.Why}, {"Unit", &d.Unit}, {"Decided", &d.Decided}}
+func (d *Decision) known() []knownField {
+	return []knownField{{"Choice", &d.Choice}, {"Why", &d.Why}, {"Unit", &d.Unit}, {"Decided", &d.Decided}}
+}
+
+// parts returns where the heading, extra fields, line and side are.
+func (d *Decision) parts() (*string, *[]Field, *int, *Side) {
+	return &d.Title, &d.Extra, &d.Line, &d.Side
 }
 
 // TitleKey is what makes two decisions about the same question: the title
@@ -64,65 +63,20 @@ type Decisions struct {
 // Decided are recognised without regard to case. Like Parse it never fails
 // and reads git conflict blocks the same way.
 func ParseDecisions(data []byte) *Decisions {
-	lines, newline := splitLines(data)
-	s := splitConflicts(lines)
-	d := &Decisions{Newline: newline, Conflicted: s.conflicted}
-	oursPre, ours := parseDecisionSide(s.ours)
-	d.Preamble = oursPre
-	if !s.conflicted {
-		d.Entries = ours
-		if s.problem != nil {
-			d.Problems = []Problem{*s.problem}
-		}
-		return d
-	}
-	theirsPre, theirs := parseDecisionSide(s.theirs)
-	if theirsPre != oursPre {
-		d.PreambleConflict, d.TheirsPreamble = true, theirsPre
-	}
-	for _, p := range alignSides(decisionKeys(ours), decisionKeys(theirs)) {
-		side := ours
-		if p.side == Theirs {
-			side = theirs
-		}
-		e := side[p.i]
-		e.Side = p.side
-		d.Entries = append(d.Entries, e)
-	}
-	return d
+	d := parseFieldDoc[Decision](data)
+	return &Decisions{Preamble: d.preamble, Entries: d.entries, Newline: d.newline, Conflicted: d.conflicted,
+		PreambleConflict: d.preambleConflict, TheirsPreamble: d.theirsPreamble, Problems: d.problems}
+}
+
+// doc is d as the field file it was parsed from.
+func (d *Decisions) doc() fieldDoc[Decision] {
+	return fieldDoc[Decision]{preamble: d.Preamble, entries: d.Entries, newline: d.Newline, conflicted: d.Conflicted,
+		preambleConflict: d.PreambleConflict, theirsPreamble: d.TheirsPreamble, problems: d.Problems}
 }
 
 // decisionKeys are the decisions as rendered: equal exactly when written
 // the same.
-func decisionKeys(ds []Decision) []string {
-	out := make([]string, len(ds))
-	for i, x := range ds {
-		out[i] = strings.Join(renderDecisionLines(x), "\n")
-	}
-	return out
-}
-
-func parseDecisionSide(lines []rawLine) (string, []Decision) {
-	pre, secs := guardrailSyntax.sectionize(lines)
-	var out []Decision
-	for _, sec := range secs {
-		d := Decision{Title: sec.heading, Line: sec.line}
-	fields:
-		for _, f := range sec.fields {
-			if f.Name != "" {
-				for _, k := range d.known() {
-					if strings.EqualFold(f.Name, k.name) && *k.v == "" {
-						*k.v = f.Value
-						continue fields
-					}
-				}
-			}
-			d.Extra = append(d.Extra, f)
-		}
-		out = append(out, d)
-	}
-	return pre, out
-}
+func decisionKeys(ds []Decision) []string { return fieldKeys[Decision](ds) }
 
 // Latest returns, for each title, the newest decision with that title (the
 // one furthest down the file), in the order of those newest decisions: a
@@ -146,33 +100,12 @@ func (d *Decisions) Superseded() int { return len(d.Entries) - len(d.Latest()) }
 
 // renderDecisionLines writes a decision as lines, without validating it.
 // Empty known fields are left out.
-func renderDecisionLines(d Decision) []string {
-	var fields []Field
-	for _, k := range d.known() {
-		if v := normalizeValue(*k.v); v != "" {
-			fields = append(fields, Field{Name: k.name, Value: v})
-		}
-	}
-	fields = append(fields, d.Extra...)
-	return append([]string{"## " + sanitizeHeading(d.Title)}, guardrailSyntax.renderFields(fields)...)
-}
+func renderDecisionLines(d Decision) []string { return renderFieldLines[Decision](d) }
 
 // Render writes the decisions. For a value ParseDecisions returned,
 // ParseDecisions(d.Render()) equals d apart from line numbers. The known
 // fields come first, in the order Choice, Why, Unit, Decided.
-func (d *Decisions) Render() []byte {
-	doc := document{
-		preamble:       d.Preamble,
-		theirsPreamble: d.TheirsPreamble,
-		splitPreamble:  d.PreambleConflict,
-		conflicted:     d.Conflicted,
-		newline:        d.Newline,
-	}
-	for _, e := range d.Entries {
-		doc.blocks = append(doc.blocks, block{side: e.Side, lines: renderDecisionLines(e)})
-	}
-	return doc.render()
-}
+func (d *Decisions) Render() []byte { return renderFieldDoc[Decision](d.doc()) }
 
 // canonicalDecision validates a decision for writing and returns it as it
 // will read back.
@@ -270,35 +203,9 @@ func unionDecisions(od, td *Decisions, oursRaw []byte) ([]byte, error) {
 // the base or changed the text before the first decision. A decisions.md
 // may have no decision yet.
 func StrictUnionDecisions(base, ours, theirs []byte) ([]byte, error) {
-	for _, v := range []struct {
-		name string
-		data []byte
-	}{{"base", base}, {"ours", ours}, {"theirs", theirs}} {
-		if err := CheckText(v.data); err != nil {
-			return nil, &MergeError{v.name, err}
-		}
+	od, td, err := strictFieldUnion[Decision](base, ours, theirs, "decision")
+	if err != nil {
+		return nil, err
 	}
-	bd := ParseDecisions(base)
-	od, td := ParseDecisions(ours), ParseDecisions(theirs)
-	keys := func(d *Decisions) ([]Entry, []string) {
-		es := make([]Entry, len(d.Entries))
-		for i, x := range d.Entries {
-			es[i] = Entry{Kind: KindOther, Heading: x.Title, Line: x.Line}
-		}
-		return es, decisionKeys(d.Entries)
-	}
-	be, bk := keys(bd)
-	for _, s := range []struct {
-		name string
-		d    *Decisions
-	}{{"ours", od}, {"theirs", td}} {
-		if s.d.Conflicted {
-			return nil, &MergeError{s.name, ErrConflicted}
-		}
-		se, sk := keys(s.d)
-		if err := extends(bd.Preamble, s.d.Preamble, be, bk, se, sk, "decision"); err != nil {
-			return nil, &MergeError{s.name, err}
-		}
-	}
-	return unionDecisions(od, td, ours)
+	return unionDecisions(&Decisions{Entries: od.entries}, &Decisions{Entries: td.entries}, ours)
 }

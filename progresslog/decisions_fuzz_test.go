@@ -2,6 +2,7 @@ package progresslog
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,13 +80,19 @@ func FuzzStrictUnionDecisions(f *testing.F) {
 		if len(ours) > 0 {
 			require.True(t, bytes.HasPrefix(merged, ours), "the result does not extend ours")
 		}
+		// Every decision of both sides is there, by its known fields: a
+		// free-text line that reads as a conflict marker is escaped when
+		// written, as in guardrails.md (lessonKey compares the same way).
+		key := func(d Decision) string {
+			return strings.Join([]string{d.Title, d.Choice, d.Why, d.Unit, d.Decided}, "\x00")
+		}
 		have := map[string]bool{}
-		for _, k := range decisionKeys(ParseDecisions(merged).Entries) {
-			have[k] = true
+		for _, d := range ParseDecisions(merged).Entries {
+			have[key(d)] = true
 		}
 		for _, side := range [][]byte{ours, theirs} {
-			for i, k := range decisionKeys(ParseDecisions(side).Entries) {
-				require.True(t, have[k], "decision %d lost", i)
+			for i, d := range ParseDecisions(side).Entries {
+				require.True(t, have[key(d)], "decision %d lost", i)
 			}
 		}
 	})

@@ -28,14 +28,13 @@ type Guardrail struct {
 
 // known returns pointers to the known fields, in the order Render writes
 // them.
-func (g *Guardrail) known() []struct {
-	name string
-	v    *string
-} {
-	return []struct {
-		name string
-		v    *string
-	}{{"When", &g.When}, {"Problem", &g.Problem}, {"Solution", &g.Solution}, {"Learned", &g.Learned}}
+func (g *Guardrail) known() []knownField {
+	return []knownField{{"When", &g.When}, {"Problem", &g.Problem}, {"Solution", &g.Solution}, {"Learned", &g.Learned}}
+}
+
+// parts returns where the heading, extra fields, line and side are.
+func (g *Guardrail) parts() (*string, *[]Field, *int, *Side) {
+	return &g.Name, &g.Extra, &g.Line, &g.Side
 }
 
 // Guardrails is a parsed guardrails.md. Its fields mean what Log's do.
@@ -54,92 +53,25 @@ type Guardrails struct {
 // are recognised without regard to case. Like Parse it never fails and
 // reads git conflict blocks the same way.
 func ParseGuardrails(data []byte) *Guardrails {
-	lines, newline := splitLines(data)
-	s := splitConflicts(lines)
-	g := &Guardrails{Newline: newline, Conflicted: s.conflicted}
-	oursPre, ours := parseGuardrailSide(s.ours)
-	g.Preamble = oursPre
-	if !s.conflicted {
-		g.Entries = ours
-		if s.problem != nil {
-			g.Problems = []Problem{*s.problem}
-		}
-		return g
-	}
-	theirsPre, theirs := parseGuardrailSide(s.theirs)
-	if theirsPre != oursPre {
-		g.PreambleConflict, g.TheirsPreamble = true, theirsPre
-	}
-	keys := func(gs []Guardrail) []string {
-		out := make([]string, len(gs))
-		for i, x := range gs {
-			out[i] = strings.Join(renderGuardrailLines(x), "\n")
-		}
-		return out
-	}
-	for _, p := range alignSides(keys(ours), keys(theirs)) {
-		side := ours
-		if p.side == Theirs {
-			side = theirs
-		}
-		e := side[p.i]
-		e.Side = p.side
-		g.Entries = append(g.Entries, e)
-	}
-	return g
+	d := parseFieldDoc[Guardrail](data)
+	return &Guardrails{Preamble: d.preamble, Entries: d.entries, Newline: d.newline, Conflicted: d.conflicted,
+		PreambleConflict: d.preambleConflict, TheirsPreamble: d.theirsPreamble, Problems: d.problems}
 }
 
-func parseGuardrailSide(lines []rawLine) (string, []Guardrail) {
-	pre, secs := guardrailSyntax.sectionize(lines)
-	var out []Guardrail
-	for _, sec := range secs {
-		g := Guardrail{Name: sec.heading, Line: sec.line}
-	fields:
-		for _, f := range sec.fields {
-			if f.Name != "" {
-				for _, k := range g.known() {
-					if strings.EqualFold(f.Name, k.name) && *k.v == "" {
-						*k.v = f.Value
-						continue fields
-					}
-				}
-			}
-			g.Extra = append(g.Extra, f)
-		}
-		out = append(out, g)
-	}
-	return pre, out
+// doc is g as the field file it was parsed from.
+func (g *Guardrails) doc() fieldDoc[Guardrail] {
+	return fieldDoc[Guardrail]{preamble: g.Preamble, entries: g.Entries, newline: g.Newline, conflicted: g.Conflicted,
+		preambleConflict: g.PreambleConflict, theirsPreamble: g.TheirsPreamble, problems: g.Problems}
 }
 
 // renderGuardrailLines writes a guardrail as lines, without validating it.
 // Empty known fields are left out.
-func renderGuardrailLines(g Guardrail) []string {
-	var fields []Field
-	for _, k := range g.known() {
-		if v := normalizeValue(*k.v); v != "" {
-			fields = append(fields, Field{Name: k.name, Value: v})
-		}
-	}
-	fields = append(fields, g.Extra...)
-	return append([]string{"## " + sanitizeHeading(g.Name)}, guardrailSyntax.renderFields(fields)...)
-}
+func renderGuardrailLines(g Guardrail) []string { return renderFieldLines[Guardrail](g) }
 
 // Render writes the guardrails. For a value ParseGuardrails returned,
 // ParseGuardrails(g.Render()) equals g apart from line numbers. The known
 // fields come first, in the order When, Problem, Solution, Learned.
-func (g *Guardrails) Render() []byte {
-	d := document{
-		preamble:       g.Preamble,
-		theirsPreamble: g.TheirsPreamble,
-		splitPreamble:  g.PreambleConflict,
-		conflicted:     g.Conflicted,
-		newline:        g.Newline,
-	}
-	for _, e := range g.Entries {
-		d.blocks = append(d.blocks, block{side: e.Side, lines: renderGuardrailLines(e)})
-	}
-	return d.render()
-}
+func (g *Guardrails) Render() []byte { return renderFieldDoc[Guardrail](g.doc()) }
 
 // canonicalGuardrail validates a guardrail for writing and returns it as it
 // will read back.

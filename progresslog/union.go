@@ -373,38 +373,11 @@ func strictUnion(base, ours, theirs []byte, withBytes, withEntries bool) ([]byte
 // or changed the text before the first lesson. A guardrails.md may have no
 // lesson (a new task's has none).
 func StrictUnionGuardrails(base, ours, theirs []byte) ([]byte, error) {
-	for _, v := range []struct {
-		name string
-		data []byte
-	}{{"base", base}, {"ours", ours}, {"theirs", theirs}} {
-		if err := CheckText(v.data); err != nil {
-			return nil, &MergeError{v.name, err}
-		}
+	og, tg, err := strictFieldUnion[Guardrail](base, ours, theirs, "lesson")
+	if err != nil {
+		return nil, err
 	}
-	bg := ParseGuardrails(base)
-	og, tg := ParseGuardrails(ours), ParseGuardrails(theirs)
-	keys := func(g *Guardrails) ([]Entry, []string) {
-		es, ks := make([]Entry, len(g.Entries)), make([]string, len(g.Entries))
-		for i, x := range g.Entries {
-			es[i] = Entry{Kind: KindOther, Heading: x.Name, Line: x.Line}
-			ks[i] = strings.Join(renderGuardrailLines(x), "\n")
-		}
-		return es, ks
-	}
-	be, bk := keys(bg)
-	for _, s := range []struct {
-		name string
-		g    *Guardrails
-	}{{"ours", og}, {"theirs", tg}} {
-		if s.g.Conflicted {
-			return nil, &MergeError{s.name, ErrConflicted}
-		}
-		se, sk := keys(s.g)
-		if err := extends(bg.Preamble, s.g.Preamble, be, bk, se, sk, "lesson"); err != nil {
-			return nil, &MergeError{s.name, err}
-		}
-	}
-	return unionGuardrails(og, tg, ours)
+	return unionGuardrails(&Guardrails{Entries: og.entries}, &Guardrails{Entries: tg.entries}, ours)
 }
 
 // extends checks that a side keeps the base's preamble and every one of
