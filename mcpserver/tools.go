@@ -166,7 +166,13 @@ func (h *handlers) with(fn func(ws *workspace.Workspace) error) error {
 // record runs one writing tool: it selects the task, runs fn (a workspace
 // operation that commits) and describes the outcome as a Step.
 func (h *handlers) record(task string, fn func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error)) (*mcp.CallToolResult, *Step, error) {
-	var st *Step
+	return writing(h, task, fn, step)
+}
+
+// writing runs a writing tool: it selects the task, runs fn (a workspace
+// operation that commits) and describes the outcome with describe.
+func writing[T any](h *handlers, task string, fn func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error), describe func(*workspace.Workspace, *workspace.Outcome) *T) (*mcp.CallToolResult, *T, error) {
+	var r *T
 	err := h.with(func(ws *workspace.Workspace) error {
 		slug, err := ws.Select(task)
 		if err != nil {
@@ -176,13 +182,13 @@ func (h *handlers) record(task string, fn func(ws *workspace.Workspace, slug str
 		if err != nil {
 			return err
 		}
-		st = step(ws, out)
+		r = describe(ws, out)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return nil, st, nil
+	return nil, r, nil
 }
 
 // resume is workspace.Prime: the Markdown as text, the rest as data. No
@@ -626,21 +632,7 @@ func (h *handlers) summarize(_ context.Context, _ *mcp.CallToolRequest, in Summa
 
 // recorded runs a writing tool whose outcome is a commit and a sentence.
 func (h *handlers) recorded(task string, fn func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error), say func(*workspace.Outcome) string) (*mcp.CallToolResult, *Recorded, error) {
-	var r *Recorded
-	err := h.with(func(ws *workspace.Workspace) error {
-		slug, err := ws.Select(task)
-		if err != nil {
-			return err
-		}
-		out, err := fn(ws, slug)
-		if err != nil {
-			return err
-		}
-		r = &Recorded{Commit: out.Commit, Text: say(out)}
-		return nil
+	return writing(h, task, fn, func(_ *workspace.Workspace, out *workspace.Outcome) *Recorded {
+		return &Recorded{Commit: out.Commit, Text: say(out)}
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, r, nil
 }

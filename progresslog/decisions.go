@@ -122,16 +122,9 @@ func canonicalDecision(d Decision) (Decision, error) {
 	if strings.TrimSpace(d.Choice) == "" {
 		return Decision{}, fmt.Errorf("decision %q has no choice: set Choice to what was decided", d.Title)
 	}
-	extra, err := canonicalFields(d.Extra)
+	extra, err := canonicalExtra("decision", "Decision", d.Title, d.known(), d.Extra)
 	if err != nil {
-		return Decision{}, fmt.Errorf("decision %q: %w", d.Title, err)
-	}
-	for _, f := range extra {
-		for _, k := range d.known() {
-			if f.Name != "" && strings.EqualFold(f.Name, k.name) && *k.v == "" {
-				return Decision{}, fmt.Errorf("decision %q: extra field %q would read back as the %s field: set Decision.%s instead", d.Title, f.Name, k.name, k.name)
-			}
-		}
+		return Decision{}, err
 	}
 	d.Extra, d.Line, d.Side = extra, 0, Both
 	return d, nil

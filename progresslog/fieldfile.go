@@ -1,6 +1,9 @@
 package progresslog
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // guardrails.md and decisions.md are field files: a preamble, then entries
 // of a "## heading" and "- **Name**: value" fields, some of them known by
@@ -176,4 +179,23 @@ func strictFieldUnion[E any, P fieldEntry[E]](base, ours, theirs []byte, what st
 		}
 	}
 	return od, td, nil
+}
+
+// canonicalExtra puts an entry's other fields in the form they will be
+// read back in, and refuses one that would read back as a known field
+// still empty. what and title name the entry in errors ("guardrail",
+// "Flaky tests"); typ is its Go type for the fix ("Guardrail").
+func canonicalExtra(what, typ, title string, known []knownField, extra []Field) ([]Field, error) {
+	out, err := canonicalFields(extra)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: %w", what, title, err)
+	}
+	for _, f := range out {
+		for _, k := range known {
+			if f.Name != "" && strings.EqualFold(f.Name, k.name) && *k.v == "" {
+				return nil, fmt.Errorf("%s %q: extra field %q would read back as the %s field: set %s.%s instead", what, title, f.Name, k.name, typ, k.name)
+			}
+		}
+	}
+	return out, nil
 }

@@ -85,16 +85,9 @@ func canonicalGuardrail(g Guardrail) (Guardrail, error) {
 	for _, k := range g.known() {
 		*k.v = normalizeValue(*k.v)
 	}
-	extra, err := canonicalFields(g.Extra)
+	extra, err := canonicalExtra("guardrail", "Guardrail", g.Name, g.known(), g.Extra)
 	if err != nil {
-		return Guardrail{}, fmt.Errorf("guardrail %q: %w", g.Name, err)
-	}
-	for _, f := range extra {
-		for _, k := range g.known() {
-			if f.Name != "" && strings.EqualFold(f.Name, k.name) && *k.v == "" {
-				return Guardrail{}, fmt.Errorf("guardrail %q: extra field %q would read back as the %s field: set Guardrail.%s instead", g.Name, f.Name, k.name, k.name)
-			}
-		}
+		return Guardrail{}, err
 	}
 	g.Extra, g.Line, g.Side = extra, 0, Both
 	return g, nil
