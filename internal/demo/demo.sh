@@ -51,6 +51,7 @@ T3 (independent)
   - Max iterations: 6
 - [ ] **T2**: Create the auth service
   - Criteria: login and logout work
+  - Inputs: `user.go`
   - Max iterations: 8
   - Depends: T1
 - [ ] **T3**: Write the docs
@@ -72,6 +73,11 @@ run itr checkpoint --did "Confirmation: re-ran the tests, all pass" --signal
 # --verified needs evidence: a passing run, or who verified it.
 run itr checkpoint --did "Reviewed the code" --verified || echo "(exit $?: a claim alone is refused)"
 run itr checkpoint --did "Reviewed the code" --verified-by "Ana (code review)"
+# An orchestrator's view: every unit that can start now, and one unit's
+# context for a subagent (what it reads, what the unit before it left).
+run itr decide --title "Password hashing" --choice "bcrypt, cost 12" --why "the team's standard"
+run itr next --all
+run itr prime --unit T2
 run itr block T3 --reason "Waiting for the product team's wording"
 run itr guardrail --name "Run tests before signalling" --when "declaring a unit done" --problem "a signal without tests" --solution "run go test ./... first"
 
