@@ -145,6 +145,7 @@ const (
 	NotPaused      Code = "not-paused"      // resuming a task that is not paused
 	HeldElsewhere  Code = "held"            // work on a unit another agent holds
 	InputsMissing  Code = "inputs-missing"  // starting a unit whose inputs are not there
+	StandsBy       Code = "stands-by"       // starting a unit that replaces units that have not failed
 	UnitFailed     Code = "failed"          // work on a failed unit
 	UnitSkipped    Code = "skipped"         // work on a skipped unit
 	AlreadyFailed  Code = "already-failed"  // failing a failed unit
@@ -204,6 +205,9 @@ type Refusal struct {
 	Since string
 	// Missing, for InputsMissing, are the unit's inputs that are not there.
 	Missing []string
+	// NotNeeded, for StandsBy, says every unit it replaces (Waiting) is
+	// done.
+	NotNeeded bool
 	// ReasonKind and ClearWhen are the kind of a block or failure and when
 	// a block clears (UnitBlocked, AlreadyBlocked, UnitFailed,
 	// AlreadyFailed); for BadKind ReasonKind is the kind asked for.
@@ -240,6 +244,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("unit %s is blocked (%s); run `itr unblock %s` first", u, blockText(r), u)
 	case InputsMissing:
 		return inputsMissing(r)
+	case StandsBy:
+		return standsByText(r)
 	case UnitFailed:
 		return fmt.Sprintf("unit %s failed (%s); nothing was recorded: a failed unit takes no work until it is reopened: %s", u, kindReason(r.ReasonKind, r.Reason), FailedFix(u, r.Mode, field))
 	case UnitSkipped:
@@ -536,7 +542,11 @@ func workable(s *state.State, p *plan.Plan, u *state.Unit) error {
 	if u.Status == state.Pending {
 		wait = waitingOn(s, p, u.ID)
 	}
-	if r := stuck(u, wait); r != nil {
+	r := stuck(u, wait)
+	if r == nil {
+		r = standingBy(s, p, u)
+	}
+	if r != nil {
 		r.Mode = s.Mode
 		return r
 	}
@@ -813,9 +823,10 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 	a := Advice{Waiting: map[string][]Dep{}}
 	settled := settledFunc(s, p)
 	a.Ready = ready(s, p, settled)
-	if len(held) > 0 || len(missing) > 0 {
-		a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool { return held[id] != "" || len(missing[id]) > 0 })
-	}
+	a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool {
+		r, _ := standBy(s, p, s.Units[id])
+		return held[id] != "" || len(missing[id]) > 0 || r != nil
+	})
 	var deps map[string][]string
 	if p != nil {
 		deps = p.DepMap() // one build of the graph for every unit
@@ -855,6 +866,9 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 		var r *Refusal
 		if !settled(id) {
 			r = stuck(u, a.Waiting[id])
+		}
+		if r == nil && !settled(id) {
+			r = standingBy(s, p, u)
 		}
 		if r == nil && !settled(id) {
 			r = missingInputs(u, missing)

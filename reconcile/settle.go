@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -95,7 +96,8 @@ func settledFunc(s *state.State, p *plan.Plan) func(string) bool {
 		case u.Status == state.Failed:
 			return replacedDone(s, by[id])
 		}
-		return false
+		_, notNeeded := standBy(s, p, u)
+		return notNeeded
 	}
 }
 
@@ -162,4 +164,76 @@ func blockText(r *Refusal) string {
 		t += "; clear when: " + r.ClearWhen
 	}
 	return t
+}
+
+// A unit with "Replaces: T3" is a compensating unit: it stands by while
+// T3 may still succeed, and starts only once T3 failed or was skipped. It
+// is not ready while it stands by (an orchestrator never runs it beside
+// the unit it would replace), and a unit that stands by for units that
+// are all done is not needed: it counts as settled, so archive accepts
+// the task without it.
+
+// standBy returns the units a pending unit stands by for (with their
+// statuses) while none of them has failed or been skipped; nil when it
+// replaces nothing, is not pending, or may start. notNeeded says every
+// unit it replaces is done.
+func standBy(s *state.State, p *plan.Plan, u *state.Unit) (replaced []Dep, notNeeded bool) {
+	if u == nil || u.Status != state.Pending || !active(p) {
+		return nil, false
+	}
+	pu := p.Unit(u.ID)
+	if pu == nil || len(pu.Replaces) == 0 {
+		return nil, false
+	}
+	notNeeded = true
+	for _, id := range pu.Replaces {
+		r := s.Units[id]
+		if r == nil {
+			continue // a unit dropped from the plan: nothing to stand by for
+		}
+		if r.Status == state.Failed || r.Status == state.Skipped {
+			return nil, false
+		}
+		replaced = append(replaced, Dep{ID: id, Status: r.Status})
+		notNeeded = notNeeded && r.Status == state.Done
+	}
+	if len(replaced) == 0 {
+		return nil, false
+	}
+	return replaced, notNeeded
+}
+
+// standingBy is standBy as the refusal work on the unit gets, or nil.
+func standingBy(s *state.State, p *plan.Plan, u *state.Unit) *Refusal {
+	replaced, notNeeded := standBy(s, p, u)
+	if replaced == nil {
+		return nil
+	}
+	return &Refusal{Code: StandsBy, Unit: u.ID, Status: u.Status, Waiting: replaced, NotNeeded: notNeeded}
+}
+
+func standsByText(r *Refusal) string {
+	if r.NotNeeded {
+		return fmt.Sprintf("unit %s is not needed: it replaces %s, which %s done; nothing was recorded (drop it from the plan with `itr plan --drop %s --reason TEXT` if you like; archive accepts it as it is)",
+			r.Unit, joinIDs(r.Waiting), map[bool]string{true: "is", false: "are"}[len(r.Waiting) == 1], r.Unit)
+	}
+	return fmt.Sprintf("unit %s stands by for %s: it replaces %s and starts only if %s fails or is skipped; nothing was recorded",
+		r.Unit, joinDeps(r.Waiting), map[bool]string{true: "it", false: "them"}[len(r.Waiting) == 1], map[bool]string{true: "it", false: "one of them"}[len(r.Waiting) == 1])
+}
+
+// joinIDs reads "T2, T3".
+func joinIDs(ds []Dep) string {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// StandingBy reports whether unit id of s replaces units ("Replaces:")
+// none of which has failed or been skipped yet, so it may not start:
+// graphs draw it as waiting.
+func StandingBy(s *state.State, p *plan.Plan, id string) bool {
+	replaced, _ := standBy(s, p, s.Units[id])
+	return replaced != nil
 }

@@ -108,6 +108,9 @@ func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 			}
 		}
 		n.Class = classOf(u, deps[id], settled)
+		if n.Class == ClassReady && reconcile.StandingBy(s, p, id) {
+			n.Class = ClassWaiting // a replacement stands by until the unit it replaces fails
+		}
 		if c, ok := claims[id]; ok && (c.Finished == "" || u.Status != state.Done) {
 			n.Claim = c.Holding()
 		}

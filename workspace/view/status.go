@@ -692,6 +692,8 @@ func whyNone(s *state.State, p *plan.Plan, adv reconcile.Advice) []string {
 			out = append(out, fmt.Sprintf("%s is held by %s", r.Unit, r.Reason))
 		case reconcile.InputsMissing:
 			out = append(out, fmt.Sprintf("%s cannot start: its inputs are missing (%s)", r.Unit, strings.Join(store.FirstN(r.Missing, 5), ", ")))
+		case reconcile.StandsBy:
+			out = append(out, fmt.Sprintf("%s stands by for %s: it replaces %s and starts only if that fails or is skipped", r.Unit, reconcile.JoinDeps(r.Waiting), store.Plural(len(r.Waiting), "it", "them")))
 		}
 	}
 	if len(out) == 0 {
