@@ -3,6 +3,7 @@ package store
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/itr-dev/itr/state"
@@ -50,6 +51,9 @@ func (s *Store) FileOf(slug, name string) FileFact {
 		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
 		if i == 0 {
 			f.Path = clean
+		}
+		if s.linkedParent(clean) {
+			continue // outside the repository for git; never read through a link
 		}
 		fi, err := os.Lstat(s.Abs(clean))
 		if err != nil {
@@ -124,4 +128,16 @@ func (s *Store) MissingInputsIn(t *Task, view *state.State) map[string][]string 
 		}
 	}
 	return out
+}
+
+// linkedParent reports whether a folder on the way to rel (a repository
+// path) is a symbolic link: git adds nothing beyond one, so neither does
+// itr look through one.
+func (s *Store) linkedParent(rel string) bool {
+	for dir := path.Dir(rel); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+		if fi, err := os.Lstat(s.Abs(dir)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }
