@@ -55,7 +55,7 @@ func TestTypeScriptClient(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(repo, ".claude/iterative/demo/tasks.md"), []byte("# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: Add the model\n- [ ] **T2**: Use it\n  - Depends: T1\n"), 0o644))
 	run(itr, "plan")
 
-	calls := `[{"name":"resume","arguments":{}},{"name":"start","arguments":{}},{"name":"checkpoint","arguments":{"did":"from the TypeScript client","remaining":"tests"}},{"name":"checkpoint","arguments":{"unit":"T9","did":"x"}}]`
+	calls := `[{"name":"resume","arguments":{}},{"name":"start","arguments":{}},{"name":"checkpoint","arguments":{"did":"from the TypeScript client","remaining":"tests"}},{"name":"checkpoint","arguments":{"unit":"T9","did":"x"}},{"name":"resume","arguments":{"ready":true}},{"name":"resume","arguments":{"unit":"T2"}},{"name":"block","arguments":{"unit":"T2","reason":"out of scope","as":"skipped"}}]`
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script, bin, repo, calls)
@@ -77,7 +77,7 @@ func TestTypeScriptClient(t *testing.T) {
 	require.Empty(t, res.Error)
 	assert.Equal(t, "itr", res.Server.Name)
 	assert.Equal(t, []string{"block", "checkpoint", "decide", "finish", "reopen", "resume", "start", "summarize"}, res.Tools)
-	require.Len(t, res.Calls, 4)
+	require.Len(t, res.Calls, 7)
 	assert.Equal(t, "demo", res.Calls[0].Structured["task"])
 	assert.Equal(t, "T1", res.Calls[1].Structured["unit"])
 	assert.NotEmpty(t, res.Calls[1].Structured["claimed_until"], "start claims the unit")
@@ -85,8 +85,21 @@ func TestTypeScriptClient(t *testing.T) {
 	assert.Equal(t, "in_progress", res.Calls[2].Structured["status"])
 	assert.True(t, res.Calls[3].IsError, "an unknown unit is a tool error, not a protocol error")
 	assert.Contains(t, res.Calls[3].Text, "unit T9 is not in the task")
+	// An orchestrator's calls: the units that can start, each with its
+	// brief (the client checks the output against the tool's schema), one
+	// unit's brief, and a unit skipped through block's "as".
+	require.False(t, res.Calls[4].IsError, "%s", res.Calls[4].Text)
+	ready, _ := res.Calls[4].Structured["ready"].(map[string]any)
+	require.Contains(t, ready, "T1")
+	assert.Contains(t, ready["T1"], "# itr: unit T1 of task `demo`")
+	assert.Contains(t, res.Calls[4].Text, "T2 waits for T1 (in_progress)")
+	require.False(t, res.Calls[5].IsError, "%s", res.Calls[5].Text)
+	assert.Contains(t, res.Calls[5].Structured["markdown"], "**Not now:** unit T2 cannot start: it depends on T1 (in_progress)")
+	require.False(t, res.Calls[6].IsError, "%s", res.Calls[6].Text)
+	assert.Equal(t, "skipped", res.Calls[6].Structured["status"])
 
-	assert.Contains(t, run("git", "log", "-1", "--format=%B"), "itr(demo): T1 iteration 1: from the TypeScript client")
+	assert.Contains(t, run("git", "log", "-2", "--format=%B"), "itr(demo): T1 iteration 1: from the TypeScript client")
+	assert.Contains(t, run("git", "log", "-1", "--format=%B"), "itr(demo): skip T2: out of scope")
 	assert.Empty(t, run("git", "status", "--porcelain"))
 	run("git", "fsck", "--strict")
 	run(itr, "verify")
