@@ -519,6 +519,7 @@ func (p *PrimeContext) render() string {
 	}
 	if ready := p.readyOthers(c); len(ready) > 0 {
 		fmt.Fprintf(&now, "Ready to start: %s.\n", strings.Join(store.FirstN(ready, 10), "; "))
+		now.WriteString("With subagents: `itr next --all` lists every unit that can start now; `itr prime --unit UNIT` is one unit's context to hand each.\n")
 	}
 	add(now.String())
 
