@@ -19,6 +19,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	os.Setenv("GORACE", noExitSleep(os.Getenv("GORACE")))
 	testscript.Main(m, map[string]func(){
 		"itr": func() {
 			os.Exit(Main(os.Args[1:], IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}))
@@ -27,6 +28,18 @@ func TestMain(m *testing.M) {
 			os.Exit(mcpcmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, "test"))
 		},
 	})
+}
+
+// noExitSleep adds atexit_sleep_ms=0 to the race detector's options (the
+// GORACE variable) unless they set it: under -race every process sleeps a
+// second on its way out by default, waiting for goroutines to race, and
+// the scenarios run the test binary as itr some two thousand times. A race
+// is still reported when it happens (exit 66 fails the command).
+func noExitSleep(gorace string) string {
+	if strings.Contains(gorace, "atexit_sleep_ms") {
+		return gorace
+	}
+	return strings.TrimSpace(gorace + " atexit_sleep_ms=0")
 }
 
 // TestScripts runs the end-to-end scenarios in testdata/script: each builds
@@ -55,6 +68,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOME", home)
+			env.Setenv("GORACE", os.Getenv("GORACE")) // set by TestMain
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_TERMINAL_PROMPT", "0") // a refused login fails instead of asking
