@@ -65,7 +65,7 @@ func (w *Workspace) Fail(slug, id, reason, kind string) (*Outcome, error) {
 		fields = append(fields, progresslog.Field{Name: reconcile.FieldKind, Value: kind})
 	}
 	in := reconcile.Intent{Action: reconcile.Fail, Unit: id, Reason: reason, ReasonKind: kind}
-	return w.decided(slug, in, store.EventFailed, "fail "+id+": "+reason, fields)
+	return w.settledBy(slug, id)(w.decided(slug, in, store.EventFailed, "fail "+id+": "+reason, fields))
 }
 
 // Skip marks a unit skipped, with the reason: it stays in the plan and the
@@ -81,7 +81,32 @@ func (w *Workspace) Skip(slug, id, reason string) (*Outcome, error) {
 		return nil, err
 	}
 	in := reconcile.Intent{Action: reconcile.Skip, Unit: id, Reason: reason}
-	return w.decided(slug, in, store.EventSkipped, "skip "+id+": "+reason, []progresslog.Field{{Name: "Reason", Value: reason}})
+	return w.settledBy(slug, id)(w.decided(slug, in, store.EventSkipped, "skip "+id+": "+reason, []progresslog.Field{{Name: "Reason", Value: reason}}))
+}
+
+// settledBy returns what follows a failure or a skip that was recorded:
+// the claim this agent held on the unit is released (its work is over
+// until someone reopens it), or a warning says why it could not be.
+func (w *Workspace) settledBy(slug, id string) func(*Outcome, error) (*Outcome, error) {
+	return func(out *Outcome, err error) (*Outcome, error) {
+		if err != nil {
+			return out, err
+		}
+		claims, cerr := w.Claims(out.Slug)
+		if cerr != nil {
+			out.Warnings = append(out.Warnings, "its claim was not looked at: "+cerr.Error())
+			return out, nil
+		}
+		if c, ok := claims[id]; !ok || c.Finished != "" || c.Agent != w.AgentName() {
+			return out, nil
+		}
+		if _, rerr := w.Release(out.Slug, id, "", false); rerr != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("its claim stays: %v (release it with `itr release %s`)", rerr, id))
+			return out, nil
+		}
+		out.Released = id
+		return out, nil
+	}
 }
 
 // decided records the event the rule book gives for in, with fields, as

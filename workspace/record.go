@@ -59,6 +59,9 @@ type Outcome struct {
 	// Warnings are what the record went ahead despite (work files not
 	// committed when the work was declared done).
 	Warnings []string
+	// Released is the unit whose claim this agent held and gave up once
+	// the unit failed or was skipped.
+	Released string
 }
 
 // record runs one event as lock → read → reduce → write → commit. build

@@ -85,6 +85,9 @@ type outcomeView struct {
 	Paused *state.Pause `json:"paused,omitempty"`
 	// Decision is the title of the decision recorded (itr decide).
 	Decision string `json:"decision,omitempty"`
+	// Released is the unit whose claim was given up with its failure or
+	// skip.
+	Released string `json:"released,omitempty"`
 	// Reason, ReasonKind and ClearWhen are the unit's after the event:
 	// why it is blocked, failed or skipped, what it needs, and when a
 	// block clears.
@@ -120,6 +123,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	v.Paused = out.After.Paused
 	v.Warnings = out.Warnings
 	v.Decision = out.Decision
+	v.Released = out.Released
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {

@@ -53,6 +53,12 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 			fmt.Fprintf(w, "Phase %s\n", v.Phase)
 		}
 		fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+		if out.Released != "" {
+			fmt.Fprintf(w, "Released your claim on %s\n", out.Released)
+		}
+		for _, warn := range out.Warnings {
+			fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
+		}
 	})
 }
 
