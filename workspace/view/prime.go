@@ -532,10 +532,9 @@ func (p *PrimeContext) render() string {
 			did = string(r[:1499]) + "…"
 		}
 		b.WriteString(fenced(visibleLines(did)))
-		switch {
-		case ls.Since == 0:
+		if ls.Since == 0 {
 			b.WriteString("No entry since.\n")
-		default:
+		} else {
 			titles := make([]string, len(ls.SinceTitles))
 			for i, x := range ls.SinceTitles {
 				titles[i] = quote(x, 100)
