@@ -104,6 +104,10 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 	if up.Branch == "" {
 		return nil, errors.New("HEAD is detached: check out the branch to sync (git switch BRANCH), then run `itr sync` again")
 	}
+	if head, err := w.Repo.Head(); err == nil && head.Unborn {
+		// A clone of a remote whose HEAD names a branch it lacks lands here.
+		return nil, fmt.Errorf("branch %s has no commits yet, so there is nothing to sync: check out the remote's branch (`git ls-remote --heads` lists them; `git switch -c NAME --track REMOTE/NAME`), or make a first commit", up.Branch)
+	}
 	fetchFrom, pushTo, mergeRef := up.Remote, up.PushRemote, up.MergeRef
 	if req.Remote != "" {
 		if !slices.Contains(up.Remotes, req.Remote) {

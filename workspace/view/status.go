@@ -458,12 +458,19 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		if current {
 			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
 		}
+		if len(adv.Held) > 0 {
+			return fmt.Sprintf("nothing is open to you (the other units are held by other agents or wait): resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
+		}
 		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
 	case reconcile.MoveResolve:
 		if by := live(s, u.ReplacedBy); len(by) > 0 {
 			return fmt.Sprintf("%s failed (%s); %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), replacedText(by))
 		}
-		return fmt.Sprintf("%s failed (%s) and every remaining unit waits on it: a person must look at it; then %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200),
+		rest := "every remaining unit waits on it"
+		if len(adv.Held) > 0 {
+			rest = "nothing is open to you (the other units are held by other agents or wait on it)"
+		}
+		return fmt.Sprintf("%s failed (%s) and %s: a person must look at it; then %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), rest,
 			reconcile.FailedFix(u.ID, s.Mode, func(f string) string { return "--" + f }))
 	case reconcile.MoveWritePlan:
 		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
