@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,9 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 			hook := cmd.Flags().Changed("hook-json")
 			if hook && hookJSON != "claude" && hookJSON != "cursor" {
 				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
+			}
+			if cmd.Flags().Changed("unit") && strings.TrimSpace(unit) == "" {
+				return usageError{fmt.Errorf("--unit is empty: give the unit whose context a subagent needs, such as --unit T3 (itr next --all lists those that can start)")}
 			}
 			if hook && unit != "" {
 				return usageError{fmt.Errorf("--unit %s with --hook-json: a session's hook primes the whole task; give --unit alone for a subagent's context", unit)}
