@@ -81,10 +81,7 @@ func New(open Opener, version string) *mcp.Server {
 // output is omitempty, so a nil one is left out rather than null (the SDK
 // checks each result against this schema).
 func lean[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
-	}
+	s := inferred[T]()
 	s.AdditionalProperties, s.Required = nil, nil
 	stringLists(s)
 	return s
@@ -95,14 +92,21 @@ func lean[T any]() *jsonschema.Schema {
 // "array" of "string" (no null): a null list means nothing an absent one
 // does not.
 func input[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
-	}
+	s := inferred[T]()
 	for _, p := range s.Properties {
 		if slices.Equal(p.Types, []string{"null", "array"}) {
 			p.Types, p.Type = nil, "array"
 		}
+	}
+	return s
+}
+
+// inferred is the schema the SDK infers for T; T is one of this package's
+// types, so a failure is a bug here.
+func inferred[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of %T: %v", *new(T), err))
 	}
 	return s
 }

@@ -329,15 +329,12 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 		if err != nil {
 			return err
 		}
-		p, err := ws.Prime(slug) // for the guardrails' names
+		b, err := ws.Brief(slug, u.ID) // the guardrails' names and the handoff, from one read
 		if err != nil {
 			return err
 		}
 		info = &UnitInfo{Task: slug, Unit: u.ID, Title: u.Title, Status: u.Status, Iterations: u.Iterations,
-			MaxIterations: u.Max, Depends: u.Depends, Guardrails: p.Guardrails, Next: nextCall(u.Status, u.ID)}
-		if b, err := ws.Brief(slug, u.ID); err == nil {
-			info.Handoff = b.Handoff.Lines(200)
-		}
+			MaxIterations: u.Max, Depends: u.Depends, Guardrails: b.Guardrails, Handoff: b.Handoff.Lines(200), Next: nextCall(u.Status, u.ID)}
 		if claim != nil {
 			info.ClaimedUntil = claim.Claim.Until
 		}

@@ -7,13 +7,12 @@ import (
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
-	"github.com/itr-dev/itr/workspace/verify"
 )
 
 // checkOutputs asks the rule book whether an event may move its unit
 // toward done given the outputs its plan names, read from the working tree
 // (those in the task folder are committed with the record; see
-// verify.OutputPaths for where a name is looked up). It returns the
+// store.NamePaths for where a name is looked up). It returns the
 // OutputBad refusal, or nil.
 func (w *Workspace) checkOutputs(t *store.Task, ev reconcile.Event) error {
 	if !reconcile.Closing(ev) {
@@ -25,7 +24,7 @@ func (w *Workspace) checkOutputs(t *store.Task, ev reconcile.Event) error {
 	}
 	files := make(map[string][]byte, len(spec.Files))
 	for _, name := range spec.Files {
-		for _, p := range verify.OutputPaths(w.Store, t.Slug, name) {
+		for _, p := range w.NamePaths(t.Slug, name) {
 			data, err := w.ReadWorktree(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue

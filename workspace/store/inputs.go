@@ -41,13 +41,21 @@ func (f FileFact) String() string {
 // named as an input costs little.
 const folderFileCap = 10000
 
+// NamePaths are the repository paths a name a plan gives (an Output or an
+// input) may have, in the order they are looked up: in the task folder
+// (as the seed's outputs/ are), then from the repository root (as a
+// development plan may name docs/api.md). The first that exists is it.
+func (s *Store) NamePaths(slug, name string) []string {
+	return []string{s.Rel(slug, name), name}
+}
+
 // FileOf looks up a name a plan gives (a folder when it ends in "/") in
 // the task folder, then from the repository root. Only regular files and
 // real folders count: git keeps nothing else, and itr reads nothing else.
 func (s *Store) FileOf(slug, name string) FileFact {
 	f := FileFact{Name: name, Missing: true}
 	wantDir := len(name) > 0 && name[len(name)-1] == '/'
-	for i, rel := range []string{s.Rel(slug, name), name} {
+	for i, rel := range s.NamePaths(slug, name) {
 		clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
 		if i == 0 {
 			f.Path = clean

@@ -64,7 +64,7 @@ func Outputs(st *store.Store, t *store.Task) ([]OutputIssue, error) {
 			continue
 		}
 		for _, name := range spec.Files {
-			paths := OutputPaths(st, t.Slug, name)
+			paths := st.NamePaths(t.Slug, name)
 			probs, rel, err := outputAt(st, t.Head.Hash, paths, name, spec)
 			if err != nil {
 				return nil, err
@@ -82,14 +82,6 @@ func Outputs(st *store.Store, t *store.Task) ([]OutputIssue, error) {
 		}
 	}
 	return out, nil
-}
-
-// OutputPaths are the repository paths an output name may have, in the
-// order they are looked up: in the task folder (as the seed's outputs/
-// are), then from the repository root (as a development plan may name
-// docs/api.md). The first that exists is the output.
-func OutputPaths(st *store.Store, slug, name string) []string {
-	return []string{st.Rel(slug, name), name}
 }
 
 // outputAt checks one output as a commit holds it, at the first of paths

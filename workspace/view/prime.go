@@ -204,9 +204,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.FolderDirty = st.CheckClean(t) != nil
 		p.Verification, p.verificationReopened = sum.facts.Verification, sum.facts.VerificationReopened
 		p.Critical = sum.facts.Critical
-		for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
-			p.Guardrails = append(p.Guardrails, g.Name)
-		}
+		p.Guardrails = guardrailNames(t)
 	}
 	p.Decisions, p.DecisionsMore = newestDecisions(sum.Decisions, primeDecisionsMax)
 	p.Summary = sum.LastSummary

@@ -660,13 +660,16 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	adv := reconcile.AdviseFor(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries), store.HeldByOthers(claims, st.AgentName(), st.Now()), st.MissingInputs(t))
+	// The log is read once, for the order of activity and the handoff
+	// (remembered, when it did not change).
+	facts := factsOf(st, t, true)
+	adv := reconcile.AdviseFor(t.State, t.Plan, reconcile.Activity(facts.Activity), store.HeldByOthers(claims, st.AgentName(), st.Now()), st.MissingInputs(t))
 	if adv.Unit != "" {
 		info.Unit, info.Status = adv.Unit, string(adv.Status)
 		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {
 			info.Title = t.Plan.Unit(adv.Unit).Title
 		}
-		if h := handoffOf(st, t, t.State, factsOf(st, t, true), adv.Unit); h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
+		if h := handoffOf(st, t, t.State, facts, adv.Unit); h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 			info.Handoff = h
 		}
 		return info, nil

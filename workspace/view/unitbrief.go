@@ -63,10 +63,22 @@ func Brief(st *store.Store, slug, id string) (*UnitBrief, error) {
 	if sum.Archive != "" {
 		return nil, fmt.Errorf("task %s is archived (%s): nothing can be worked on until `itr restore %s`", sum.Slug, sum.Archive, sum.Slug)
 	}
-	return briefOf(st, t, sum, id)
+	return briefOf(st, t, sum, guardrailNames(t), id)
 }
 
-func briefOf(st *store.Store, t *store.Task, sum *Summary, id string) (*UnitBrief, error) {
+// guardrailNames are the names of the task's lessons, read once for all
+// the briefs of one view.
+func guardrailNames(t *store.Task) []string {
+	var out []string
+	for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// briefOf builds unit id's brief from the summary sum of task t and the
+// names of its guardrails.
+func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, id string) (*UnitBrief, error) {
 	s := sum.view
 	_, err := reconcile.Decide(s, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Held: sum.held, Missing: sum.missing})
 	var r *reconcile.Refusal
@@ -83,9 +95,7 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, id string) (*UnitBrie
 	if err != nil {
 		b.CannotStart = err.Error()
 	}
-	for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
-		b.Guardrails = append(b.Guardrails, g.Name)
-	}
+	b.Guardrails = guardrails
 	var pu *plan.Unit
 	if t.Plan != nil {
 		pu = t.Plan.Unit(id)
@@ -255,8 +265,9 @@ func NextAll(st *store.Store, slug string) (*NextAllInfo, error) {
 		return info, nil
 	}
 	ids := append(append([]string{}, sum.adv.Started...), sum.adv.Ready...)
+	guardrails := guardrailNames(t)
 	for _, id := range ids {
-		b, err := briefOf(st, t, sum, id)
+		b, err := briefOf(st, t, sum, guardrails, id)
 		if err != nil {
 			return nil, err
 		}
