@@ -220,7 +220,7 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 			}
 		case os.IsNotExist(err):
 			idx = emptyIndex(indexVersion(cfg))
-			if plan, err = idx.plan(paths); err != nil {
+			if plan, err = planIndex(idx, paths); err != nil {
 				return Commit{}, err
 			}
 		default:

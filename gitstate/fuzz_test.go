@@ -12,8 +12,8 @@ import (
 // indexNames lists (name, stage) of every entry.
 func indexNames(idx *rawIndex) []string {
 	var out []string
-	_, _ = idx.walk("index", func(e indexEntry) error {
-		out = append(out, string(e.name)+"\x00"+string(rune('0'+e.stage)))
+	_, _ = idx.Walk("index", func(e indexEntry) error {
+		out = append(out, string(e.Name)+"\x00"+string(rune('0'+e.Stage)))
 		return nil
 	})
 	return out
@@ -48,7 +48,7 @@ func FuzzIndexPatch(f *testing.F) {
 		if len(path) > 0xff {
 			return
 		}
-		require.NoError(t, writePatchedIndex(&buf, idx, idx.version, ch))
+		require.NoError(t, writePatchedIndex(&buf, idx, idx.Version, ch))
 		again, err := parseIndex("index", buf.Bytes())
 		require.NoError(t, err)
 		var want []string
@@ -81,10 +81,10 @@ func FuzzCacheTree(f *testing.F) {
 		if !ok || len(rest) != 0 {
 			return
 		}
-		out := ct.appendTo(nil)
+		out := ct.AppendTo(nil)
 		again, rest, ok := parseCacheTree(out)
 		require.True(t, ok)
 		require.Empty(t, rest)
-		require.Equal(t, out, again.appendTo(nil))
+		require.Equal(t, out, again.AppendTo(nil))
 	})
 }

@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
 )
 
 // Sentinel errors; test them with errors.Is.
@@ -41,20 +43,7 @@ var (
 
 // UnsupportedError reports a repository setting that gitstate refuses to
 // work with, and how to change it.
-type UnsupportedError struct {
-	Setting string // e.g. "extensions.objectFormat"
-	Value   string // e.g. "sha256"
-	Fix     string // what the user can do
-}
-
-// Error implements error.
-func (e *UnsupportedError) Error() string {
-	msg := fmt.Sprintf("unsupported git setting %s=%s", e.Setting, e.Value)
-	if e.Fix != "" {
-		msg += ": " + e.Fix
-	}
-	return msg
-}
+type UnsupportedError = gitfmt.UnsupportedError
 
 // Repo is an open git repository. Its methods serialise on an internal
 // mutex.

@@ -5,51 +5,29 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"sort"
-	"strconv"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
+)
+
+// The index as gitfmt reads it; this file lays out and writes patches.
+type (
+	rawIndex   = gitfmt.Index
+	indexEntry = gitfmt.Entry
+	indexExt   = gitfmt.Ext
+	cacheTree  = gitfmt.CacheTree
 )
 
 // Index entry layout (git's Documentation/gitformat-index.txt).
 const (
-	entryFixed   = 62 // stat (40) + sha1 (20) + flags (2)
-	flagExtended = 0x4000
-	flagStage    = 0x3000
-	flagNameMask = 0x0fff
-	indexHashLen = 20
+	entryFixed   = gitfmt.EntryFixed
+	flagExtended = gitfmt.FlagExtended
+	flagStage    = gitfmt.FlagStage
+	flagNameMask = gitfmt.FlagNameMask
+	indexHashLen = gitfmt.HashLen
 )
-
-// indexChunk is how much of the index is read or written at a time: the
-// index is streamed, never held whole in memory.
-const indexChunk = 128 * 1024
-
-// indexExt is one extension block, kept as raw bytes.
-type indexExt struct {
-	sig  string
-	data []byte
-}
-
-// rawIndex is a validated index file read from src: its header, where the
-// entries end and its extensions. The entries stay in src and are streamed.
-type rawIndex struct {
-	src        io.ReaderAt
-	size       int64 // of the whole file, checksum included
-	version    uint32
-	count      uint32
-	entriesEnd int64
-	exts       []indexExt
-}
-
-// indexEntry is the position and name of one entry during a walk.
-type indexEntry struct {
-	start, nameOff, end int64
-	fixed               []byte // the bytes from start to nameOff; valid until the next entry
-	name                []byte // valid until the next entry
-	stage               int
-}
 
 // unsupportedIndex builds the error for an index feature gitstate will not
 // patch.
@@ -57,347 +35,32 @@ func unsupportedIndex(setting, value, fix string) error {
 	return &UnsupportedError{Setting: setting, Value: value, Fix: fix}
 }
 
-// seqReader reads src forward through a window, feeding every byte it reads
-// (once, in order) to an optional hash.
-type seqReader struct {
-	src  io.ReaderAt
-	end  int64 // nothing at or after end is read
-	buf  []byte
-	base int64 // offset of buf[0]
-	n    int   // valid bytes in buf
-	h    hash.Hash
-}
+func parseIndex(path string, data []byte) (*rawIndex, error) { return gitfmt.ParseIndex(path, data) }
 
-func newSeqReader(src io.ReaderAt, start, end int64, h hash.Hash) *seqReader {
-	return &seqReader{src: src, end: end, buf: make([]byte, indexChunk), base: start, h: h}
-}
-
-// at returns up to n bytes at offset off (fewer only at the end). off never
-// goes back before an offset passed earlier. The slice is valid until the
-// next call.
-func (s *seqReader) at(off int64, n int) ([]byte, error) {
-	if off < s.base {
-		return nil, errors.New("index reader moved backwards")
-	}
-	if off+int64(n) > s.end {
-		n = int(s.end - off)
-		if n < 0 {
-			n = 0
-		}
-	}
-	if rel := off - s.base; rel+int64(n) <= int64(s.n) {
-		return s.buf[rel : rel+int64(n)], nil
-	}
-	// Slide the window to off and read what is missing.
-	rel := off - s.base
-	if rel < int64(s.n) {
-		s.n = copy(s.buf, s.buf[rel:s.n])
-	} else {
-		// Bytes between the window and off are read (and hashed) too.
-		if err := s.skip(off - (s.base + int64(s.n))); err != nil {
-			return nil, err
-		}
-		s.n = 0
-	}
-	s.base = off
-	if n > len(s.buf) {
-		nb := make([]byte, n+indexChunk)
-		copy(nb, s.buf[:s.n])
-		s.buf = nb
-	}
-	want := len(s.buf)
-	if rem := s.end - s.base; int64(want) > rem {
-		want = int(rem)
-	}
-	for s.n < want {
-		m, err := s.src.ReadAt(s.buf[s.n:want], s.base+int64(s.n))
-		if m > 0 && s.h != nil {
-			s.h.Write(s.buf[s.n : s.n+m])
-		}
-		s.n += m
-		if err != nil && s.n < want {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-	}
-	return s.buf[:n], nil
-}
-
-// skip reads and hashes n bytes after the window.
-func (s *seqReader) skip(n int64) error {
-	pos := s.base + int64(s.n)
-	for n > 0 {
-		m := int64(len(s.buf))
-		if m > n {
-			m = n
-		}
-		got, err := s.src.ReadAt(s.buf[:m], pos)
-		if got > 0 && s.h != nil {
-			s.h.Write(s.buf[:got])
-		}
-		pos += int64(got)
-		n -= int64(got)
-		if err != nil && n > 0 {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return err
-		}
-	}
-	s.base, s.n = pos, 0
-	return nil
-}
-
-// drain reads and hashes everything up to end.
-func (s *seqReader) drain() error {
-	return s.skip(s.end - (s.base + int64(s.n)))
-}
-
-// parseIndex validates an index held in memory. path is only used in
-// messages.
-func parseIndex(path string, data []byte) (*rawIndex, error) {
-	return readIndex(path, bytes.NewReader(data), int64(len(data)))
-}
-
-// readIndex validates the index in src (size bytes long) in one streaming
-// pass: header, every entry, the extensions and the checksum. It keeps only
-// the extensions in memory.
-func readIndex(path string, src io.ReaderAt, size int64) (*rawIndex, error) {
-	idx, _, err := readIndexPlan(path, src, size, nil)
-	return idx, err
-}
-
-// readIndexPlan is readIndex that also lays out the patch of changes
-// (sorted by path) in the same pass; the plan is nil if changes is.
+// readIndexPlan reads and validates the index (gitfmt.ReadIndex) and lays
+// out the patch of changes (sorted by path) in the same pass; the plan is
+// nil if changes is.
 func readIndexPlan(path string, src io.ReaderAt, size int64, changes []indexChange) (*rawIndex, *indexPlan, error) {
-	idx, pl, err := readIndexWith(path, src, size, changes)
+	var pl *planner
+	var start func(uint32) func(indexEntry) error
+	if changes != nil {
+		start = func(version uint32) func(indexEntry) error {
+			pl = newPlanner(version, changes)
+			return pl.visit
+		}
+	}
+	idx, err := gitfmt.ReadIndex(path, src, size, start)
 	if err != nil || pl == nil {
 		return idx, nil, err
 	}
 	return idx, pl.finish(), nil
 }
 
-func readIndexWith(path string, src io.ReaderAt, size int64, changes []indexChange) (*rawIndex, *planner, error) {
-	var hdr [12]byte
-	if size < 12+indexHashLen {
-		return nil, nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
-	}
-	if _, err := src.ReadAt(hdr[:], 0); err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if string(hdr[:4]) != "DIRC" {
-		return nil, nil, fmt.Errorf("%s: not a git index (no DIRC header); rebuild it with `git reset`", path)
-	}
-	idx := &rawIndex{src: src, size: size, version: binary.BigEndian.Uint32(hdr[4:8]), count: binary.BigEndian.Uint32(hdr[8:12])}
-	if idx.version < 2 || idx.version > 4 {
-		return nil, nil, unsupportedIndex("index.version", strconv.Itoa(int(idx.version)), "run `git update-index --index-version 2`")
-	}
-	var trailer [indexHashLen]byte
-	if _, err := src.ReadAt(trailer[:], size-indexHashLen); err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if trailer == [indexHashLen]byte{} {
-		return nil, nil, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
-	}
-	h := sha1.New()
-	body := size - indexHashLen
-	r := newSeqReader(src, 0, body, h)
-	var pl *planner
-	visit := func(indexEntry) error { return nil }
-	if changes != nil {
-		pl = newPlanner(idx.version, changes)
-		visit = pl.visit
-	}
-	err := idx.parseBody(path, r, visit)
-	// A checksum mismatch explains a malformed body best, so it is checked
-	// first even when the walk failed.
-	if derr := r.drain(); derr != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, derr)
-	}
-	if !bytes.Equal(h.Sum(nil), trailer[:]) {
-		return nil, nil, fmt.Errorf("%s: index checksum mismatch; rebuild it with `git reset` (keeps your files)", path)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return idx, pl, nil
-}
-
-// parseBody walks the entries (calling visit) and reads the extensions
-// through r.
-func (idx *rawIndex) parseBody(path string, r *seqReader, visit func(indexEntry) error) error {
-	end, err := idx.walkWith(path, r, visit)
-	if err != nil {
-		return err
-	}
-	idx.entriesEnd = end
-	body := r.end
-	for off := end; off < body; {
-		if off+8 > body {
-			return fmt.Errorf("%s: truncated extension header at byte %d; rebuild the index with `git reset`", path, off)
-		}
-		eh, err := r.at(off, 8)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-		sig := string(eh[:4])
-		n := int64(binary.BigEndian.Uint32(eh[4:8]))
-		if off+8+n > body {
-			return fmt.Errorf("%s: extension %q overruns the file; rebuild the index with `git reset`", path, sig)
-		}
-		switch sig {
-		case "link":
-			return unsupportedIndex("core.splitIndex", "true", "run `git update-index --no-split-index`")
-		case "sdir":
-			return unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
-		}
-		if sig[0] < 'A' || sig[0] > 'Z' {
-			return unsupportedIndex("index extension", sig, "this index extension is required but unknown to gitstate; rewrite the index with a plain `git update-index --index-version 2`")
-		}
-		var data []byte
-		if keptExtension(sig) {
-			b, err := r.at(off+8, int(n))
-			if err != nil {
-				return fmt.Errorf("read %s: %w", path, err)
-			}
-			data = bytes.Clone(b)
-		}
-		idx.exts = append(idx.exts, indexExt{sig: sig, data: data})
-		off += 8 + n
-	}
-	return nil
-}
-
-// keptExtension reports whether a patched index may carry the extension
-// (possibly changed); the others are dropped and not kept in memory.
-func keptExtension(sig string) bool {
-	switch sig {
-	case "TREE", "UNTR", "FSMN", "REUC":
-		return true
-	}
-	return false
-}
-
-// walk calls fn for each entry in order and returns the offset after the
-// last entry.
-func (idx *rawIndex) walk(path string, fn func(indexEntry) error) (int64, error) {
-	return idx.walkWith(path, newSeqReader(idx.src, 0, idx.size-indexHashLen, nil), fn)
-}
-
-// walkWith is walk reading through r.
-func (idx *rawIndex) walkWith(path string, r *seqReader, fn func(indexEntry) error) (int64, error) {
-	off := int64(12)
-	var prev, cur []byte
-	for i := uint32(0); i < idx.count; i++ {
-		// Most entries fit in one look; longer names ask again.
-		want := entryFixed + 2 + 128
-		var b []byte
-		var nameAt, nul, strip, vn int
-		var flags uint16
-		for {
-			var err error
-			if b, err = r.at(off, want); err != nil {
-				return 0, fmt.Errorf("read %s: %w", path, err)
-			}
-			if len(b) < entryFixed {
-				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
-			}
-			flags = binary.BigEndian.Uint16(b[60:])
-			if mode := binary.BigEndian.Uint32(b[24:]); mode&0o170000 == 0o040000 {
-				return 0, unsupportedIndex("index.sparse", "true", "run `git sparse-checkout init --no-sparse-index`")
-			}
-			nameAt = entryFixed
-			if flags&flagExtended != 0 {
-				if idx.version < 3 {
-					return 0, fmt.Errorf("%s: entry %d has extended flags in a version 2 index; rebuild it with `git reset`", path, i)
-				}
-				nameAt += 2
-			}
-			if nameAt > len(b) {
-				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
-			}
-			vn = 0
-			if idx.version == 4 {
-				var s uint64
-				s, vn = decodeVarint(b[nameAt:])
-				if vn <= 0 {
-					if len(b) == want {
-						want *= 2
-						continue
-					}
-					return 0, fmt.Errorf("%s: entry %d has a bad path prefix; rebuild the index with `git reset`", path, i)
-				}
-				if s > uint64(len(prev)) {
-					return 0, fmt.Errorf("%s: entry %d has a bad path prefix; rebuild the index with `git reset`", path, i)
-				}
-				strip = int(s)
-			}
-			nul = bytes.IndexByte(b[nameAt+vn:], 0)
-			if nul >= 0 {
-				break
-			}
-			if len(b) < want {
-				return 0, fmt.Errorf("%s: entry %d path is not terminated; rebuild the index with `git reset`", path, i)
-			}
-			want *= 2
-		}
-		e := indexEntry{start: off, nameOff: off + int64(nameAt), fixed: b[:nameAt], stage: int(flags&flagStage) >> 12}
-		if idx.version == 4 {
-			cur = append(cur[:0], prev[:len(prev)-strip]...)
-			cur = append(cur, b[nameAt+vn:nameAt+vn+nul]...)
-			e.name = cur
-			e.end = e.nameOff + int64(vn+nul+1)
-			prev, cur = cur, prev
-		} else {
-			e.name = b[nameAt : nameAt+nul]
-			e.end = off + int64((nameAt+nul+8)&^7)
-			if e.end > r.end {
-				return 0, fmt.Errorf("%s: entry %d is truncated; rebuild the index with `git reset`", path, i)
-			}
-		}
-		if err := fn(e); err != nil {
-			return 0, err
-		}
-		off = e.end
-	}
-	return off, nil
-}
-
-// decodeVarint decodes git's offset varint (varint.c); n is the number of
-// bytes read, 0 if malformed.
-func decodeVarint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	c := b[0]
-	val := uint64(c & 127)
-	n := 1
-	for c&128 != 0 {
-		if n >= len(b) || n > 9 {
-			return 0, 0
-		}
-		val++
-		c = b[n]
-		n++
-		val = val<<7 | uint64(c&127)
-	}
-	return val, n
-}
-
-// encodeVarint appends git's offset varint encoding of v.
-func encodeVarint(dst []byte, v uint64) []byte {
-	var buf [16]byte
-	pos := len(buf) - 1
-	buf[pos] = byte(v & 127)
-	for v >>= 7; v != 0; v >>= 7 {
-		v--
-		pos--
-		buf[pos] = 128 | byte(v&127)
-	}
-	return append(dst, buf[pos:]...)
-}
+var (
+	decodeVarint   = gitfmt.DecodeVarint
+	encodeVarint   = gitfmt.EncodeVarint
+	parseCacheTree = gitfmt.ParseCacheTree
+)
 
 // indexChange is one path to replace, add or remove in the index.
 type indexChange struct {
@@ -453,18 +116,18 @@ func (pl *planner) emitNew(ci int) {
 // visit handles the next entry of the old index.
 func (pl *planner) visit(e indexEntry) error {
 	changes, p := pl.changes, pl.p
-	for pl.ci < len(changes) && changes[pl.ci].path < string(e.name) {
+	for pl.ci < len(changes) && changes[pl.ci].path < string(e.Name) {
 		if !changes[pl.ci].delete {
 			pl.emitNew(pl.ci)
 		}
 		pl.ci++
 	}
-	if pl.ci < len(changes) && string(e.name) == changes[pl.ci].path {
+	if pl.ci < len(changes) && string(e.Name) == changes[pl.ci].path {
 		pl.matched[pl.ci]++
 		pl.inSync = false
 		return nil
 	}
-	if conflicts(changes, e.name) {
+	if conflicts(changes, e.Name) {
 		p.shifted = true
 		pl.inSync = false
 		return nil
@@ -472,16 +135,16 @@ func (pl *planner) visit(e indexEntry) error {
 	p.count++
 	switch {
 	case pl.version != 4 || pl.inSync:
-		if n := len(p.segs); n > 0 && p.segs[n-1].to == e.start && p.segs[n-1].to > p.segs[n-1].from {
-			p.segs[n-1].to = e.end
+		if n := len(p.segs); n > 0 && p.segs[n-1].to == e.Start && p.segs[n-1].to > p.segs[n-1].from {
+			p.segs[n-1].to = e.End
 		} else {
-			p.segs = append(p.segs, patchSeg{from: e.start, to: e.end, change: -1})
+			p.segs = append(p.segs, patchSeg{from: e.Start, to: e.End, change: -1})
 		}
 	default:
-		p.segs = append(p.segs, patchSeg{change: -1, fixed: bytes.Clone(e.fixed), name: string(e.name), prev: string(pl.lastName)})
+		p.segs = append(p.segs, patchSeg{change: -1, fixed: bytes.Clone(e.Fixed), name: string(e.Name), prev: string(pl.lastName)})
 	}
 	if pl.version == 4 {
-		pl.lastName = append(pl.lastName[:0], e.name...)
+		pl.lastName = append(pl.lastName[:0], e.Name...)
 	}
 	pl.inSync = true
 	return nil
@@ -502,11 +165,11 @@ func (pl *planner) finish() *indexPlan {
 	return pl.p
 }
 
-// plan walks the index once and lays out the patched entries. changes must
+// planIndex walks the index once and lays out the patched entries. changes must
 // be sorted by path.
-func (idx *rawIndex) plan(changes []indexChange) (*indexPlan, error) {
-	pl := newPlanner(idx.version, changes)
-	if _, err := idx.walk("index", pl.visit); err != nil {
+func planIndex(idx *rawIndex, changes []indexChange) (*indexPlan, error) {
+	pl := newPlanner(idx.Version, changes)
+	if _, err := idx.Walk("index", pl.visit); err != nil {
 		return nil, err
 	}
 	return pl.finish(), nil
@@ -561,7 +224,7 @@ func emptyIndex(version uint32) *rawIndex {
 	binary.BigEndian.PutUint32(empty[4:], version)
 	sum := sha1.Sum(empty)
 	data := append(empty, sum[:]...)
-	return &rawIndex{src: bytes.NewReader(data), size: int64(len(data)), version: version, entriesEnd: 12}
+	return &rawIndex{Src: bytes.NewReader(data), Size: int64(len(data)), Version: version, EntriesEnd: 12}
 }
 
 // writePatchedIndex writes the patched index (header, entries, kept
@@ -572,7 +235,7 @@ func writePatchedIndex(w io.Writer, idx *rawIndex, version uint32, changes []ind
 	if idx == nil {
 		idx = emptyIndex(version)
 	}
-	p, err := idx.plan(changes)
+	p, err := planIndex(idx, changes)
 	if err != nil {
 		return err
 	}
@@ -584,17 +247,17 @@ func writePatchedIndex(w io.Writer, idx *rawIndex, version uint32, changes []ind
 // those p was planned with (sorted), now with their stat data.
 func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexChange) error {
 	h := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), indexChunk)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), gitfmt.IndexChunk)
 	var hdr [12]byte
 	copy(hdr[:], "DIRC")
-	binary.BigEndian.PutUint32(hdr[4:], idx.version)
+	binary.BigEndian.PutUint32(hdr[4:], idx.Version)
 	binary.BigEndian.PutUint32(hdr[8:], p.count)
 	_, _ = bw.Write(hdr[:])
 	var scratch []byte
 	for _, s := range p.segs {
 		switch {
 		case s.to > s.from:
-			n, err := bw.ReadFrom(io.NewSectionReader(idx.src, s.from, s.to-s.from))
+			n, err := bw.ReadFrom(io.NewSectionReader(idx.Src, s.from, s.to-s.from))
 			if err != nil {
 				return err
 			}
@@ -603,11 +266,11 @@ func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexCha
 			}
 		case s.change >= 0:
 			scratch = append(scratch[:0], changes[s.change].fixed[:]...)
-			scratch = appendIndexName(scratch, idx.version, entryFixed, s.name, s.prev)
+			scratch = appendIndexName(scratch, idx.Version, entryFixed, s.name, s.prev)
 			_, _ = bw.Write(scratch)
 		default:
 			scratch = append(scratch[:0], s.fixed...)
-			scratch = appendIndexName(scratch, idx.version, len(s.fixed), s.name, s.prev)
+			scratch = appendIndexName(scratch, idx.Version, len(s.fixed), s.name, s.prev)
 			_, _ = bw.Write(scratch)
 		}
 	}
@@ -617,9 +280,9 @@ func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexCha
 			allStat = false
 		}
 	}
-	for _, ext := range idx.exts {
-		data := ext.data
-		switch ext.sig {
+	for _, ext := range idx.Exts {
+		data := ext.Data
+		switch ext.Sig {
 		case "TREE":
 			data = invalidateCacheTree(data, changes)
 		case "UNTR":
@@ -635,7 +298,7 @@ func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexCha
 			continue // EOIE and IEOT offsets go stale; git drops optional extensions it does not know
 		}
 		var eh [8]byte
-		copy(eh[:], ext.sig)
+		copy(eh[:], ext.Sig)
 		binary.BigEndian.PutUint32(eh[4:], uint32(len(data)))
 		_, _ = bw.Write(eh[:])
 		_, _ = bw.Write(data)
@@ -645,66 +308,6 @@ func writeIndexPlan(w io.Writer, idx *rawIndex, p *indexPlan, changes []indexCha
 	}
 	_, err := w.Write(h.Sum(nil))
 	return err
-}
-
-// cacheTree is one node of the TREE extension.
-type cacheTree struct {
-	name     []byte
-	count    int // -1: invalid
-	subtrees int
-	hash     []byte
-	children []*cacheTree
-}
-
-// parseCacheTree parses the TREE extension; ok is false if malformed.
-func parseCacheTree(data []byte) (*cacheTree, []byte, bool) {
-	nul := bytes.IndexByte(data, 0)
-	if nul < 0 {
-		return nil, nil, false
-	}
-	n := &cacheTree{name: data[:nul]}
-	rest := data[nul+1:]
-	nl := bytes.IndexByte(rest, '\n')
-	if nl < 0 {
-		return nil, nil, false
-	}
-	cnt, sub, ok := parseTreeCounts(rest[:nl])
-	if !ok {
-		return nil, nil, false
-	}
-	n.count, n.subtrees = cnt, sub
-	rest = rest[nl+1:]
-	if cnt >= 0 {
-		if len(rest) < 20 {
-			return nil, nil, false
-		}
-		n.hash, rest = rest[:20], rest[20:]
-	}
-	for i := 0; i < sub; i++ {
-		c, r, ok := parseCacheTree(rest)
-		if !ok {
-			return nil, nil, false
-		}
-		n.children = append(n.children, c)
-		rest = r
-	}
-	return n, rest, true
-}
-
-func (n *cacheTree) appendTo(dst []byte) []byte {
-	dst = append(dst, n.name...)
-	dst = append(dst, 0)
-	dst = strconv.AppendInt(dst, int64(n.count), 10)
-	dst = append(dst, ' ')
-	dst = strconv.AppendInt(dst, int64(len(n.children)), 10)
-	dst = append(dst, '\n')
-	if n.count >= 0 {
-		dst = append(dst, n.hash...)
-	}
-	for _, c := range n.children {
-		dst = c.appendTo(dst)
-	}
-	return dst
 }
 
 // invalidateCacheTree marks the root and every folder on the path to each
@@ -717,7 +320,7 @@ func invalidateCacheTree(data []byte, changes []indexChange) []byte {
 	}
 	for _, c := range changes {
 		node := root
-		node.invalidate()
+		node.Invalidate()
 		path := c.path
 		for path != "" {
 			comp := path
@@ -727,8 +330,8 @@ func invalidateCacheTree(data []byte, changes []indexChange) []byte {
 				path = ""
 			}
 			var next *cacheTree
-			for _, ch := range node.children {
-				if string(ch.name) == comp {
+			for _, ch := range node.Children {
+				if string(ch.Name) == comp {
 					next = ch
 					break
 				}
@@ -736,16 +339,11 @@ func invalidateCacheTree(data []byte, changes []indexChange) []byte {
 			if next == nil {
 				break
 			}
-			next.invalidate()
+			next.Invalidate()
 			node = next
 		}
 	}
-	return root.appendTo(make([]byte, 0, len(data)))
-}
-
-func (n *cacheTree) invalidate() {
-	n.count = -1
-	n.hash = nil
+	return root.AppendTo(make([]byte, 0, len(data)))
 }
 
 func indexByteString(s string, c byte) int {
@@ -755,36 +353,4 @@ func indexByteString(s string, c byte) int {
 		}
 	}
 	return -1
-}
-
-// parseTreeCounts parses "<entries> <subtrees>" of a TREE node: entries may
-// be -1 (invalid), subtrees is not negative.
-func parseTreeCounts(b []byte) (cnt, sub int, ok bool) {
-	a, c, found := bytes.Cut(b, []byte{' '})
-	if !found {
-		return 0, 0, false
-	}
-	cnt, ok1 := atoiTree(a, true)
-	sub, ok2 := atoiTree(c, false)
-	return cnt, sub, ok1 && ok2
-}
-
-// atoiTree parses a decimal of at most 9 digits, with a leading minus if
-// neg is allowed.
-func atoiTree(b []byte, neg bool) (int, bool) {
-	sign := 1
-	if neg && len(b) > 1 && b[0] == '-' {
-		sign, b = -1, b[1:]
-	}
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	v := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	return sign * v, true
 }

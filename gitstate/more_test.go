@@ -23,21 +23,12 @@ func readTREE(t *testing.T, dir string) *cacheTree {
 	require.NoError(t, err)
 	idx, err := parseIndex(path, data)
 	require.NoError(t, err)
-	for _, e := range idx.exts {
-		if e.sig == "TREE" {
-			ct, rest, ok := parseCacheTree(e.data)
+	for _, e := range idx.Exts {
+		if e.Sig == "TREE" {
+			ct, rest, ok := parseCacheTree(e.Data)
 			require.True(t, ok)
 			require.Empty(t, rest)
 			return ct
-		}
-	}
-	return nil
-}
-
-func (n *cacheTree) child(name string) *cacheTree {
-	for _, c := range n.children {
-		if string(c.name) == name {
-			return c
 		}
 	}
 	return nil
@@ -57,26 +48,26 @@ func TestCommitFilesKeepsCacheTree(t *testing.T) {
 	gitRun(t, dir, "status", "--porcelain") // fills UNTR
 	before := readTREE(t, dir)
 	require.NotNil(t, before)
-	require.GreaterOrEqual(t, before.count, 0)
+	require.GreaterOrEqual(t, before.Count, 0)
 
 	r := openRepo(t, dir)
 	_, err := r.CommitFiles(CommitRequest{Changes: []FileChange{{Path: stateJSON, Data: []byte("{\"x\":1}\n")}}, Message: "m", Worktree: true})
 	require.NoError(t, err)
 	after := readTREE(t, dir)
 	require.NotNil(t, after, "TREE extension kept")
-	assert.Equal(t, -1, after.count, "root invalidated")
-	claude := after.child(".claude")
+	assert.Equal(t, -1, after.Count, "root invalidated")
+	claude := after.Child(".claude")
 	require.NotNil(t, claude)
-	assert.Equal(t, -1, claude.count)
-	assert.Equal(t, -1, claude.child("iterative").count)
-	assert.Equal(t, -1, claude.child("iterative").child("slug").count)
+	assert.Equal(t, -1, claude.Count)
+	assert.Equal(t, -1, claude.Child("iterative").Count)
+	assert.Equal(t, -1, claude.Child("iterative").Child("slug").Count)
 	for _, name := range []string{"src", "docs", "untr"} {
-		b, a := before.child(name), after.child(name)
+		b, a := before.Child(name), after.Child(name)
 		require.NotNil(t, a, name)
-		assert.Equal(t, b.count, a.count, name)
-		assert.Equal(t, b.hash, a.hash, name)
+		assert.Equal(t, b.Count, a.Count, name)
+		assert.Equal(t, b.Hash, a.Hash, name)
 	}
-	assert.Equal(t, before.child("src").child("b").hash, after.child("src").child("b").hash)
+	assert.Equal(t, before.Child("src").Child("b").Hash, after.Child("src").Child("b").Hash)
 	assert.Equal(t, "", checkRepo(t, dir))
 	// git can rebuild the cache-tree from our index and agrees with HEAD.
 	assert.Equal(t, gitRun(t, dir, "rev-parse", "HEAD^{tree}"), gitRun(t, dir, "write-tree"))

@@ -43,12 +43,12 @@ func (r *Repo) Staged(dir string) ([]IndexEntry, error) {
 	}
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	var out []IndexEntry
-	_, err = idx.walk(path, func(e indexEntry) error {
-		name := string(e.name)
+	_, err = idx.Walk(path, func(e indexEntry) error {
+		name := string(e.Name)
 		if dir == "" || strings.HasPrefix(name, prefix) || name == dir {
 			var h plumbing.Hash
-			copy(h[:], e.fixed[40:60])
-			out = append(out, IndexEntry{Path: name, Stage: e.stage, Hash: h.String()})
+			copy(h[:], e.Fixed[40:60])
+			out = append(out, IndexEntry{Path: name, Stage: e.Stage, Hash: h.String()})
 		}
 		return nil
 	})
@@ -129,7 +129,7 @@ func (r *Repo) Stage(changes []FileChange) error {
 	}
 	version := uint32(2)
 	if idx != nil {
-		version = idx.version
+		version = idx.Version
 	}
 	switch cfg.value("index", "", "version") {
 	case "3":
