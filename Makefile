@@ -17,10 +17,12 @@ DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)
 LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG).Date=$(DATE)
 
 # CGO_ENABLED=0: a static binary; linked against libc (pflag imports net)
-# every itr process paid ~1.5 ms in the dynamic loader.
+# every itr process paid ~1.5 ms in the dynamic loader. itr-hook is the
+# pre-commit hook program `itr hooks install` copies from beside itr.
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/itr
 	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/itr-mcp ./cmd/itr-mcp
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w" -o bin/itr-hook ./cmd/itr-hook
 
 # The man pages (docs/man) and the Markdown command reference (docs/cli),
 # generated from the command tree; make test fails when they are not current.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
 )
 
 // The commit, tag and tree formats, read and written here rather than with
@@ -304,23 +306,12 @@ func indexByteFrom(s string, c byte, from int) int {
 func parseTreeEntries(data []byte) ([]treeEntry, bool) {
 	var out []treeEntry
 	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp <= 0 {
+		e, rest, ok := gitfmt.NextTreeEntry(data)
+		if !ok {
 			return nil, false
 		}
-		mode, err := filemode.New(string(data[:sp]))
-		if err != nil {
-			return nil, false
-		}
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul <= 0 || len(data) < nul+1+20 {
-			return nil, false
-		}
-		e := treeEntry{Name: string(data[:nul]), Mode: mode}
-		copy(e.Hash[:], data[nul+1:nul+21])
-		out = append(out, e)
-		data = data[nul+21:]
+		out = append(out, treeEntry{Name: string(e.Name), Mode: filemode.FileMode(e.Mode), Hash: plumbing.Hash(e.ID)})
+		data = rest
 	}
 	return out, true
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make release-check: validate .goreleaser.yaml, build a snapshot release of
 # every archive (nothing is published), and check what a user would unpack:
-# the linux/amd64 archive holds both binaries, stamped with this commit, the
+# the linux/amd64 archive holds the three binaries, stamped with this commit, the
 # completions and the man pages; each Windows zip holds itr.exe and
 # itr-mcp.exe with them; checksums.txt lists every archive and matches it.
 set -euo pipefail
@@ -42,7 +42,7 @@ echo "== linux/amd64 archive"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar -xzf ./*_linux_amd64.tar.gz -C "$tmp"
-for f in itr itr-mcp README.md completions/itr.bash completions/itr.zsh completions/itr.fish completions/itr.ps1; do
+for f in itr itr-mcp itr-hook README.md completions/itr.bash completions/itr.zsh completions/itr.fish completions/itr.ps1; do
 	[ -s "$tmp/$f" ] || fail "the archive has no $f"
 done
 want=$(ls ../docs/man | wc -l)
@@ -60,6 +60,7 @@ echo "$json" | grep -q "\"go\": \"$want_go\"" || fail "itr version: not built wi
 echo "$json" | grep -Eq '"version": "[0-9]+\.[0-9]+\.[0-9]+' || fail "itr version: no release version"
 echo "$json" | grep -q '"date": "' || fail "itr version: no date"
 "$tmp/itr-mcp" -version | grep -Eq '^itr-mcp version [0-9]+\.[0-9]+\.[0-9]+' || fail "itr-mcp -version is not stamped"
+"$tmp/itr-hook" --version 2>&1 | grep -q '^# itr-hook: append-only check$' || fail "itr-hook --version does not carry the hook's marker"
 "$tmp/itr" completion bash | grep -q '__start_itr\|complete ' || fail "itr completion bash printed no completion script"
 cmp -s <("$tmp/itr" completion bash) "$tmp/completions/itr.bash" || fail "completions/itr.bash differs from itr completion bash"
 
@@ -69,6 +70,7 @@ for a in ./*_windows_*.zip; do
 	for f in itr.exe itr-mcp.exe README.md completions/itr.ps1 docs/man/itr.1; do
 		echo "$names" | grep -qx "$f" || fail "$a has no $f"
 	done
+	! echo "$names" | grep -q itr-hook || fail "$a has itr-hook, which Windows does not use"
 	echo "$a: itr.exe, itr-mcp.exe, completions and man pages"
 done
 

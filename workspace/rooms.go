@@ -76,11 +76,16 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) { return view.Prim
 // HookReport says what hooks install or uninstall did.
 type HookReport = hooks.Report
 
+// HookOptions say which pre-commit hook InstallHook puts in place.
+type HookOptions = hooks.InstallOptions
+
 // AgentLogFile is where the agents' logging hooks write.
 const AgentLogFile = hooks.AgentLogFile
 
 // InstallHook installs itr's pre-commit hook; see hooks.Install.
-func (w *Workspace) InstallHook() (*HookReport, error) { return hooks.Install(w.Store) }
+func (w *Workspace) InstallHook(opt HookOptions) (*HookReport, error) {
+	return hooks.Install(w.Store, opt)
+}
 
 // UninstallHook removes itr's pre-commit hook; see hooks.Uninstall.
 func (w *Workspace) UninstallHook() (*HookReport, error) { return hooks.Uninstall(w.Store) }

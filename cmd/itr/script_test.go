@@ -42,12 +42,26 @@ func noExitSleep(gorace string) string {
 	return strings.TrimSpace(gorace + " atexit_sleep_ms=0")
 }
 
+// buildHookProgram builds cmd/itr-hook as make build does, into a folder of
+// its own that the scenarios put on PATH.
+func buildHookProgram(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "itr-hook"), "../itr-hook")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build itr-hook: %v\n%s", err, out)
+	}
+	return dir
+}
+
 // TestScripts runs the end-to-end scenarios in testdata/script: each builds
 // its repository with the real git and judges the result with it.
 func TestScripts(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("the end-to-end scenarios need git on PATH")
 	}
+	hookDir := buildHookProgram(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
 		RequireExplicitExec: true,
@@ -68,6 +82,9 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOME", home)
+			// itr-hook, which `itr hooks install` copies, as a user has
+			// it: on PATH (next to itr there is the test binary alone).
+			env.Setenv("PATH", hookDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("GORACE", os.Getenv("GORACE")) // set by TestMain
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")

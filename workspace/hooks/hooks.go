@@ -10,19 +10,23 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/gitstate/precommit"
 	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/workspace/store"
 	"github.com/itr-dev/itr/workspace/verify"
 )
 
-// hookMarker identifies the pre-commit hook itr installs.
-const hookMarker = "# itr-hook: append-only check"
+// hookMarker identifies the pre-commit hook itr installs, the program and
+// the script alike.
+const hookMarker = precommit.Marker
 
 const hookScript = `#!/bin/sh
 ` + hookMarker + `
@@ -54,6 +58,69 @@ type Report struct {
 	Hook    string `json:"hook"`
 	Chained string `json:"chained,omitempty"`
 	Changed bool   `json:"changed"`
+	// Kind is what install put in place: "program" (a copy of itr-hook)
+	// or "script" (the shell script, which starts git diff-index).
+	Kind string `json:"kind,omitempty"`
+	// Program is the itr-hook copied; Why says why the script was
+	// installed instead.
+	Program string `json:"program,omitempty"`
+	Why     string `json:"why,omitempty"`
+}
+
+// ProgramName is the hook program (cmd/itr-hook), shipped beside itr.
+const ProgramName = "itr-hook"
+
+// InstallOptions say which hook Install puts in place.
+type InstallOptions struct {
+	// Script installs the shell script even where itr-hook is found.
+	Script bool
+	// Program is the itr-hook to copy; "" looks beside the running itr,
+	// then on PATH.
+	Program string
+}
+
+// hookContent is what Install writes as the pre-commit hook: a copy of the
+// hook program (it reads the index and HEAD itself, so a commit staging no
+// log costs one small process), else the script. Windows gets the script:
+// Git for Windows runs hooks through its sh.
+func hookContent(opt InstallOptions) (data []byte, rep Report, err error) {
+	script := func(why string) ([]byte, Report, error) {
+		return []byte(hookScript), Report{Kind: "script", Why: why}, nil
+	}
+	switch {
+	case opt.Script:
+		return script("asked for with --script")
+	case runtime.GOOS == "windows":
+		return script("on Windows, git runs hooks through its sh")
+	}
+	prog := opt.Program
+	if prog == "" {
+		if self, err := os.Executable(); err == nil {
+			if p := filepath.Join(filepath.Dir(self), ProgramName); isFile(p) {
+				prog = p
+			}
+		}
+	}
+	if prog == "" {
+		p, err := exec.LookPath(ProgramName)
+		if err != nil {
+			return script(ProgramName + " is neither beside itr nor on PATH (make build puts it in bin/, releases beside itr)")
+		}
+		prog = p
+	}
+	data, err = os.ReadFile(prog)
+	if err != nil {
+		return nil, Report{}, fmt.Errorf("read the hook program: %w", err)
+	}
+	if !bytes.Contains(data, []byte(hookMarker)) {
+		return nil, Report{}, fmt.Errorf("%s is not itr's hook program (it lacks %q); reinstall itr, or use --script", prog, hookMarker)
+	}
+	return data, Report{Kind: "program", Program: prog}, nil
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // hookFiles locates the pre-commit hook and the chained original, and
@@ -68,26 +135,32 @@ func hookFiles(st *store.Store) (dir, hook, chained string, cur []byte, err erro
 	return dir, hook, hook + ".itr-chained", cur, err
 }
 
-// Install installs itr's pre-commit hook. An existing pre-commit hook
-// is kept as pre-commit.itr-chained and run first; installing twice changes
-// nothing.
-func Install(st *store.Store) (*Report, error) {
+// Install installs itr's pre-commit hook (see hookContent). An existing
+// pre-commit hook is kept as pre-commit.itr-chained and run first;
+// installing twice changes nothing, and installing again after an upgrade
+// of itr replaces an older itr hook, either kind, in place.
+func Install(st *store.Store, opt InstallOptions) (*Report, error) {
+	content, kind, err := hookContent(opt)
+	if err != nil {
+		return nil, err
+	}
 	dir, hook, chained, cur, err := hookFiles(st)
 	if hook == "" {
 		return nil, err
 	}
-	rep := &Report{Hook: hook}
+	rep := &kind
+	rep.Hook = hook
 	switch {
 	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
 		if _, err := os.Stat(chained); err == nil {
 			rep.Chained = chained
 		}
-		if string(cur) == hookScript {
+		if bytes.Equal(cur, content) {
 			return rep, nil
 		}
 		// An older version of itr's hook: replaced in place, the chained
 		// hook kept as it is.
-		if err := atomicfile.Write(hook, []byte(hookScript), 0o755); err != nil {
+		if err := atomicfile.Write(hook, content, 0o755); err != nil {
 			return nil, err
 		}
 		if err := os.Chmod(hook, 0o755); err != nil {
@@ -118,7 +191,7 @@ func Install(st *store.Store) (*Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return undo(err)
 	}
-	if err := atomicfile.Write(hook, []byte(hookScript), 0o755); err != nil {
+	if err := atomicfile.Write(hook, content, 0o755); err != nil {
 		return undo(err)
 	}
 	if err := os.Chmod(hook, 0o755); err != nil {

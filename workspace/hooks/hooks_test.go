@@ -75,11 +75,11 @@ func TestInstall(t *testing.T) {
 				require.NoError(t, os.WriteFile(chained, []byte(tc.chained), 0o755))
 			}
 			if tc.twice {
-				rep, err := Install(f.st)
+				rep, err := Install(f.st, InstallOptions{Script: true})
 				require.NoError(t, err)
 				require.True(t, rep.Changed)
 			}
-			rep, err := Install(f.st)
+			rep, err := Install(f.st, InstallOptions{Script: true})
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				assert.Contains(t, err.Error(), chained)
@@ -115,7 +115,7 @@ func TestInstallMakesTheHooksFolder(t *testing.T) {
 	f := newFixture(t)
 	dir := filepath.Join(t.TempDir(), "a", "hooks")
 	st := f.wrap(&wrapped{hooksDir: dir})
-	rep, err := Install(st)
+	rep, err := Install(st, InstallOptions{Script: true})
 	require.NoError(t, err)
 	assert.True(t, rep.Changed)
 	assert.Equal(t, hookScript, readOrEmpty(t, filepath.Join(dir, "pre-commit")))
@@ -146,7 +146,7 @@ func TestInstallAndUninstallErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			st := tc.setup(t, f)
-			rep, err := Install(st)
+			rep, err := Install(st, InstallOptions{Script: true})
 			require.ErrorContains(t, err, tc.wantErr)
 			assert.Nil(t, rep)
 		})
@@ -196,7 +196,7 @@ func TestUninstall(t *testing.T) {
 				require.NoError(t, os.WriteFile(hook, []byte(tc.hook), 0o755))
 			}
 			if tc.install {
-				_, err := Install(f.st)
+				_, err := Install(f.st, InstallOptions{Script: true})
 				require.NoError(t, err)
 			}
 			if tc.chained != "" {
@@ -262,7 +262,7 @@ func TestHookScriptRuns(t *testing.T) {
 			if tc.chained != "" {
 				require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"+tc.chained), 0o755))
 			}
-			_, err := Install(f.st)
+			_, err := Install(f.st, InstallOptions{Script: true})
 			require.NoError(t, err)
 			if tc.chained != "" {
 				fi, err := os.Stat(chained)
@@ -555,3 +555,89 @@ type gitError struct {
 }
 
 func (e *gitError) Error() string { return e.err.Error() + ": " + e.out }
+
+// fakeProgram writes a stand-in for itr-hook: what install copies is only
+// judged by the marker it carries (cmd/itr's scenarios run the real one).
+func fakeProgram(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), ProgramName)
+	require.NoError(t, os.WriteFile(p, []byte("\x7fELF fake "+body+" "+hookMarker+"\n"), 0o755))
+	return p
+}
+
+func TestInstallProgram(t *testing.T) {
+	f := newFixture(t)
+	hook, chained := hookPaths(t, f)
+	require.NoError(t, os.WriteFile(hook, []byte(foreignHook), 0o755))
+	prog := fakeProgram(t, "v1")
+
+	rep, err := Install(f.st, InstallOptions{Program: prog})
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+	assert.Equal(t, "program", rep.Kind)
+	assert.Equal(t, prog, rep.Program)
+	assert.Equal(t, chained, rep.Chained)
+	assert.Equal(t, readOrEmpty(t, prog), readOrEmpty(t, hook), "a byte-for-byte copy")
+	fi, err := os.Stat(hook)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm())
+	assert.Equal(t, foreignHook, readOrEmpty(t, chained))
+
+	rep, err = Install(f.st, InstallOptions{Program: prog})
+	require.NoError(t, err)
+	assert.False(t, rep.Changed, "the same program again changes nothing")
+
+	// An upgraded itr ships a newer itr-hook: installing again replaces the
+	// copy, keeping the chained hook.
+	newer := fakeProgram(t, "v2")
+	rep, err = Install(f.st, InstallOptions{Program: newer})
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+	assert.Equal(t, readOrEmpty(t, newer), readOrEmpty(t, hook))
+	assert.Equal(t, foreignHook, readOrEmpty(t, chained))
+
+	// The script replaces the program and back, in place.
+	rep, err = Install(f.st, InstallOptions{Script: true})
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+	assert.Equal(t, "script", rep.Kind)
+	assert.Contains(t, rep.Why, "--script")
+	assert.Equal(t, hookScript, readOrEmpty(t, hook))
+	rep, err = Install(f.st, InstallOptions{Program: newer})
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+
+	// Uninstall knows the program by its marker and puts the old hook back.
+	rep, err = Uninstall(f.st)
+	require.NoError(t, err)
+	assert.True(t, rep.Changed)
+	assert.Equal(t, foreignHook, readOrEmpty(t, hook))
+}
+
+func TestInstallProgramRefusals(t *testing.T) {
+	f := newFixture(t)
+	hook, _ := hookPaths(t, f)
+	other := filepath.Join(t.TempDir(), ProgramName)
+	require.NoError(t, os.WriteFile(other, []byte("#!/bin/sh\necho something else\n"), 0o755))
+	_, err := Install(f.st, InstallOptions{Program: other})
+	require.ErrorContains(t, err, "is not itr's hook program")
+	require.ErrorContains(t, err, "--script")
+	_, err = Install(f.st, InstallOptions{Program: filepath.Join(t.TempDir(), "missing")})
+	require.ErrorContains(t, err, "read the hook program")
+	assert.Equal(t, "", readOrEmpty(t, hook), "nothing installed")
+
+	// With no itr-hook beside the test binary nor on PATH, the script.
+	t.Setenv("PATH", t.TempDir())
+	rep, err := Install(f.st, InstallOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "script", rep.Kind)
+	assert.Contains(t, rep.Why, "neither beside itr nor on PATH")
+	assert.Equal(t, hookScript, readOrEmpty(t, hook))
+	// …and on PATH, the program.
+	dir := filepath.Dir(fakeProgram(t, "v3"))
+	t.Setenv("PATH", dir)
+	rep, err = Install(f.st, InstallOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "program", rep.Kind)
+	assert.Equal(t, filepath.Join(dir, ProgramName), rep.Program)
+}
