@@ -1,6 +1,9 @@
 package workspace
 
-import "github.com/itr-dev/itr/gitstate"
+import (
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/workspace/hooks"
+)
 
 // DoctorReport says which gitstate engine serves this repository and why,
 // and where everything is.
@@ -14,6 +17,9 @@ type DoctorReport struct {
 	ObjectFormat string         `json:"object_format"`
 	RunHooks     bool           `json:"run_hooks"`
 	Git          string         `json:"git"`
+	// PreCommit is itr's pre-commit hook as installed (nil when the
+	// hooks folder cannot be read).
+	PreCommit *HookState `json:"pre_commit"`
 }
 
 // DoctorReason is one reason the native engine steps aside.
@@ -41,5 +47,6 @@ func (w *Workspace) Doctor() DoctorReport {
 	for _, r := range c.Reasons {
 		rep.Reasons = append(rep.Reasons, DoctorReason{Setting: r.Setting, Value: r.Value, Why: r.Why})
 	}
+	rep.PreCommit, _ = hooks.Status(w.Store)
 	return rep
 }

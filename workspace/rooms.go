@@ -76,6 +76,9 @@ func (w *Workspace) Prime(slug string) (*PrimeContext, error) { return view.Prim
 // HookReport says what hooks install or uninstall did.
 type HookReport = hooks.Report
 
+// HookState is the pre-commit hook in place; see hooks.Status.
+type HookState = hooks.State
+
 // HookOptions say which pre-commit hook InstallHook puts in place.
 type HookOptions = hooks.InstallOptions
 

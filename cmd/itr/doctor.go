@@ -57,4 +57,16 @@ func printDoctor(w io.Writer, rep workspace.DoctorReport) {
 		git = "not found on PATH"
 	}
 	fmt.Fprintf(w, "Git:        %s\n", git)
+	if h := rep.PreCommit; h != nil {
+		what := map[string]string{
+			"program": "itr's (the itr-hook program)",
+			"script":  "itr's (the shell script)",
+			"other":   "not itr's",
+			"none":    "none",
+		}[h.Kind]
+		if h.Fix != "" {
+			what += "; " + h.Fix
+		}
+		fmt.Fprintf(w, "Pre-commit: %s\n", terminalSafe(what))
+	}
 }

@@ -6,17 +6,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // This file is the cost of itr's pre-commit hook (`-only hooks`): a plain
-// `git commit` with and without the hook `itr hooks install` writes, in two
+// `git commit` with and without the hook `itr hooks install` writes, in
 // clones of the same repository with one task, measured in the same rounds
-// (the case that goes first moves each round). Two kinds of commit: one of
-// a file that is not itr's, and one that appends an entry to the task's
-// progress.md by hand (git add, then git commit). Only `git commit` is
-// timed; the edit and the git add come before it.
+// (the case that goes first moves each round). The hook installed is the
+// itr-hook program (beside the itr under test, as make build puts it); the
+// shell-script hook (`--script`) and a hook that only starts sh are timed
+// beside it. Two kinds of commit: one of a file that is not itr's, and one
+// that appends an entry to the task's progress.md by hand (git add, then
+// git commit). Only `git commit` is timed; the edit and the git add come
+// before it. Two repositories: the small one of the other parts, and one of
+// 5,000 files in 250 folders, packed.
 
 // The most the hook may multiply a plain git commit by.
 const (
@@ -24,28 +29,56 @@ const (
 	hookTargetProgress = 3.0 // a commit appending an entry to progress.md
 )
 
-// benchHooks measures runs rounds of the four cases and prints them.
+// benchHooks measures runs rounds of the cases in both repositories and
+// prints them.
 func benchHooks(itr, dir string, runs int, env []string) {
 	dir, err := filepath.Abs(dir)
 	check(err)
-	base := filepath.Join(dir, "hooks-base")
-	verifyRepo(itr, base, env)
-	check(run(env, base, itr, "checkpoint", "T1", "--did", "first"))
-	plain := filepath.Join(dir, "hooks-plain")
-	hooked := filepath.Join(dir, "hooks-hooked")
-	floor := filepath.Join(dir, "hooks-floor")
-	for _, repo := range []string{plain, hooked, floor} {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(itr), "itr-hook")); err != nil {
+		check(fmt.Errorf("no itr-hook beside %s: build it with make build", itr))
+	}
+	small := filepath.Join(dir, "hooks-small")
+	verifyRepo(itr, small, env)
+	check(run(env, small, itr, "checkpoint", "T1", "--did", "first"))
+	benchHooksIn(itr, small, "a small repository", runs, env)
+
+	large := filepath.Join(dir, "hooks-large")
+	verifyRepo(itr, large, env)
+	for i := 0; i < 5000; i++ {
+		p := filepath.Join(large, "src", fmt.Sprintf("d%03d", i%250), fmt.Sprintf("f%04d.go", i))
+		check(os.MkdirAll(filepath.Dir(p), 0o755))
+		check(os.WriteFile(p, []byte(fmt.Sprintf("package d\n\n// file %d\n", i)), 0o644))
+	}
+	check(run(env, large, "git", "add", "-A"))
+	check(run(env, large, "git", "commit", "-q", "-m", "5,000 files"))
+	check(run(env, large, itr, "checkpoint", "T1", "--did", "first"))
+	check(run(env, large, "git", "gc", "-q"))
+	benchHooksIn(itr, large, "5,000 files, packed", runs, env)
+}
+
+// benchHooksIn times the hook's cases in clones of base.
+func benchHooksIn(itr, base, what string, runs int, env []string) {
+	clone := func(name string) string {
+		repo := base + "-" + name
 		check(os.RemoveAll(repo))
 		check(run(env, "", "git", "clone", "-q", base, repo))
+		return repo
 	}
-	check(run(env, hooked, itr, "hooks", "install"))
-	// The floor: a hook that only starts sh, the least any hook costs.
+	plain, program, script, floor := clone("plain"), clone("program"), clone("script"), clone("floor")
+	check(run(env, program, itr, "hooks", "install"))
+	check(run(env, script, itr, "hooks", "install", "--script"))
+	installed, err := os.ReadFile(filepath.Join(program, ".git", "hooks", "pre-commit"))
+	check(err)
+	if !strings.HasPrefix(string(installed), "\x7fELF") {
+		check(fmt.Errorf("%s: itr hooks install did not install the itr-hook program", program))
+	}
+	// The floor: a hook that only starts sh, the least a script hook costs.
 	check(os.WriteFile(filepath.Join(floor, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
 	if _, err := os.Stat(filepath.Join(plain, ".git", "hooks", "pre-commit")); err == nil {
 		check(fmt.Errorf("%s: a pre-commit hook is there; the plain clone must have none", plain))
 	}
 
-	var otherPlain, otherHooked, otherFloor, progPlain, progHooked []time.Duration
+	var otherPlain, otherProgram, otherScript, otherFloor, progPlain, progProgram, progScript []time.Duration
 	for i := 0; i < runs; i++ {
 		n := i + 1
 		other := func(repo string, into *[]time.Duration) func() {
@@ -66,22 +99,24 @@ func benchHooks(itr, dir string, runs int, env []string) {
 			}
 		}
 		cases := []func(){
-			other(plain, &otherPlain), other(hooked, &otherHooked), other(floor, &otherFloor),
-			progress(plain, &progPlain), progress(hooked, &progHooked),
+			other(plain, &otherPlain), other(program, &otherProgram), other(script, &otherScript), other(floor, &otherFloor),
+			progress(plain, &progPlain), progress(program, &progProgram), progress(script, &progScript),
 		}
 		for j := range cases {
 			cases[(i+j)%len(cases)]()
 		}
 	}
-	for _, repo := range []string{plain, hooked, floor} {
+	for _, repo := range []string{plain, program, script, floor} {
 		out, err := ggGit(env, repo, "status", "--porcelain")
 		check(err)
 		if strings.TrimSpace(out) != "" {
 			check(fmt.Errorf("%s: git status is not clean after the rounds:\n%s", repo, out))
 		}
-		want := 4 + 2*runs
+		before, err := ggGit(env, base, "rev-list", "--count", "HEAD")
+		check(err)
+		want := atoi(strings.TrimSpace(before)) + 2*runs
 		if repo == floor {
-			want = 4 + runs
+			want = atoi(strings.TrimSpace(before)) + runs
 		}
 		count, err := ggGit(env, repo, "rev-list", "--count", "HEAD")
 		check(err)
@@ -89,18 +124,32 @@ func benchHooks(itr, dir string, runs int, env []string) {
 			check(fmt.Errorf("%s: %s commits, want %d: a commit was refused", repo, strings.TrimSpace(count), want))
 		}
 	}
-	fmt.Printf("\npre-commit hook — %d rounds, medians of whole `git commit` processes\n", runs)
+	fmt.Printf("\npre-commit hook, %s — %d rounds, medians of whole `git commit` processes\n", what, runs)
 	row := func(what string, p, h []time.Duration, target float64) {
 		r := medianRatio(h, p)
-		verdict := "meets"
-		if r > target {
-			verdict = "OVER"
+		verdict := ""
+		if target > 0 {
+			verdict = fmt.Sprintf(" (target ≤ ×%.1f: meets)", target)
+			if r > target {
+				verdict = fmt.Sprintf(" (target ≤ ×%.1f: OVER)", target)
+			}
 		}
-		fmt.Printf("  %-34s %10s without, %10s with the hook: ×%.2f (target ≤ ×%.1f: %s)\n", what, ms(median(p)), ms(median(h)), r, target, verdict)
+		fmt.Printf("  %-48s %8s without, %8s with: ×%.2f%s\n", what, msp(median(p)), msp(median(h)), r, verdict)
 	}
-	row("git commit, no itr file", otherPlain, otherHooked, hookTargetOther)
-	row("git commit, an entry in progress.md", progPlain, progHooked, hookTargetProgress)
-	fmt.Printf("  floor: a hook that only runs sh      %10s: ×%.2f of a plain git commit of no itr file\n", ms(median(otherFloor)), medianRatio(otherFloor, otherPlain))
+	row("git commit, no itr file (itr-hook)", otherPlain, otherProgram, hookTargetOther)
+	row("git commit, an entry in progress.md (itr-hook)", progPlain, progProgram, hookTargetProgress)
+	row("git commit, no itr file (--script)", otherPlain, otherScript, 0)
+	row("git commit, an entry in progress.md (--script)", progPlain, progScript, 0)
+	row("git commit, a hook that only runs sh", otherPlain, otherFloor, 0)
+}
+
+// msp is a duration in milliseconds to two places.
+func msp(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	check(err)
+	return n
 }
 
 // appendTo appends s to the file p, creating it.

@@ -281,3 +281,49 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 	}
 	return out, nil
 }
+
+// State is what the pre-commit hook in place is: Kind "program",
+// "script", "other" (a hook that is not itr's) or "none"; Current when it
+// is what `itr hooks install` would write now; Fix what to run when it is
+// not.
+type State struct {
+	Hook    string `json:"hook"`
+	Kind    string `json:"kind"`
+	Current bool   `json:"current"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// Status reports the pre-commit hook in place (itr doctor): an itr hook
+// that differs from what Install would write now, as after an upgrade of
+// itr, is not current.
+func Status(st *store.Store) (*State, error) {
+	_, hook, _, cur, err := hookFiles(st)
+	if hook == "" {
+		return nil, err
+	}
+	s := &State{Hook: hook, Kind: "none", Fix: "`itr hooks install` guards commits made with plain git"}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, nil
+	case err != nil:
+		return nil, err
+	case !bytes.Contains(cur, []byte(hookMarker)):
+		s.Kind = "other"
+		s.Fix = "`itr hooks install` keeps this hook as pre-commit.itr-chained and runs it first"
+		return s, nil
+	case bytes.HasPrefix(cur, []byte("#!")):
+		s.Kind = "script"
+	default:
+		s.Kind = "program"
+	}
+	want, _, err := hookContent(InstallOptions{Script: s.Kind == "script"})
+	s.Current = err == nil && bytes.Equal(cur, want)
+	s.Fix = ""
+	if !s.Current {
+		s.Fix = "an older itr's hook: `itr hooks install` brings it up to date"
+		if s.Kind == "script" {
+			s.Fix = "an older itr's hook: `itr hooks install --script` brings it up to date"
+		}
+	}
+	return s, nil
+}

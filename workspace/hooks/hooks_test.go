@@ -641,3 +641,46 @@ func TestInstallProgramRefusals(t *testing.T) {
 	assert.Equal(t, "program", rep.Kind)
 	assert.Equal(t, filepath.Join(dir, ProgramName), rep.Program)
 }
+
+func TestStatus(t *testing.T) {
+	f := newFixture(t)
+	hook, _ := hookPaths(t, f)
+	st, err := Status(f.st)
+	require.NoError(t, err)
+	assert.Equal(t, State{Hook: hook, Kind: "none", Fix: "`itr hooks install` guards commits made with plain git"}, *st)
+
+	require.NoError(t, os.WriteFile(hook, []byte(foreignHook), 0o755))
+	st, err = Status(f.st)
+	require.NoError(t, err)
+	assert.Equal(t, "other", st.Kind)
+	assert.Contains(t, st.Fix, "pre-commit.itr-chained")
+	require.NoError(t, os.Remove(hook))
+
+	_, err = Install(f.st, InstallOptions{Script: true})
+	require.NoError(t, err)
+	st, err = Status(f.st)
+	require.NoError(t, err)
+	assert.Equal(t, State{Hook: hook, Kind: "script", Current: true}, *st)
+
+	require.NoError(t, os.WriteFile(hook, []byte(olderHook), 0o755))
+	st, err = Status(f.st)
+	require.NoError(t, err)
+	assert.Equal(t, "script", st.Kind)
+	assert.False(t, st.Current)
+	assert.Contains(t, st.Fix, "itr hooks install --script")
+
+	// A program that is not the itr-hook install would copy now (none is
+	// beside the test binary or on PATH here): not current.
+	t.Setenv("PATH", t.TempDir())
+	_, err = Install(f.st, InstallOptions{Program: fakeProgram(t, "old")})
+	require.NoError(t, err)
+	st, err = Status(f.st)
+	require.NoError(t, err)
+	assert.Equal(t, "program", st.Kind)
+	assert.False(t, st.Current)
+	assert.Contains(t, st.Fix, "`itr hooks install` brings it up to date")
+	t.Setenv("PATH", filepath.Dir(fakeProgram(t, "old")))
+	st, err = Status(f.st)
+	require.NoError(t, err)
+	assert.True(t, st.Current, "the same program is on PATH now")
+}
