@@ -83,7 +83,15 @@ func stressGitBeside(t *testing.T, d time.Duration, files int, hook bool) {
 	r.git("commit", "-q", "-m", "counter")
 	r.startTask("race", 1000000)
 	if hook {
-		r.itr("hooks", "install")
+		// The itr-hook program, as a user has it (on PATH); the install
+		// must take it, not the script.
+		dir := buildHookProgram(t)
+		for i, kv := range r.env {
+			if strings.HasPrefix(kv, "PATH=") {
+				r.env[i] = "PATH=" + dir + string(os.PathListSeparator) + kv[len("PATH="):]
+			}
+		}
+		require.Contains(t, r.itr("hooks", "install"), "the itr-hook program")
 	}
 	r.git("config", "gc.auto", "10")
 	r.git("config", "gc.autoPackLimit", "2")
