@@ -16,7 +16,6 @@ import (
 type (
 	rawIndex   = gitfmt.Index
 	indexEntry = gitfmt.Entry
-	indexExt   = gitfmt.Ext
 	cacheTree  = gitfmt.CacheTree
 )
 
