@@ -92,6 +92,16 @@ run itr setup claude --check
 run itr prime
 git add .claude/settings.json && git commit -qm "chore: itr resume hook for Claude Code"
 
+# Plain git commits keep the logs append-only too: the pre-commit hook (the
+# itr-hook program) lets a commit that stages no log through at once, and
+# refuses one that rewrites an earlier entry.
+run itr hooks install
+printf '// TODO\n' >> app.go && git add app.go
+run git commit -qm "a plain commit"
+sed -i 's/Added the User model/Added nothing/' $TASK/progress.md
+run git commit -qam "rewrite history" || echo "(exit $?: refused; nothing was committed)"
+git checkout -q HEAD -- $TASK/progress.md
+
 # A hand edit of state.json (or a crash, or a merge): git wins.
 printf '\n# someone marks T2 done by hand in state.json\n'
 sed -i 's/"status": "pending", "max_iterations": 8/"status": "done", "max_iterations": 8/' $TASK/state.json
