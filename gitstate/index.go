@@ -34,7 +34,10 @@ func unsupportedIndex(setting, value, fix string) error {
 	return &UnsupportedError{Setting: setting, Value: value, Fix: fix}
 }
 
-func parseIndex(path string, data []byte) (*rawIndex, error) { return gitfmt.ParseIndex(path, data) }
+// parseIndex validates an index held in memory, its checksum included.
+func parseIndex(path string, data []byte) (*rawIndex, error) {
+	return gitfmt.ParseIndex(path, data, sha1.New())
+}
 
 // readIndexPlan reads and validates the index (gitfmt.ReadIndex) and lays
 // out the patch of changes (sorted by path) in the same pass; the plan is
@@ -48,7 +51,7 @@ func readIndexPlan(path string, src io.ReaderAt, size int64, changes []indexChan
 			return pl.visit
 		}
 	}
-	idx, err := gitfmt.ReadIndex(path, src, size, start)
+	idx, err := gitfmt.ReadIndex(path, src, size, sha1.New(), start)
 	if err != nil || pl == nil {
 		return idx, nil, err
 	}

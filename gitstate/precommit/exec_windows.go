@@ -8,18 +8,31 @@ import (
 	"os/exec"
 )
 
-// runItr runs `itr hooks pre-commit` and returns its exit status.
-func runItr(itr string, stderr io.Writer) int {
-	cmd := exec.Command(itr, "hooks", "pre-commit")
+// runChained runs the hook that was there before itr's and returns its
+// exit status.
+func runChained(path string, args []string) (int, error) {
+	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
 	}
-	fmt.Fprintf(stderr, "itr-hook: run %s: %v\n", itr, err)
-	return 1
+	return 0, err
+}
+
+// lookPath finds name in PATH.
+func lookPath(name string) (string, bool) {
+	p, err := exec.LookPath(name)
+	return p, err == nil
+}
+
+// runItr runs `itr hooks pre-commit` and returns its exit status.
+func runItr(itr string, stderr io.Writer) int {
+	code, err := runChained(itr, []string{"hooks", "pre-commit"})
+	if err != nil {
+		fmt.Fprintf(stderr, "itr-hook: run %s: %v\n", itr, err)
+		return 1
+	}
+	return code
 }

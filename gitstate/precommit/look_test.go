@@ -396,7 +396,7 @@ func dropCacheTree(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	idx, err := gitfmt.ParseIndex(path, data)
+	idx, err := gitfmt.ParseIndex(path, data, sha1.New())
 	require.NoError(t, err)
 	out := append([]byte(nil), data[:idx.EntriesEnd]...)
 	found := false
@@ -413,7 +413,7 @@ func dropCacheTree(t *testing.T, path string) {
 	sum := sha1.Sum(out)
 	out = append(out, sum[:]...)
 	require.NoError(t, os.WriteFile(path, out, 0o644))
-	idx, err = gitfmt.ParseIndex(path, out)
+	idx, err = gitfmt.ParseIndex(path, out, sha1.New())
 	require.NoError(t, err)
 	for _, x := range idx.Exts {
 		require.NotEqual(t, "TREE", x.Sig)

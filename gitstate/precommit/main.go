@@ -1,11 +1,9 @@
 package precommit
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 )
 
@@ -31,15 +29,13 @@ func Main(args []string, stderr io.Writer) int {
 	if len(args) > 0 {
 		chained := filepath.Join(filepath.Dir(args[0]), ChainedName)
 		if fi, err := os.Stat(chained); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			cmd := exec.Command(chained, args[1:]...)
-			cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					return ee.ExitCode()
-				}
+			code, err := runChained(chained, args[1:])
+			if err != nil {
 				fmt.Fprintf(stderr, "itr-hook: run %s: %v\n", chained, err)
 				return 1
+			}
+			if code != 0 {
+				return code
 			}
 		}
 	}
@@ -50,8 +46,8 @@ func Main(args []string, stderr io.Writer) int {
 	if v == Clean {
 		return 0
 	}
-	itr, err := exec.LookPath("itr")
-	if err != nil {
+	itr, ok := lookPath("itr")
+	if !ok {
 		fmt.Fprintln(stderr, "itr: not on PATH; the append-only check of itr's logs was skipped")
 		return 0
 	}
