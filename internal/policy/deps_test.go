@@ -262,3 +262,43 @@ func TestITRDoesNotLinkTheSDK(t *testing.T) {
 	}
 	walk(module + "/cmd/itr")
 }
+
+// TestHookProgramStaysSmall keeps itr-hook, which every `git commit` starts,
+// to the standard library's cheap packages: each package linked adds to the
+// start-up of a commit that stages no log (README, "The pre-commit hook").
+// No module outside this one; none of crypto (its FIPS self-checks start
+// with it), os/exec, net, regexp, encoding/json or text/template.
+func TestHookProgramStaysSmall(t *testing.T) {
+	r := root(t)
+	forbidden := []string{"crypto", "os/exec", "net", "regexp", "encoding/json", "text/template", "html/template"}
+	seen := map[string]bool{}
+	var walk func(pkg string)
+	walk = func(pkg string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		bp, err := build.ImportDir(filepath.Join(r, strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		for _, imp := range bp.Imports {
+			switch {
+			case strings.HasPrefix(imp, module+"/"):
+				walk(imp)
+			case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+				t.Errorf("cmd/itr-hook links %s through %s: the hook program takes the standard library alone", imp, pkg)
+			default:
+				for _, f := range forbidden {
+					if imp == f || strings.HasPrefix(imp, f+"/") {
+						t.Errorf("cmd/itr-hook links %s through %s: every git commit would pay for its start-up", imp, pkg)
+					}
+				}
+			}
+		}
+	}
+	walk(module + "/cmd/itr-hook")
+	if !seen[module+"/gitstate/precommit"] {
+		t.Fatal("cmd/itr-hook no longer runs gitstate/precommit")
+	}
+}
