@@ -70,7 +70,7 @@ for a in ./*_windows_*.zip; do
 	for f in itr.exe itr-mcp.exe README.md completions/itr.ps1 docs/man/itr.1; do
 		echo "$names" | grep -qx "$f" || fail "$a has no $f"
 	done
-	! echo "$names" | grep -q itr-hook || fail "$a has itr-hook, which Windows does not use"
+	! echo "$names" | grep -Eq '(^|/)itr-hook(\.exe)?$' || fail "$a has itr-hook, which Windows does not use"
 	echo "$a: itr.exe, itr-mcp.exe, completions and man pages"
 done
 
