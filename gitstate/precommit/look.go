@@ -83,9 +83,13 @@ func Look(dir string, env Env) (v Verdict, why string) {
 	case changed != "":
 		return Staged, changed
 	case len(w.logs) > 0:
+		first := ""
 		for p := range w.logs {
-			return Staged, p + ": added"
+			if first == "" || p < first {
+				first = p
+			}
 		}
+		return Staged, first + ": added"
 	}
 	return Clean, ""
 }
