@@ -118,6 +118,10 @@ func main() {
 	}
 	if *only == "" {
 		benchAgents(*itr, *dir, *agentsFor, env)
+		benchVerify(*itr, *dir, *runs, env)
+		// A hook's few milliseconds need more rounds than -runs gives the
+		// slower parts for a steady median.
+		benchHooks(*itr, *dir, max(*runs, 41), env)
 	}
 }
 
