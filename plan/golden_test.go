@@ -110,7 +110,7 @@ func shape(p *Plan) *Plan {
 		q.Units = append(q.Units, &c)
 	}
 	q.Sections, q.metaLines = nil, nil
-	q.parsed, q.graphOnce = false, nil
+	q.parsed, q.graphOnce, q.unitsOnce = false, nil, nil
 	for _, s := range p.Sections {
 		s.Line, s.bodyLine = 0, 0
 		q.Sections = append(q.Sections, s)

@@ -42,7 +42,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if err := ps.p.check(); err != nil {
 		return nil, err
 	}
-	ps.p.parsed, ps.p.graphOnce = true, &graphCache{}
+	ps.p.parsed, ps.p.graphOnce, ps.p.unitsOnce = true, &graphCache{}, &unitsCache{}
 	return ps.p, nil
 }
 

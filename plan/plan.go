@@ -155,16 +155,24 @@ type Plan struct {
 	metaLines []int // line of each Meta field, for errors
 
 	// parsed marks a plan that Parse returned: read-only by contract, so
-	// its dependency graph is built once (graphOnce) instead of on every
-	// query. A plan built in code is rebuilt each time, as it may change.
+	// its dependency graph and its units by ID are built once (graphOnce,
+	// unitsOnce) instead of on every query. A plan built in code is
+	// searched afresh each time, as it may change.
 	parsed    bool
 	graphOnce *graphCache
+	unitsOnce *unitsCache
 }
 
 // graphCache holds the graph of a parsed plan.
 type graphCache struct {
 	once sync.Once
 	g    *graph
+}
+
+// unitsCache holds the units of a parsed plan by ID.
+type unitsCache struct {
+	once sync.Once
+	ix   map[string]*Unit
 }
 
 // Error is a problem in a plan file, at a line.
@@ -177,8 +185,14 @@ type Error struct {
 // Error returns "FILE:LINE: MSG".
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// Unit returns the unit with the given ID, or nil.
+// Unit returns the unit with the given ID, or nil: a map lookup on a
+// parsed plan (every rule asks it of many units), a search otherwise.
 func (p *Plan) Unit(id string) *Unit {
+	if p.parsed && p.unitsOnce != nil {
+		c := p.unitsOnce
+		c.once.Do(func() { c.ix = p.Index() })
+		return c.ix[id]
+	}
 	for _, u := range p.Units {
 		if u.ID == id {
 			return u
