@@ -239,6 +239,17 @@ func onlyImporter(t *testing.T, pkgs []string, what string, prefixes ...string) 
 // package inits and size would slow down every command (itr mcp runs the
 // separate itr-mcp).
 func TestITRDoesNotLinkTheSDK(t *testing.T) {
+	walkImports(t, "cmd/itr", func(imp, via string) {
+		if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") || strings.HasPrefix(imp, "github.com/google/jsonschema-go/") {
+			t.Errorf("cmd/itr links %s through %s: run the MCP server as itr-mcp instead", imp, via)
+		}
+	})
+}
+
+// walkImports calls visit for every import of the module's package start
+// and of the module's packages it links, with the package importing it.
+func walkImports(t *testing.T, start string, visit func(imp, via string)) map[string]bool {
+	t.Helper()
 	r := root(t)
 	seen := map[string]bool{}
 	var walk func(pkg string)
@@ -252,15 +263,14 @@ func TestITRDoesNotLinkTheSDK(t *testing.T) {
 			t.Fatalf("%s: %v", pkg, err)
 		}
 		for _, imp := range bp.Imports {
-			switch {
-			case strings.HasPrefix(imp, "github.com/modelcontextprotocol/"), strings.HasPrefix(imp, "github.com/google/jsonschema-go/"):
-				t.Errorf("cmd/itr links %s through %s: run the MCP server as itr-mcp instead", imp, pkg)
-			case strings.HasPrefix(imp, module+"/"):
+			visit(imp, pkg)
+			if strings.HasPrefix(imp, module+"/") {
 				walk(imp)
 			}
 		}
 	}
-	walk(module + "/cmd/itr")
+	walk(module + "/" + start)
+	return seen
 }
 
 // TestHookProgramStaysSmall keeps itr-hook, which every `git commit` starts,
@@ -269,36 +279,21 @@ func TestITRDoesNotLinkTheSDK(t *testing.T) {
 // No module outside this one; none of crypto (its FIPS self-checks start
 // with it), os/exec, net, regexp, encoding/json or text/template.
 func TestHookProgramStaysSmall(t *testing.T) {
-	r := root(t)
 	forbidden := []string{"crypto", "os/exec", "net", "regexp", "encoding/json", "text/template", "html/template"}
-	seen := map[string]bool{}
-	var walk func(pkg string)
-	walk = func(pkg string) {
-		if seen[pkg] {
-			return
-		}
-		seen[pkg] = true
-		bp, err := build.ImportDir(filepath.Join(r, strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")), 0)
-		if err != nil {
-			t.Fatalf("%s: %v", pkg, err)
-		}
-		for _, imp := range bp.Imports {
-			switch {
-			case strings.HasPrefix(imp, module+"/"):
-				walk(imp)
-			case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
-				t.Errorf("cmd/itr-hook links %s through %s: the hook program takes the standard library alone", imp, pkg)
-			default:
-				for _, f := range forbidden {
-					if imp == f || strings.HasPrefix(imp, f+"/") {
-						t.Errorf("cmd/itr-hook links %s through %s: every git commit would pay for its start-up", imp, pkg)
-					}
+	linked := walkImports(t, "cmd/itr-hook", func(imp, via string) {
+		switch {
+		case strings.HasPrefix(imp, module+"/"):
+		case strings.Contains(strings.SplitN(imp, "/", 2)[0], "."):
+			t.Errorf("cmd/itr-hook links %s through %s: the hook program takes the standard library alone", imp, via)
+		default:
+			for _, f := range forbidden {
+				if imp == f || strings.HasPrefix(imp, f+"/") {
+					t.Errorf("cmd/itr-hook links %s through %s: every git commit would pay for its start-up", imp, via)
 				}
 			}
 		}
-	}
-	walk(module + "/cmd/itr-hook")
-	if !seen[module+"/gitstate/precommit"] {
+	})
+	if !linked[module+"/gitstate/precommit"] {
 		t.Fatal("cmd/itr-hook no longer runs gitstate/precommit")
 	}
 }
