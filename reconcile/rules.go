@@ -823,9 +823,8 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 	a := Advice{Waiting: map[string][]Dep{}}
 	settled := settledFunc(s, p)
 	a.Ready = ready(s, p, settled)
-	replaces := replacesOf(p)
 	a.Ready = slices.DeleteFunc(a.Ready, func(id string) bool {
-		r, _ := standBy(s, replaces, s.Units[id])
+		r, _ := standBy(s, p, s.Units[id])
 		return held[id] != "" || len(missing[id]) > 0 || r != nil
 	})
 	var deps map[string][]string

@@ -86,7 +86,6 @@ func settledFunc(s *state.State, p *plan.Plan) func(string) bool {
 	if active(p) {
 		by = p.ReplacedBy()
 	}
-	replaces := replacesOf(p)
 	return func(id string) bool {
 		u := s.Units[id]
 		switch {
@@ -97,7 +96,7 @@ func settledFunc(s *state.State, p *plan.Plan) func(string) bool {
 		case u.Status == state.Failed:
 			return replacedDone(s, by[id])
 		}
-		_, notNeeded := standBy(s, replaces, u)
+		_, notNeeded := standBy(s, p, u)
 		return notNeeded
 	}
 }
@@ -174,32 +173,20 @@ func blockText(r *Refusal) string {
 // are all done is not needed: it counts as settled, so archive accepts
 // the task without it.
 
-// replacesOf maps each unit of an active plan that replaces others to the
-// units it replaces (the first unit with an ID wins, as in Plan.Index):
-// one pass over the plan, for the lookups of standBy.
-func replacesOf(p *plan.Plan) map[string][]string {
-	if !active(p) {
-		return nil
-	}
-	out := map[string][]string{}
-	for _, u := range p.Units {
-		if _, seen := out[u.ID]; !seen && len(u.Replaces) > 0 {
-			out[u.ID] = u.Replaces
-		}
-	}
-	return out
-}
-
 // standBy returns the units a pending unit stands by for (with their
 // statuses) while none of them has failed or been skipped; nil when it
 // replaces nothing, is not pending, or may start. notNeeded says every
-// unit it replaces is done. replaces is replacesOf the plan.
-func standBy(s *state.State, replaces map[string][]string, u *state.Unit) (replaced []Dep, notNeeded bool) {
-	if u == nil || u.Status != state.Pending || len(replaces[u.ID]) == 0 {
+// unit it replaces is done.
+func standBy(s *state.State, p *plan.Plan, u *state.Unit) (replaced []Dep, notNeeded bool) {
+	if u == nil || u.Status != state.Pending || !active(p) {
+		return nil, false
+	}
+	pu := p.Unit(u.ID)
+	if pu == nil || len(pu.Replaces) == 0 {
 		return nil, false
 	}
 	notNeeded = true
-	for _, id := range replaces[u.ID] {
+	for _, id := range pu.Replaces {
 		r := s.Units[id]
 		if r == nil {
 			continue // a unit dropped from the plan: nothing to stand by for
@@ -218,7 +205,7 @@ func standBy(s *state.State, replaces map[string][]string, u *state.Unit) (repla
 
 // standingBy is standBy as the refusal work on the unit gets, or nil.
 func standingBy(s *state.State, p *plan.Plan, u *state.Unit) *Refusal {
-	replaced, notNeeded := standBy(s, replacesOf(p), u)
+	replaced, notNeeded := standBy(s, p, u)
 	if replaced == nil {
 		return nil
 	}
@@ -243,13 +230,10 @@ func joinIDs(ds []Dep) string {
 	return strings.Join(ids, ", ")
 }
 
-// StandingBy returns whether a unit of s replaces units ("Replaces:")
+// StandingBy reports whether unit id of s replaces units ("Replaces:")
 // none of which has failed or been skipped yet, so it may not start:
-// graphs draw it as waiting. The plan is read once, for every unit asked.
-func StandingBy(s *state.State, p *plan.Plan) func(id string) bool {
-	replaces := replacesOf(p)
-	return func(id string) bool {
-		replaced, _ := standBy(s, replaces, s.Units[id])
-		return replaced != nil
-	}
+// graphs draw it as waiting.
+func StandingBy(s *state.State, p *plan.Plan, id string) bool {
+	replaced, _ := standBy(s, p, s.Units[id])
+	return replaced != nil
 }

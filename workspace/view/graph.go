@@ -98,20 +98,17 @@ func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 	settled := reconcile.SettledFunc(s, p)
 	ids := s.IDs()
 	index := map[string]int{}
-	var units map[string]*plan.Unit
-	if p != nil {
-		units = p.Index()
-	}
-	standingBy := reconcile.StandingBy(s, p)
 	for _, id := range ids {
 		u := s.Units[id]
 		n := GraphNode{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations),
 			Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind), ReplacedBy: replacedBy[id]}
-		if pu := units[id]; pu != nil {
-			n.Title = pu.Title
+		if p != nil {
+			if pu := p.Unit(id); pu != nil {
+				n.Title = pu.Title
+			}
 		}
 		n.Class = classOf(u, deps[id], settled)
-		if n.Class == ClassReady && standingBy(id) {
+		if n.Class == ClassReady && reconcile.StandingBy(s, p, id) {
 			n.Class = ClassWaiting // a replacement stands by until the unit it replaces fails
 		}
 		if c, ok := claims[id]; ok && (c.Finished == "" || u.Status != state.Done) {
