@@ -16,9 +16,6 @@ import (
 // loose object or pack entry, or an encoding gitstate does not read.
 var errUnreadable = gitfmt.ErrUnreadable
 
-// maxAlternateDepth bounds chains of objects/info/alternates, as git does.
-const maxAlternateDepth = 5 // as in gitfmt
-
 // readObject reads one object, loose, packed or in an alternate object
 // store (gitfmt.ReadObject). An object in none of them is an error wrapping
 // plumbing.ErrObjectNotFound; one that is there but unreadable, an error

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
 )
 
 // ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
@@ -201,7 +203,7 @@ func hashesWithPrefix(objDir, prefix string, depth int) (map[plumbing.Hash]bool,
 			}
 		}
 	}
-	if depth < maxAlternateDepth {
+	if depth < gitfmt.MaxAlternateDepth {
 		for _, alt := range alternates(objDir) {
 			more, err := hashesWithPrefix(alt, prefix, depth+1)
 			if err != nil {

@@ -106,14 +106,11 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := w.lock()
+	unlock, err := w.lockIdle()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := w.noOperation(); err != nil {
-		return nil, err
-	}
 	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
@@ -501,14 +498,11 @@ func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
 	if err := store.ValidSlug(slug); err != nil {
 		return nil, err
 	}
-	unlock, err := w.lock()
+	unlock, err := w.lockIdle()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := w.noOperation(); err != nil {
-		return nil, err
-	}
 	return retryMoved(func() (*RestoreReport, error) { return w.restoreOnce(slug, req.From) })
 }
 

@@ -60,14 +60,11 @@ func (w *Workspace) WriteIndex() (*IndexReport, error) {
 	if !w.Config.Index {
 		return nil, fmt.Errorf("%s is not kept: add `index: true` to %s (then every itr commit keeps it in step), and run this again", index.Path(w.Store), store.ConfigFile)
 	}
-	unlock, err := w.lock()
+	unlock, err := w.lockIdle()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := w.noOperation(); err != nil {
-		return nil, err
-	}
 	return retryMoved(func() (*IndexReport, error) {
 		head, err := w.Repo.Head()
 		if err != nil {

@@ -58,14 +58,11 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--mode: %w", err)
 	}
-	unlock, err := w.lock()
+	unlock, err := w.lockIdle()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := w.noOperation(); err != nil {
-		return nil, err
-	}
 	head, err := w.Repo.Head()
 	if err != nil {
 		return nil, err

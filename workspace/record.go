@@ -323,6 +323,20 @@ func discrepancyTexts(d []reconcile.Discrepancy) []string {
 	return out
 }
 
+// lockIdle takes itr's lock (see lock) for a write that may not land in
+// the middle of a git merge, rebase or cherry-pick (see noOperation).
+func (w *Workspace) lockIdle() (func(), error) {
+	unlock, err := w.lock()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.noOperation(); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
 // noOperation refuses to commit while git is in the middle of a merge,
 // cherry-pick, revert or rebase: a commit on top of HEAD would lose it.
 func (w *Workspace) noOperation() error {

@@ -97,6 +97,19 @@ func Look(dir string, env Env) (v Verdict, why string) {
 // repo is where a hook finds the repository's files.
 type repo struct {
 	gitDir, commonDir, objDir, index string
+
+	packed     []byte // packed-refs, once read (nil: none)
+	packedRead bool
+}
+
+// packedRefs returns the packed-refs file, read once (nil when there is
+// none): both HEAD's branch and the replace refs may be there.
+func (r *repo) packedRefs() []byte {
+	if !r.packedRead {
+		r.packed, _ = os.ReadFile(filepath.Join(r.commonDir, "packed-refs"))
+		r.packedRead = true
+	}
+	return r.packed
 }
 
 // locate finds the repository as git has set it up for its hook: GIT_DIR
@@ -273,11 +286,7 @@ func (r *repo) headCommit() (gitfmt.ID, error) {
 
 // packedRef finds name in packed-refs.
 func (r *repo) packedRef(name string) (gitfmt.ID, error) {
-	b, err := os.ReadFile(filepath.Join(r.commonDir, "packed-refs"))
-	if err != nil {
-		return gitfmt.ID{}, fmt.Errorf("%s: no such branch yet", name)
-	}
-	if hexID, ok := findPackedRef(b, name); ok {
+	if hexID, ok := findPackedRef(r.packedRefs(), name); ok {
 		return parseID(hexID)
 	}
 	return gitfmt.ID{}, fmt.Errorf("%s: no such branch yet", name)
@@ -314,8 +323,7 @@ func (r *repo) replaced(env Env) bool {
 	if ents, err := os.ReadDir(filepath.Join(r.commonDir, "refs", "replace")); err == nil && len(ents) > 0 {
 		return true
 	}
-	b, err := os.ReadFile(filepath.Join(r.commonDir, "packed-refs"))
-	return err == nil && bytes.Contains(b, []byte(" refs/replace/"))
+	return bytes.Contains(r.packedRefs(), []byte(" refs/replace/"))
 }
 
 // parseID parses a SHA-1 object name; a SHA-256 one is refused.

@@ -83,9 +83,9 @@ type InstallOptions struct {
 // hook program (it reads the index and HEAD itself, so a commit staging no
 // log costs one small process), else the script. Windows gets the script:
 // Git for Windows runs hooks through its sh.
-func hookContent(opt InstallOptions) (data []byte, rep Report, err error) {
-	script := func(why string) ([]byte, Report, error) {
-		return []byte(hookScript), Report{Kind: "script", Why: why}, nil
+func hookContent(opt InstallOptions) (data []byte, rep *Report, err error) {
+	script := func(why string) ([]byte, *Report, error) {
+		return []byte(hookScript), &Report{Kind: "script", Why: why}, nil
 	}
 	switch {
 	case opt.Script:
@@ -110,12 +110,12 @@ func hookContent(opt InstallOptions) (data []byte, rep Report, err error) {
 	}
 	data, err = os.ReadFile(prog)
 	if err != nil {
-		return nil, Report{}, fmt.Errorf("read the hook program: %w", err)
+		return nil, nil, fmt.Errorf("read the hook program: %w", err)
 	}
 	if !bytes.Contains(data, []byte(hookMarker)) {
-		return nil, Report{}, fmt.Errorf("%s is not itr's hook program (it lacks %q); reinstall itr, or use --script", prog, hookMarker)
+		return nil, nil, fmt.Errorf("%s is not itr's hook program (it lacks %q); reinstall itr, or use --script", prog, hookMarker)
 	}
-	return data, Report{Kind: "program", Program: prog}, nil
+	return data, &Report{Kind: "program", Program: prog}, nil
 }
 
 func isFile(p string) bool {
@@ -140,7 +140,7 @@ func hookFiles(st *store.Store) (dir, hook, chained string, cur []byte, err erro
 // installing twice changes nothing, and installing again after an upgrade
 // of itr replaces an older itr hook, either kind, in place.
 func Install(st *store.Store, opt InstallOptions) (*Report, error) {
-	content, kind, err := hookContent(opt)
+	content, rep, err := hookContent(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,6 @@ func Install(st *store.Store, opt InstallOptions) (*Report, error) {
 	if hook == "" {
 		return nil, err
 	}
-	rep := &kind
 	rep.Hook = hook
 	switch {
 	case err == nil && bytes.Contains(cur, []byte(hookMarker)):

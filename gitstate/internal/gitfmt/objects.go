@@ -67,8 +67,8 @@ var ErrUnreadable = errors.New("object unreadable")
 // largest allowed --depth 4095).
 const maxDeltaDepth = 5000
 
-// maxAlternateDepth bounds chains of objects/info/alternates, as git does.
-const maxAlternateDepth = 5
+// MaxAlternateDepth bounds chains of objects/info/alternates, as git does.
+const MaxAlternateDepth = 5
 
 // ReadObject reads one object loose or from a pack without loading whole
 // pack indexes (go-git's way costs tens of MiB on a large repository), and
@@ -92,7 +92,7 @@ func ReadObject(objDir string, h ID) (Type, []byte, error) {
 
 func readObjectIn(objDir string, h ID, depth int) (Type, []byte, error) {
 	t, data, err := readLocalObject(objDir, h)
-	if !errors.Is(err, ErrNotFound) || depth >= maxAlternateDepth {
+	if !errors.Is(err, ErrNotFound) || depth >= MaxAlternateDepth {
 		return t, data, err
 	}
 	for _, alt := range Alternates(objDir) {
