@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/itr-dev/itr/workspace"
 )
 
 func TestDecideAndSummarizeTools(t *testing.T) {
@@ -53,11 +51,6 @@ func TestDecideAndSummarizeTools(t *testing.T) {
 	assert.Contains(t, md, "## Summary so far (progress.md line")
 	assert.Contains(t, md, "T1 started; SQLite chosen")
 
-	ws, err := workspace.Open(workspace.Options{Dir: dir})
-	require.NoError(t, err)
-	defer ws.Close()
-	rep, err := ws.Verify("demo")
-	require.NoError(t, err)
-	assert.Empty(t, rep.Findings)
+	verifyClean(t, dir)
 	checkGit(t, dir)
 }

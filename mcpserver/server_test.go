@@ -84,6 +84,18 @@ func checkGit(t *testing.T, dir string) {
 	assert.Empty(t, git(t, dir, "status", "--porcelain"))
 }
 
+// verifyClean requires itr verify of the task "demo" in dir to find
+// nothing: what the CLI sees agrees with what the tools wrote.
+func verifyClean(t *testing.T, dir string) {
+	t.Helper()
+	ws, err := workspace.Open(workspace.Options{Dir: dir})
+	require.NoError(t, err)
+	defer ws.Close()
+	rep, err := ws.Verify("demo")
+	require.NoError(t, err)
+	assert.Empty(t, rep.Findings)
+}
+
 // newTask makes a repository with the real git and a task "demo" planned
 // with the workspace code, as `itr init` and `itr plan` do.
 func newTask(t *testing.T) string {
@@ -258,12 +270,7 @@ func TestToolsEndToEnd(t *testing.T) {
 	checkGit(t, dir)
 
 	// What the CLI sees agrees: the state is the fold of the log.
-	ws, err := workspace.Open(workspace.Options{Dir: dir})
-	require.NoError(t, err)
-	defer ws.Close()
-	rep, err := ws.Verify("demo")
-	require.NoError(t, err)
-	assert.Empty(t, rep.Findings)
+	verifyClean(t, dir)
 
 	// A done unit found wrong reopens, keeping its iterations and its
 	// limit: T1 used 7 of 5, so it comes back timed out. A started unit
@@ -276,12 +283,7 @@ func TestToolsEndToEnd(t *testing.T) {
 	assert.Equal(t, "itr(demo): reopen T1: the model drops emails", strings.TrimSpace(git(t, dir, "log", "-1", "--format=%s")))
 	fails(t, cs, dir, "start", map[string]any{"unit": "T1"}, "unit T1 used all 5 iterations")
 	checkGit(t, dir)
-	ws2, err := workspace.Open(workspace.Options{Dir: dir})
-	require.NoError(t, err)
-	defer ws2.Close()
-	rep, err = ws2.Verify("demo")
-	require.NoError(t, err)
-	assert.Empty(t, rep.Findings)
+	verifyClean(t, dir)
 }
 
 func TestToolErrors(t *testing.T) {

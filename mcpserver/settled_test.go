@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/itr-dev/itr/workspace"
 )
 
 // TestFailSkipAndTypedBlock runs the fail, skip and block tools as an
@@ -63,10 +60,5 @@ func TestFailSkipAndTypedBlock(t *testing.T) {
 	assert.Equal(t, "in_progress", ro.Status)
 
 	checkGit(t, dir)
-	ws, err := workspace.Open(workspace.Options{Dir: dir})
-	require.NoError(t, err)
-	defer ws.Close()
-	rep, err := ws.Verify("demo")
-	require.NoError(t, err)
-	assert.Empty(t, rep.Findings)
+	verifyClean(t, dir)
 }
