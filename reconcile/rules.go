@@ -333,7 +333,7 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 		if in.Activity != nil && !open(s.Units[state.Val(s.Current)]) {
 			act = in.Activity()
 		}
-		adv := AdviseFor(s, p, act, in.Held, in.Missing)
+		adv := adviseView(s, p, act, in.Held, in.Missing)
 		if adv.Unit == "" {
 			return Event{}, &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: adv.Stuck}
 		}
@@ -796,6 +796,17 @@ type Advice struct {
 	// archive.
 	Failed, Replaced, Skipped []string
 	Settled                   int
+	// Offers are the moves the rule book accepts now, the most urgent
+	// first: each unit operation's Intent is one Decide accepted (AdviseIn
+	// only).
+	Offers []Offer
+	// Hold says why no work can be recorded now and what clears it; nil
+	// while some unit takes work (AdviseIn only).
+	Hold *Hold
+	// Recheck are the done units built on a unit that is no longer done
+	// (reopened): their work may not hold once it is done again. Broken
+	// are the done units whose outputs fail their checks now.
+	Recheck, Broken []string
 }
 
 // Advise returns what may happen next. The unit to work on is the current
@@ -820,6 +831,12 @@ func AdviseHeld(s *state.State, p *plan.Plan, act Activity, held Held) Advice {
 // unit with missing inputs is not ready; it is listed in Stuck with an
 // InputsMissing refusal.
 func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing) Advice {
+	return adviseView(s, p, act, held, missing)
+}
+
+// adviseView is AdviseFor: the unit to work on and why the others cannot
+// move, read from the view as it is.
+func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	settled := settledFunc(s, p)
 	a.Ready = ready(s, p, settled)

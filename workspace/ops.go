@@ -209,7 +209,7 @@ func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 			}
 			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.Rel(t.Slug, t.PlanName))
 		}
-		rep.Added, rep.Removed, rep.Changed = planChanges(t.State, t.Plan)
+		rep.Added, rep.Removed, rep.Changed = reconcile.PlanChanges(t.State, t.Plan)
 		rep.Warnings = checkWarnings(t.Plan)
 		drop := map[string]bool{}
 		for _, id := range req.Drop {
@@ -276,41 +276,6 @@ func idsOf(texts []string) []string {
 }
 
 var errUnchanged = errors.New("unchanged")
-
-func planChanges(s *state.State, p *plan.Plan) (added, removed, changed []string) {
-	for _, u := range p.Units {
-		cur := s.Units[u.ID]
-		if cur == nil {
-			added = append(added, u.ID)
-			continue
-		}
-		if u.MaxIterations > 0 && state.Val(cur.MaxIterations) != u.MaxIterations {
-			from := "none"
-			if cur.MaxIterations != nil {
-				from = fmt.Sprint(*cur.MaxIterations)
-			}
-			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
-		}
-		if cur.Items != nil && state.Val(cur.Items.Total) != u.ItemTotal() {
-			// The ledger's total follows the plan's Items.
-			from, to := "none", "none"
-			if cur.Items.Total != nil {
-				from = fmt.Sprint(*cur.Items.Total)
-			}
-			if n := u.ItemTotal(); n > 0 {
-				to = fmt.Sprint(n)
-			}
-			changed = append(changed, fmt.Sprintf("%s items total %s → %s", u.ID, from, to))
-		}
-	}
-	index := p.Index()
-	for _, id := range s.IDs() {
-		if index[id] == nil {
-			removed = append(removed, id)
-		}
-	}
-	return added, removed, changed
-}
 
 // checkWarnings names the units whose Verify line checkpoint --verify
 // would refuse (it needs a shell, or is not a command line).

@@ -75,7 +75,7 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	head := t.Head.Hash
 	dirty, dirtyErr := w.Repo.Uncommitted(t.Dir)
 	started := w.Now()
-	mark := store.RunMarker{Slug: slug, Unit: ev.Unit, Command: runs.QuoteCommand(argv), Started: started.Format(time.RFC3339), Commit: store.Short(head), PID: os.Getpid(), Host: store.Hostname()}
+	mark := store.RunMarker{Slug: slug, Unit: ev.Unit, Command: runs.QuoteCommand(argv), Started: started.Format(time.RFC3339), Commit: store.Short(head), PID: os.Getpid(), Host: store.Hostname(), Argv: req.Argv}
 	var prev *store.RunMarker
 	if m, ok := w.RunMarker(slug, ev.Unit); ok && !m.Alive() {
 		prev = &m

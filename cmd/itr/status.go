@@ -213,7 +213,11 @@ are there, each with its handoff; --json adds each one's brief (what itr prime -
 						}
 						return
 					}
-					fmt.Fprintln(w, "No unit is ready:")
+					if h := info.Hold; h != nil && h.Code != "none-ready" {
+						fmt.Fprintln(w, "Nothing can be recorded now:")
+					} else {
+						fmt.Fprintln(w, "No unit is ready:")
+					}
 					for _, r := range info.Reasons {
 						fmt.Fprintf(w, "  %s\n", r)
 					}

@@ -19,6 +19,10 @@ type RunMarker struct {
 	Commit  string `json:"commit"`
 	PID     int    `json:"pid"`
 	Host    string `json:"host"`
+	// Argv is the command given on the command line (--verify -- ARGV),
+	// so an interrupted run can be made again as it was; none when the
+	// unit's Verify line ran.
+	Argv []string `json:"argv,omitempty"`
 }
 
 // markerPrefix starts the names of the markers, "itr-check-<slug>--<unit>.json".
@@ -87,8 +91,8 @@ func (m RunMarker) Alive() bool {
 // String words the marker for people and agents.
 func (m RunMarker) String() string {
 	if !m.Alive() {
-		return fmt.Sprintf("the check of %s (%s, started %s at %s) was interrupted before itr could record it (itr was stopped); run it again with `itr checkpoint %s --verify`",
-			m.Unit, m.Command, m.Started, m.Commit, m.Unit)
+		return fmt.Sprintf("the check of %s (%s, started %s at %s) was interrupted before itr could record it (itr was stopped); the unit's next checkpoint records it",
+			m.Unit, m.Command, m.Started, m.Commit)
 	}
 	return fmt.Sprintf("the check of %s (%s) is running since %s (itr process %d)", m.Unit, m.Command, m.Started, m.PID)
 }

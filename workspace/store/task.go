@@ -243,10 +243,23 @@ func (s *Store) ReadWorktree(rel string) ([]byte, error) {
 	return s.Repo.WorktreeFile(rel)
 }
 
-// CheckClean refuses to record when a log file or state.json differs on
-// disk from the last commit: the record would either lose that change or
-// commit it unchecked.
-func (s *Store) CheckClean(t *Task) error {
+// UnsavedFile is one of itr's files of a task whose content on disk
+// differs from the last commit.
+type UnsavedFile struct {
+	Name    string // state.json, progress.md, guardrails.md, decisions.md
+	Rel     string // from the repository top
+	Deleted bool
+	// Appended are the entries of progress.md on disk after the committed
+	// ones, when the committed bytes are a prefix of the disk's (a record
+	// that stopped between its append and its commit); none otherwise.
+	Appended []progresslog.Entry
+}
+
+// Unsaved lists itr's files of the task whose content on disk differs
+// from the last commit, in a fixed order: a record would either lose
+// those changes or commit them unchecked, so it refuses (CheckClean).
+func (s *Store) Unsaved(t *Task) ([]UnsavedFile, error) {
+	var out []UnsavedFile
 	for _, f := range []struct {
 		name string
 		head []byte
@@ -259,27 +272,58 @@ func (s *Store) CheckClean(t *Task) error {
 			continue
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s was deleted from the working tree; run `itr reconcile` to restore it, or `git checkout -- %s`", rel, rel)
+			out = append(out, UnsavedFile{Name: f.name, Rel: rel, Deleted: true})
+			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		same := bytes.Equal(disk, f.head)
 		if lazy {
 			// Not read: compare the disk's object id with the commit's.
 			same = s.Repo.BlobID(disk) == headHash
 		}
-		if !same && f.name == DecisionsFile {
-			// reconcile rebuilds the view from progress.md; a decision
-			// written by hand is committed with git (verify and the
-			// pre-commit hook check that it only appends).
-			return fmt.Errorf("%s has uncommitted changes; commit them with `git commit -m 'decisions' -- %s` (itr verify and the pre-commit hook check that they only append; `itr decide` writes one for you) or discard them with `git checkout -- %s`", rel, rel, rel)
+		if same {
+			continue
 		}
-		if !same {
-			return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)
+		u := UnsavedFile{Name: f.name, Rel: rel}
+		if f.name == ProgressFile {
+			head := t.ProgressRaw
+			if bytes.HasPrefix(disk, head) {
+				before := len(t.Log().Entries)
+				if all := progresslog.Parse(disk).Entries; len(all) > before {
+					u.Appended = all[before:]
+				}
+			}
 		}
+		out = append(out, u)
 	}
-	return nil
+	return out, nil
+}
+
+// CheckClean refuses to record when a log file or state.json differs on
+// disk from the last commit: the record would either lose that change or
+// commit it unchecked.
+func (s *Store) CheckClean(t *Task) error {
+	files, err := s.Unsaved(t)
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	f := files[0]
+	rel := f.Rel
+	switch {
+	case f.Deleted:
+		return fmt.Errorf("%s was deleted from the working tree; run `itr reconcile` to restore it, or `git checkout -- %s`", rel, rel)
+	case f.Name == DecisionsFile:
+		// reconcile rebuilds the view from progress.md; a decision
+		// written by hand is committed with git (verify and the
+		// pre-commit hook check that it only appends).
+		return fmt.Errorf("%s has uncommitted changes; commit them with `git commit -m 'decisions' -- %s` (itr verify and the pre-commit hook check that they only append; `itr decide` writes one for you) or discard them with `git checkout -- %s`", rel, rel, rel)
+	case len(f.Appended) > 0:
+		return fmt.Errorf("%s has %d entr%s appended that no commit holds (a record stopped before its commit); run `itr reconcile` to record %s, or discard %s with `git checkout -- %s`",
+			rel, len(f.Appended), Plural(len(f.Appended), "y", "ies"), Plural(len(f.Appended), "it", "them"), Plural(len(f.Appended), "it", "them"), rel)
+	}
+	return fmt.Errorf("%s has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- %s`", rel, rel)
 }
 
 // FolderChanges lists the files of the task folder whose content on disk
@@ -287,6 +331,28 @@ func (s *Store) CheckClean(t *Task) error {
 // record also commits the agent's edits of brief.md, context.md, the plan,
 // sources/ and outputs/. Symbolic links are skipped.
 func (s *Store) FolderChanges(t *Task, written map[string]bool) ([]gitstate.FileChange, error) {
+	return s.folderChanges(t, written, true)
+}
+
+// FolderEdits lists the files of the task folder, other than itr's own
+// (state.json and the logs), whose content on disk differs from HEAD:
+// what the next record commits with its entry. It changes nothing.
+func (s *Store) FolderEdits(t *Task) ([]string, error) {
+	written := map[string]bool{}
+	for _, f := range []string{StateFile, ProgressFile, GuardrailsFile, DecisionsFile} {
+		written[s.Rel(t.Slug, f)] = true
+	}
+	changes, err := s.folderChanges(t, written, false)
+	var out []string
+	for _, c := range changes {
+		out = append(out, c.Path)
+	}
+	return out, err
+}
+
+// folderChanges is FolderChanges; clean removes the temporary files of
+// killed itr runs (the caller holds itr's lock), else they are skipped.
+func (s *Store) folderChanges(t *Task, written map[string]bool, clean bool) ([]gitstate.FileChange, error) {
 	var changes []gitstate.FileChange
 	onDisk := map[string]bool{}
 	base := s.Abs(t.Dir)
@@ -310,7 +376,9 @@ func (s *Store) FolderChanges(t *Task, written map[string]bool) ([]gitstate.File
 		if IsItrTemp(d.Name()) {
 			// A temporary file of an itr run that was killed: the caller
 			// holds itr's lock, so no live itr is writing it.
-			_ = os.Remove(p)
+			if clean {
+				_ = os.Remove(p)
+			}
 			return nil
 		}
 		r, _ := filepath.Rel(s.Repo.Root(), p)

@@ -467,7 +467,7 @@ func TestCheckClean(t *testing.T) {
 		}},
 		{name: "progress.md appended by hand", guardrails: true, setup: func(f *fixture) {
 			f.write(rel("user-auth", "progress.md"), string(files["progress.md"])+"\n## T3 - Iteration 1 - 2026-01-14T13:00:00Z\n**Did:** by hand\n")
-		}, err: ".claude/iterative/user-auth/progress.md has uncommitted changes; run `itr reconcile` (it adopts entries appended by hand and rebuilds state.json) or discard them with `git checkout -- .claude/iterative/user-auth/progress.md`"},
+		}, err: ".claude/iterative/user-auth/progress.md has 1 entry appended that no commit holds (a record stopped before its commit); run `itr reconcile` to record it, or discard it with `git checkout -- .claude/iterative/user-auth/progress.md`"},
 		{name: "state.json edited", guardrails: true, setup: func(f *fixture) {
 			f.write(rel("user-auth", "state.json"), "{}\n")
 		}, err: ".claude/iterative/user-auth/state.json has uncommitted changes; run `itr reconcile`"},

@@ -30,6 +30,10 @@ type Check struct {
 	// Recorded is false for a run no entry records yet (running, or
 	// interrupted before itr could record it).
 	Recorded bool `json:"recorded"`
+	// Rerun is the command that makes an interrupted run again, as the
+	// rule book accepts it now; "" when it cannot be made again as it was
+	// (or no checkpoint of the unit is accepted now).
+	Rerun string `json:"rerun,omitempty"`
 }
 
 // checksOf lists the checks of a task that need attention: unrecorded
@@ -69,7 +73,11 @@ func (c Check) String() string {
 		return fmt.Sprintf("%s: %s is running since %s", c.Unit, c.Command, c.Started)
 	case state.RunInterrupted:
 		if !c.Recorded {
-			return fmt.Sprintf("%s: %s (started %s at %s) was interrupted before itr could record it; run it again with `itr checkpoint %s --verify`", c.Unit, c.Command, c.Started, c.Commit, c.Unit)
+			s := fmt.Sprintf("%s: %s (started %s at %s) was interrupted before itr could record it", c.Unit, c.Command, c.Started, c.Commit)
+			if c.Rerun != "" {
+				return s + "; run it again with `" + c.Rerun + "`"
+			}
+			return s + "; the unit's next checkpoint records the interruption"
 		}
 	}
 	s := c.Unit + ": " + reconcile.RunLine(state.Run{Command: c.Command, Outcome: c.Outcome, ExitCode: c.ExitCode, DurationMS: c.DurationMS})

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
-	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -86,8 +84,13 @@ type PrimeContext struct {
 	// Counters are the plan's counters checked against their files; those
 	// that disagree with the item ledger come first in the Markdown.
 	Counters []CounterCheck `json:"counters,omitempty"`
-	Markdown string         `json:"markdown"`
-	sum      *Summary       // the status it was built from
+	// Actions, Hold and Recheck are status's: the moves the rule book
+	// accepts now, why no work can be recorded, the done units to re-check.
+	Actions  []Action `json:"actions"`
+	Hold     *Hold    `json:"hold,omitempty"`
+	Recheck  []string `json:"recheck,omitempty"`
+	Markdown string   `json:"markdown"`
+	sum      *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
@@ -175,7 +178,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
 		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
 		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
-		Counters: sum.Counters,
+		Counters: sum.Counters, Actions: sum.Actions, Hold: sum.Hold, Recheck: sum.Recheck,
 	}
 	if h := sum.Handoff; h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 		p.Handoff = h
@@ -201,7 +204,7 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	if sum.Archive == "" {
 		// The task as Status read it: loaded once.
 		p.Goal = briefGoal(st, t)
-		p.FolderDirty = st.CheckClean(t) != nil
+		p.FolderDirty = len(sum.sit.unsaved)+len(sum.sit.Edited) > 0
 		p.Verification, p.verificationReopened = sum.facts.Verification, sum.facts.VerificationReopened
 		p.Critical = sum.facts.Critical
 		p.Guardrails = guardrailNames(t)
@@ -214,50 +217,31 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	if sum.Archive != "" {
 		// Archived: nothing can be recorded until it is restored.
 		p.Archive = sum.Archive
-		p.NextAction = fmt.Sprintf("it is archived; to continue it, bring it back with `itr restore %s`", sum.Slug)
-		p.Commands = []string{"itr restore " + sum.Slug, "itr status --task " + sum.Slug, "itr log --task " + sum.Slug}
+		p.Commands = append(commands(sum)[:len(sum.Actions)], "itr status --task "+sum.Slug, "itr log --task "+sum.Slug)
 	}
 	p.Markdown = p.render()
 	return p, nil
 }
 
-// commands are the commands the rule book's next move needs, never one it
-// would refuse: a unit that used its iterations gets how to raise the
-// limit, a blocked one how to unblock it.
+// commands are the command lines of the moves the rule book accepts now
+// (never one it would refuse), each with what it is for, then `itr
+// status`.
 func commands(sum *Summary) []string {
-	adv := sum.adv
-	u := adv.MoveUnit
-	planFile := reconcile.PlanName(state.Mode(sum.Mode))
-	if sum.plan != nil && sum.plan.File != "" {
-		planFile = path.Base(sum.plan.File)
+	var out []string
+	if h := sum.Hold; h != nil && h.Command == "" {
+		out = append(out, h.Clear) // an edit or git clears it, not itr
 	}
-	switch adv.Move {
-	case reconcile.MoveContinue, reconcile.MoveStart:
-		return []string{
-			fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\" [--signal when its work is done]", u),
-			fmt.Sprintf("itr block %s --reason \"...\"", u), "itr status"}
-	case reconcile.MoveConfirm:
-		return []string{
-			fmt.Sprintf("itr checkpoint %s --did \"...\" --signal (the work holds) | without --signal (it needs more work)", u),
-			"itr status"}
-	case reconcile.MoveVerify:
-		return []string{
-			fmt.Sprintf("itr checkpoint %s --did \"...\" --verified (verification passed) | without --verified (it failed)", u),
-			"itr status"}
-	case reconcile.MoveRaiseLimit:
-		return []string{fmt.Sprintf("raise the Max iterations of %s in %s, then `itr plan`", u, planFile), "itr next", "itr status"}
-	case reconcile.MoveUnblock:
-		return []string{"itr unblock " + u + " (once its block is resolved)", "itr next", "itr status"}
-	case reconcile.MoveResolve:
-		return []string{"itr reopen " + u + " --reason \"...\" (once a person fixed the cause)", "itr skip " + u + " --reason \"...\"",
-			fmt.Sprintf("add a unit with \"Replaces: %s\" to %s, then `itr plan`", u, planFile), "itr status"}
-	case reconcile.MoveWritePlan:
-		return []string{fmt.Sprintf("write the units in %s, then `itr plan`", planFile), "itr status"}
-	case reconcile.MoveArchive:
-		return []string{"itr archive", "itr status"}
+	for i, a := range sum.Actions {
+		if i == primeCommandsMax {
+			break
+		}
+		out = append(out, a.Command+hintOf(a))
 	}
-	return []string{"itr next", "itr status"}
+	return append(out, "itr status")
 }
+
+// primeCommandsMax is how many of the accepted moves prime words.
+const primeCommandsMax = 5
 
 // briefGoal is the "Outcome Needed" of brief.md, unless it is still the
 // template's placeholder.
@@ -449,6 +433,15 @@ func (p *PrimeContext) render() string {
 			fmt.Fprintf(&now, "- Last did: %s\n", quote(l.Did, 300))
 			fmt.Fprintf(&now, "- Remaining: %s\n", quote(l.Remaining, 300))
 			fmt.Fprintf(&now, "- Blockers: %s\n", quote(l.Blockers, 300))
+		}
+		for _, f := range p.sum.sit.unsaved {
+			for _, e := range f.Appended {
+				if e.Unit == c.ID {
+					did, _ := e.Field("Did")
+					rem, _ := e.Field("Remaining")
+					fmt.Fprintf(&now, "- Not committed yet (a session stopped before its commit; `itr reconcile` records it): %s did %s; Remaining %s\n", entryName(e), quote(did, 300), quote(rem, 300))
+				}
+			}
 		}
 		if pu := p.WorkPlan; pu != nil && p.Work != nil && c.ID == p.Work.ID {
 			fmt.Fprintf(&now, "- From %s:%d:\n", pu.File, pu.Line)

@@ -112,7 +112,7 @@ func TestPrimeFields(t *testing.T) {
 	assert.Equal(t, "Users sign in with an email and a password.", p.Goal)
 	assert.Equal(t, "main", p.Branch)
 	assert.Equal(t, store.Short(b.lastCommit.Hash), p.Head)
-	assert.False(t, p.FolderDirty)
+	assert.True(t, p.FolderDirty, "brief.md is written, not committed")
 	assert.Equal(t, "execute", p.Phase)
 	assert.Equal(t, "1/3 units done, 33% complete", p.Progress)
 	require.NotNil(t, p.Current)
@@ -128,11 +128,14 @@ func TestPrimeFields(t *testing.T) {
 	assert.Equal(t, "T3 iteration 3: passed", p.Verification)
 	assert.Equal(t, []string{"Run migrations first"}, p.Guardrails)
 	assert.Equal(t, []string{
-		`itr checkpoint T1 --did "..." --remaining "..." [--signal when its work is done]`,
+		`itr checkpoint T1 --did "..." --remaining "..."`,
+		`itr checkpoint T1 --did "..." --remaining "..." --signal (its work is done)`,
 		`itr block T1 --reason "..."`,
 		"itr status",
 	}, p.Commands)
-	assert.Empty(t, p.Warnings)
+	require.Len(t, p.Warnings, 1)
+	assert.Contains(t, p.Warnings[0], "(.claude/iterative/login/brief.md)")
+	assert.Equal(t, []string{".claude/iterative/login/brief.md"}, p.sum.Edited)
 	assert.Empty(t, p.Archive)
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,8 +161,20 @@ type Summary struct {
 	// Counters are the plan's "Counter:" lines checked against their
 	// files on disk: the count in the file and the items recorded done.
 	Counters []CounterCheck `json:"counters,omitempty"`
+	// Actions are the moves the rule book accepts now, the most urgent
+	// first, as command lines; Hold says why no work can be recorded and
+	// what clears it (absent while some unit takes work).
+	Actions []Action `json:"actions"`
+	Hold    *Hold    `json:"hold,omitempty"`
+	// Recheck are the done units built on a unit that is no longer done
+	// (reopened): re-check them once it is done again.
+	Recheck []string `json:"recheck,omitempty"`
+	// Edited are the files of the task folder with changes no commit
+	// holds (the next checkpoint commits them).
+	Edited []string `json:"edited,omitempty"`
 
 	adv     reconcile.Advice  // the rule book's answer the summary words
+	sit     situation         // what the workspace found beyond the view
 	held    reconcile.Held    // the units other agents hold
 	missing reconcile.Missing // the pending units' missing inputs
 	view    *state.State      // the view the summary words (state.json, else the fold)
@@ -222,8 +235,10 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sum.Warnings = append(sum.Warnings, err.Error())
 	}
+	undone := 0
 	if archive == "" {
 		undos, err := verify.FindUndos(st, t)
+		undone = len(undos)
 		if err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		}
@@ -233,8 +248,10 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	badOutput := map[string]bool{}
+	var broken []verify.OutputIssue
 	if archive == "" { // an archived task's outputs are in its archive, not at HEAD
 		issues, err := verify.Outputs(st, t)
+		broken = issues
 		if err != nil {
 			sum.Warnings = append(sum.Warnings, err.Error())
 		}
@@ -322,8 +339,28 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.SinceLast = humanDuration(st.Now().Sub(at))
 		}
 	}
-	adv := reconcile.AdviseFor(s, t.Plan, reconcile.Activity(facts.Activity), held, missing)
-	sum.adv, sum.held, sum.missing, sum.view = adv, held, missing, s
+	sit, warns := situationOf(st, t, archive, facts, held, missing, len(sum.Discrepancies) > 0, undone, broken)
+	sum.Warnings = append(sum.Warnings, warns...)
+	adv := reconcile.AdviseIn(s, t.Plan, sit.Situation)
+	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, held, missing, s, sit
+	sum.Actions, sum.Hold = actionsOf(adv, slug), holdOf(adv, sit, s, t.Plan, slug)
+	sum.Recheck, sum.Edited = adv.Recheck, sit.Edited
+	for i, c := range sum.Checks {
+		for _, a := range sum.Actions {
+			if !c.Recorded && a.Offer.For == reconcile.MoveRerun && a.Unit == c.Unit {
+				sum.Checks[i].Rerun = a.Command
+			}
+		}
+	}
+	sum.DoNotRepeat = slices.DeleteFunc(sum.DoNotRepeat, func(id string) bool { return slices.Contains(adv.Recheck, id) })
+	if len(sit.Edited) > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d file%s of the task folder %s changes no commit holds (%s): the next checkpoint commits them with its entry (if a session stopped before its checkpoint, look at them first)",
+			len(sit.Edited), store.Plural(len(sit.Edited), "", "s"), store.Plural(len(sit.Edited), "has", "have"), strings.Join(store.FirstN(sit.Edited, 5), ", ")))
+	}
+	for _, id := range adv.Recheck {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s is done but builds on %s, which is no longer done: re-check it once that is done again (`itr reopen %s --reason ...` if its work no longer holds)",
+			id, strings.Join(openDeps(s, t.Plan, id), ", "), id))
+	}
 	for _, id := range adv.Failed {
 		sum.Failed = append(sum.Failed, ix.row(s, id))
 	}
@@ -350,9 +387,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
-	if sum.Paused = s.Paused; s.Paused != nil && archive == "" {
-		sum.NextAction = fmt.Sprintf("the task is paused (%s); when the hold is over, `itr resume`, then %s", pauseText(s.Paused), sum.NextAction)
-	}
+	sum.Paused = s.Paused
 	sum.CompactionSummary = CompactionSummary{
 		Task:            s.Task,
 		Progress:        progressLine(sum.Done, sum.Total) + settledLine(adv),
@@ -441,8 +476,64 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 			u = x
 		}
 	}
+	if h := sum.Hold; h != nil && taskHold(adv) {
+		text := h.Reason + "; " + h.Clear
+		if adv.Hold.Code == reconcile.TaskPaused {
+			// What comes after the hold: the work as it stands.
+			under := adv
+			under.Hold, under.Move, under.MoveUnit = nil, workMoveOf(s, adv), adv.Unit
+			if under.Move != "" {
+				text += "; then " + moveText(slug, s, under, sum, u)
+			}
+		}
+		return text
+	}
+	return moveText(slug, s, adv, sum, u)
+}
+
+// workMoveOf is the move the unit to work on takes, "" for none.
+func workMoveOf(s *state.State, adv reconcile.Advice) reconcile.Move {
+	if adv.Unit == "" {
+		return ""
+	}
+	switch s.Units[adv.Unit].Status {
+	case state.InProgress:
+		return reconcile.MoveContinue
+	case state.Confirming:
+		return reconcile.MoveConfirm
+	case state.Verifying:
+		return reconcile.MoveVerify
+	case state.Pending:
+		return reconcile.MoveStart
+	}
+	return ""
+}
+
+// moveText words the move of adv.
+func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus) string {
+	if u.ID != adv.MoveUnit {
+		for _, x := range sum.Units {
+			if x.ID == adv.MoveUnit {
+				u = x
+			}
+		}
+	}
 	current := sum.Current != nil && sum.Current.ID == adv.MoveUnit
 	switch adv.Move {
+	case reconcile.MoveRepair:
+		on := ""
+		if d := dependants(sum, adv.MoveUnit); len(d) > 0 {
+			on = fmt.Sprintf(", and %s build%s on it", strings.Join(store.FirstN(d, 3), ", "), map[bool]string{true: "s", false: ""}[len(d) == 1])
+		}
+		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
+			u.ID, on, u.ID, u.ID)
+	case reconcile.MoveRerun:
+		for _, a := range sum.Actions {
+			if a.Offer.For == reconcile.MoveRerun && a.Unit == u.ID {
+				return fmt.Sprintf("the check of %s was cut off before itr could record it: run it again with `%s` (add --signal if its work is done)", u.ID, a.Command)
+			}
+		}
+
 	case reconcile.MoveContinue:
 		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
 	case reconcile.MoveConfirm:
@@ -628,7 +719,8 @@ func humanDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// NextInfo answers `itr next`.
+// NextInfo answers `itr next`. Its JSON field names are part of itr's
+// interface.
 type NextInfo struct {
 	Unit    string   `json:"unit,omitempty"`
 	Title   string   `json:"title,omitempty"`
@@ -636,16 +728,19 @@ type NextInfo struct {
 	Reasons []string `json:"reasons"`
 	// Handoff is what the unit receives from the units before it.
 	Handoff *Handoff `json:"handoff,omitempty"`
+	// Next is the next action in words, Actions the moves the rule book
+	// accepts now, and Hold why no work can be recorded (with what clears
+	// it), as in status.
+	Next    string   `json:"next"`
+	Actions []Action `json:"actions"`
+	Hold    *Hold    `json:"hold,omitempty"`
 }
 
-// Next returns the unit to work on now: the current unfinished unit, else
-// the first ready one, else why none is ready.
+// Next returns the unit to work on now (the current unfinished unit, else
+// the first ready one) or, when the task is held or no unit is ready,
+// why: the same advice as status and prime.
 func Next(st *store.Store, slug string) (*NextInfo, error) {
-	slug, err := st.Select(slug)
-	if err != nil {
-		return nil, err
-	}
-	t, err := st.Load(slug)
+	sum, t, err := status(st, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -655,27 +750,54 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	if t.PlanErr != nil {
 		return nil, t.PlanErr // not an empty title: the plan file's own error
 	}
-	info := &NextInfo{Reasons: []string{}}
-	claims, err := st.Claims(slug)
-	if err != nil {
-		return nil, err
+	adv := sum.adv
+	info := &NextInfo{Reasons: []string{}, Next: sum.NextAction, Actions: sum.Actions, Hold: sum.Hold}
+	if h := sum.Hold; h != nil && taskHold(adv) {
+		info.Reasons = append(info.Reasons, h.Reason+"; "+h.Clear)
+		return info, nil
 	}
-	// The log is read once, for the order of activity and the handoff
-	// (remembered, when it did not change).
-	facts := factsOf(st, t, true)
-	adv := reconcile.AdviseFor(t.State, t.Plan, reconcile.Activity(facts.Activity), store.HeldByOthers(claims, st.AgentName(), st.Now()), st.MissingInputs(t))
-	if adv.Unit != "" {
-		info.Unit, info.Status = adv.Unit, string(adv.Status)
-		if t.Plan != nil && t.Plan.Unit(adv.Unit) != nil {
-			info.Title = t.Plan.Unit(adv.Unit).Title
+	if id := firstWork(sum.Actions); id != "" && adv.Move != reconcile.MoveRepair {
+		w := ix(sum, id)
+		info.Unit, info.Status, info.Title = w.ID, w.Status, w.Title
+		h := sum.Handoff
+		if sum.Work == nil || sum.Work.ID != id {
+			h = handoffOf(st, t, sum.view, sum.facts, id)
 		}
-		if h := handoffOf(st, t, t.State, facts, adv.Unit); h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
+		if h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 			info.Handoff = h
 		}
 		return info, nil
 	}
-	info.Reasons = whyNone(t.State, t.Plan, adv)
+	if adv.Move == reconcile.MoveRepair {
+		info.Reasons = append(info.Reasons, sum.NextAction)
+		if id := firstWork(sum.Actions); id != "" {
+			info.Reasons = append(info.Reasons, fmt.Sprintf("meanwhile %s can take work: it does not build on %s", id, adv.MoveUnit))
+		}
+		return info, nil
+	}
+	info.Reasons = append(info.Reasons, whyNone(t.State, t.Plan, adv)...)
 	return info, nil
+}
+
+// firstWork is the unit of the first action that records work, "" for
+// none.
+func firstWork(actions []Action) string {
+	for _, a := range actions {
+		if a.Offer.Op == reconcile.OpCheckpoint {
+			return a.Unit
+		}
+	}
+	return ""
+}
+
+// ix is the summary's row of unit id.
+func ix(sum *Summary, id string) UnitStatus {
+	for _, u := range sum.Units {
+		if u.ID == id {
+			return u
+		}
+	}
+	return UnitStatus{ID: id}
 }
 
 // whyNone says why no unit can be worked on, unit by unit.
@@ -832,4 +954,42 @@ func List(st *store.Store) ([]ListRow, error) {
 		rows = append(rows, r)
 	}
 	return rows, nil
+}
+
+// openDeps are the dependencies of a done unit, direct or not, that are
+// no longer settled.
+func openDeps(s *state.State, p *plan.Plan, id string) []string {
+	if p == nil {
+		return nil
+	}
+	settled := reconcile.SettledFunc(s, p)
+	deps := p.DepMap()
+	seen := map[string]bool{}
+	var out []string
+	var walk func(string)
+	walk = func(id string) {
+		for _, d := range deps[id] {
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			if !settled(d) {
+				out = append(out, d)
+			}
+			walk(d)
+		}
+	}
+	walk(id)
+	return out
+}
+
+// dependants are the unfinished units that depend on id, directly.
+func dependants(sum *Summary, id string) []string {
+	var out []string
+	for _, u := range sum.Units {
+		if u.Status != string(state.Done) && slices.Contains(u.Depends, id) {
+			out = append(out, u.ID)
+		}
+	}
+	return out
 }

@@ -199,7 +199,7 @@ func TestStatusPhases(t *testing.T) {
 			},
 			slug:  "login",
 			phase: state.Complete, done: 3, total: 3,
-			action:   "the task is archived; to work on it again, run `itr restore login`",
+			action:   "the task is archived: nothing can be recorded in it; bring it back with `itr restore login` to continue it",
 			progress: "3/3 units done, 100% complete",
 			archived: true,
 		},
@@ -400,7 +400,7 @@ func TestStatusWarnings(t *testing.T) {
 			setup: func(f *fixture, b *task) {
 				f.writeDisk(b.rel(store.TasksFile), "# x\n\n## Tasks\n\n- [ ] **T1**: a\n- [ ] **T1**: again\n")
 			},
-			want: []string{"tasks.md:6: unit T1 is defined twice"},
+			want: []string{"tasks.md:6: unit T1 is defined twice", "1 file of the task folder has changes no commit holds (.claude/iterative/login/tasks.md)"},
 		},
 		{
 			name: "an undo by a plain commit",

@@ -260,8 +260,8 @@ func NextAll(st *store.Store, slug string) (*NextAllInfo, error) {
 		return nil, t.PlanErr
 	}
 	info := &NextAllInfo{Units: []NextUnit{}, Reasons: []string{}}
-	if sum.Paused != nil {
-		info.Reasons = append(info.Reasons, "the task is paused ("+pauseText(sum.Paused)+"); `itr resume` first")
+	if h := sum.Hold; h != nil && taskHold(sum.adv) {
+		info.Reasons = append(info.Reasons, h.Reason+"; "+h.Clear)
 		return info, nil
 	}
 	ids := append(append([]string{}, sum.adv.Started...), sum.adv.Ready...)

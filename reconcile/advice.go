@@ -1,0 +1,588 @@
+package reconcile
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/itr-dev/itr/evidence"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/state"
+)
+
+// The advisor. Advise answers "what may happen next" as data: the moves
+// the rule book accepts now (Offers, each checked with Decide before it is
+// offered) and, when no work can be recorded, what holds it and who or
+// what clears it (Hold). Every front end (next, status, prime, the agents'
+// hooks, MCP, shell completion, the report) words this one answer; none
+// decides alone. What the workspace found beyond the view and the plan (a
+// log appended but not committed, a git merge, an interrupted check, a
+// broken output) comes in as a Situation, plain data: the rule book reads
+// no files.
+
+// Situation is what the workspace found about a task beyond its view and
+// its plan, the facts a write would be refused or repaired for. The zero
+// value is a healthy task with no other agents.
+type Situation struct {
+	// Activity orders the units under way by their last entries.
+	Activity Activity
+	// Held are the units other agents hold; Missing the pending units'
+	// missing inputs.
+	Held    Held
+	Missing Missing
+	// Archived says the task was read from its archive: nothing can be
+	// recorded until it is restored.
+	Archived bool
+	// Operation is a git operation in progress ("merge", "rebase",
+	// "cherry-pick", "revert"): itr records nothing until it is concluded.
+	Operation string
+	// Unreadable is a file of the task that does not read (state.json, the
+	// plan): nothing can be recorded until it does.
+	Unreadable *Unreadable
+	// Unsaved are itr's own files whose content on disk differs from the
+	// last commit (a record stopped between its append and its commit, a
+	// hand edit): a record would lose or commit them unchecked, so it is
+	// refused until they are reconciled.
+	Unsaved []Unsaved
+	// Edited are the other files of the task folder (brief.md, outputs/)
+	// that differ from the last commit: the next record commits them with
+	// its entry, so they are looked at first.
+	Edited []string
+	// Undone counts the commits made without itr that took committed
+	// entries out of the logs; the next record (or reconcile) puts them
+	// back.
+	Undone int
+	// Adopt says the folder was written without itr: the next record (or
+	// reconcile) adopts it first.
+	Adopt bool
+	// Stale says state.json differs from the fold of the log beside it.
+	Stale bool
+	// Broken are the done units whose outputs fail their checks now, with
+	// the problems.
+	Broken map[string][]evidence.Problem
+	// Interrupted are the checks cut off before itr could record them.
+	Interrupted []Interrupted
+}
+
+// Unreadable is a task file that does not read, and why.
+type Unreadable struct {
+	File    string // from the repository top
+	Problem string
+	// Plan says it is the plan file (fixed by hand); else it is
+	// state.json, which reconcile rebuilds from the log.
+	Plan bool
+}
+
+// Unsaved is one of itr's files that differs on disk from the last commit.
+type Unsaved struct {
+	File string // from the repository top
+	// Name is the file's name in the task folder (progress.md,
+	// state.json, guardrails.md, decisions.md).
+	Name    string
+	Deleted bool
+	// Appended are the entries of progress.md on disk after the committed
+	// ones (a record that stopped before its commit), oldest first; none
+	// when the file was changed otherwise.
+	Appended []AppendedEntry
+}
+
+// AppendedEntry is an entry of progress.md that no commit holds yet.
+type AppendedEntry struct {
+	Unit      string
+	Iteration int
+	Title     string // "R1 iteration 4", "Blocked R2"
+	Did       string
+	Remaining string
+}
+
+// Interrupted is a check that was cut off before itr recorded it.
+type Interrupted struct {
+	Unit    string
+	Command string // as it was shown
+	// Argv is the command to run again; nil runs the unit's Verify line
+	// (and, when the plan gives none and the marker no argv, the check
+	// cannot be run again as it was).
+	Argv []string
+}
+
+// Op is an operation an Offer asks a front end to run.
+type Op string
+
+// The operations the advisor offers.
+const (
+	OpCheckpoint Op = "checkpoint" // record an iteration (Intent Work)
+	OpBlock      Op = "block"
+	OpUnblock    Op = "unblock"
+	OpReopen     Op = "reopen"
+	OpSkip       Op = "skip"
+	OpResume     Op = "resume"
+	OpReconcile  Op = "reconcile"
+	OpPlan       Op = "plan"
+	OpArchive    Op = "archive"
+	OpRestore    Op = "restore"
+)
+
+// Offer is one move the rule book accepts now: the operation, the unit,
+// and for a unit operation the Intent Decide accepted. Text fields (did,
+// reason) are the caller's to fill.
+type Offer struct {
+	Op   Op
+	Unit string
+	// Intent is what Decide was asked and accepted (unit operations).
+	Intent Intent
+	// Verify says a check is run first: Argv, else the unit's Verify line.
+	Verify bool
+	Argv   []string
+	// For says what the offer is for.
+	For Move
+	// Person says a person's judgement comes first: resume when the hold
+	// is over, unblock once the block is resolved, reopen once the cause
+	// of a failure is fixed.
+	Person bool
+}
+
+// Hold says why no work can be recorded now: the rule that holds it, the
+// refusal a write gets, and what clears it.
+type Hold struct {
+	Code Code
+	// Refusal is what a checkpoint gets now (nil for a hold that is not a
+	// rule book refusal: Operation, Unsaved, Unreadable, Archived).
+	Refusal *Refusal
+	// Clear is the operation that clears the hold, "" when an edit or a
+	// person's act does (Edit says which).
+	Clear Op
+	// Person says a person clears it (raise the budget, resume the task,
+	// resolve a block or a failure).
+	Person bool
+	// Edit names what must change by hand: EditBudget (the plan's Max
+	// total iterations), EditLimit (a unit's Max iterations), EditPlan
+	// (the unreadable plan), EditCommit (commit decisions.md with git),
+	// EditGit (conclude the git operation).
+	Edit string
+}
+
+// The holds beyond the rule book's refusals.
+const (
+	HoldArchived   Code = "archived"   // the task is archived
+	HoldOperation  Code = "operation"  // a git operation is in progress
+	HoldUnsaved    Code = "unsaved"    // itr's files differ on disk from the last commit
+	HoldUnreadable Code = "unreadable" // a task file does not read
+)
+
+// The edits that clear a hold.
+const (
+	EditBudget = "budget"
+	EditLimit  = "limit"
+	EditPlan   = "plan"
+	EditCommit = "commit"
+	EditGit    = "git"
+)
+
+// The moves beyond the unit's own.
+const (
+	MoveResume      Move = "resume"       // the task is paused
+	MoveReconcile   Move = "reconcile"    // itr's files or the view need reconciling
+	MoveRepair      Move = "repair"       // a done unit's output broke
+	MoveRerun       Move = "rerun"        // a check was interrupted
+	MoveRaiseBudget Move = "raise-budget" // the task used its Max total iterations
+	MoveGit         Move = "git"          // conclude the git operation, or commit a file with git
+	MoveFixPlan     Move = "fix-plan"     // the plan does not read
+	MoveReplan      Move = "replan"       // the plan changed since itr plan
+	MoveRecheck     Move = "recheck"      // a done unit built on a reopened one
+	MoveBlock       Move = "block"        // set the unit aside until something outside clears
+)
+
+// AdviseIn is the advisor: Advise with everything the workspace found.
+// The view is synced with the plan first, as Decide does, so a limit
+// raised in the plan counts at once. Every Offer is one Decide (or the
+// operation's own rule) accepts; when no work can be recorded, Hold says
+// why.
+func AdviseIn(s *state.State, p *plan.Plan, sit Situation) Advice {
+	view := s
+	s = s.Clone()
+	sync(s, p)
+	a := adviseView(s, p, sit.Activity, sit.Held, sit.Missing)
+	a.Recheck = recheck(s, p)
+	if len(sit.Broken) > 0 {
+		a.Broken = sortedKeys(sit.Broken)
+	}
+	if h := situationHold(s, p, sit); h != nil {
+		a.Hold = h
+		a.Move, a.MoveUnit = holdMove(h), h.unit()
+		switch h.Clear {
+		case OpRestore:
+			a.Offers = []Offer{{Op: OpRestore, For: MoveRestore}}
+		case OpReconcile:
+			a.Offers = []Offer{{Op: OpReconcile, For: MoveReconcile}}
+		case OpResume:
+			a.Offers = []Offer{{Op: OpResume, For: MoveResume, Person: true}}
+		}
+		return a
+	}
+	a.Offers = offers(s, view, p, sit, &a)
+	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun) {
+		a.Move, a.MoveUnit = a.Offers[0].For, a.Offers[0].Unit
+	}
+	if len(a.Offers) == 0 || !anyWork(a.Offers) {
+		if h := stuckHold(s, p, sit, a); h != nil {
+			a.Hold = h
+		}
+	}
+	return a
+}
+
+// situationHold is the hold of the task as a whole: archived, a git
+// operation, an unreadable file, unsaved files, paused, the budget spent.
+func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
+	switch {
+	case sit.Archived:
+		return &Hold{Code: HoldArchived, Clear: OpRestore}
+	case sit.Operation != "":
+		return &Hold{Code: HoldOperation, Edit: EditGit}
+	case sit.Unreadable != nil:
+		if sit.Unreadable.Plan {
+			return &Hold{Code: HoldUnreadable, Edit: EditPlan}
+		}
+		return &Hold{Code: HoldUnreadable, Clear: OpReconcile}
+	}
+	for _, u := range sit.Unsaved {
+		if u.Name == "decisions.md" && !u.Deleted {
+			// reconcile rebuilds from progress.md; a decision written by
+			// hand is committed with git.
+			return &Hold{Code: HoldUnsaved, Edit: EditCommit}
+		}
+	}
+	if len(sit.Unsaved) > 0 {
+		return &Hold{Code: HoldUnsaved, Clear: OpReconcile}
+	}
+	if ps := s.Paused; ps != nil {
+		return &Hold{Code: TaskPaused, Refusal: &Refusal{Code: TaskPaused, Since: ps.Since, Reason: ps.Reason}, Clear: OpResume, Person: true}
+	}
+	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max && unsettledAny(s, p) {
+		return &Hold{Code: BudgetSpent, Refusal: &Refusal{Code: BudgetSpent, Max: max, PlanFile: planFile(p)}, Person: true, Edit: EditBudget}
+	}
+	return nil
+}
+
+// unit is the unit a hold is about, "" for the task.
+func (h *Hold) unit() string {
+	if h.Refusal != nil {
+		return h.Refusal.Unit
+	}
+	return ""
+}
+
+// holdMove is the move that clears a hold.
+func holdMove(h *Hold) Move {
+	switch h.Code {
+	case HoldArchived:
+		return MoveRestore
+	case HoldOperation:
+		return MoveGit
+	case HoldUnreadable:
+		if h.Edit == EditPlan {
+			return MoveFixPlan
+		}
+		return MoveReconcile
+	case HoldUnsaved:
+		if h.Edit == EditCommit {
+			return MoveGit
+		}
+		return MoveReconcile
+	case TaskPaused:
+		return MoveResume
+	case BudgetSpent:
+		return MoveRaiseBudget
+	}
+	return MoveWait
+}
+
+// stuckHold is the hold when no unit takes work: the refusal a checkpoint
+// gets (none ready, the unit's own), and who clears it.
+func stuckHold(s *state.State, p *plan.Plan, sit Situation, a Advice) *Hold {
+	if a.Total == 0 {
+		return &Hold{Code: NoUnits, Refusal: &Refusal{Code: NoUnits, PlanFile: PlanName(s.Mode)}, Edit: EditPlan}
+	}
+	if a.Settled == a.Total || s.Phase == state.Complete {
+		return nil // nothing is left: archive (offered) is the move
+	}
+	r := &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: a.Stuck}
+	h := &Hold{Code: NoneReady, Refusal: r}
+	for _, st := range a.Stuck {
+		switch st.Code {
+		case UnitTimedOut:
+			h.Person, h.Edit = true, EditLimit
+		case UnitBlocked, UnitFailed:
+			h.Person = true
+		}
+		if h.Person {
+			break
+		}
+	}
+	if cur := s.Units[strVal(s.Current)]; cur != nil && cur.Status == state.Timeout {
+		h.Person, h.Edit = true, EditLimit
+	}
+	return h
+}
+
+func strVal(p *string) string { return state.Val(p) }
+
+// offers are the moves Decide accepts now, the most urgent first.
+func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offer {
+	var out []Offer
+	try := func(o Offer) {
+		o.Intent.Unit, o.Intent.Held, o.Intent.Missing = o.Unit, sit.Held, sit.Missing
+		o.Intent.WillRun = o.Verify
+		if _, err := Decide(s, p, o.Intent); err == nil {
+			out = append(out, o)
+		}
+	}
+	tainted := taintedBy(s, p, sit.Broken)
+	// A done unit whose output broke comes first: work may build on it.
+	for _, id := range sortedKeys(sit.Broken) {
+		if u := s.Units[id]; u != nil && u.Status == state.Done {
+			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
+		}
+	}
+	// A check cut off before itr recorded it: run it again.
+	for _, in := range sit.Interrupted {
+		if in.Argv == nil && checkOf(p, in.Unit) == "" {
+			continue // nothing to run again as it was
+		}
+		try(Offer{Op: OpCheckpoint, Unit: in.Unit, Intent: Intent{Action: Work}, Verify: true, Argv: in.Argv, For: MoveRerun})
+	}
+	// The unit to work on, unless it builds on a broken output: then the
+	// first under way or ready that does not.
+	for _, id := range append(append([]string{a.Unit}, a.Started...), a.Ready...) {
+		if id != "" && !tainted[id] {
+			for _, o := range unitOffers(s.Units[id], checkOf(p, id) != "") {
+				try(o)
+			}
+			break
+		}
+	}
+	// The current unit's own state, then the units that need someone.
+	cur := strVal(s.Current)
+	if u := s.Units[cur]; u != nil && u.Status == state.Blocked {
+		try(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+	}
+	if !anyWork(out) {
+		for _, id := range a.Blocked {
+			if id != cur {
+				try(Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+				break
+			}
+		}
+		if len(a.Failed) > 0 {
+			id := a.Failed[0]
+			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
+			try(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
+		}
+	}
+	if a.Total > 0 && a.Settled == a.Total && s.Phase != state.Complete {
+		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
+	}
+	// What the next record would do anyway, offered on its own.
+	if sit.Undone > 0 || sit.Adopt || sit.Stale {
+		out = append(out, Offer{Op: OpReconcile, For: MoveReconcile})
+	}
+	if added, removed, changed := PlanChanges(view, p); len(added)+len(changed) > 0 && !startedAmong(s, removed) {
+		out = append(out, Offer{Op: OpPlan, For: MoveReplan})
+	}
+	return out
+}
+
+// checkOf is the unit's Verify line, "" for none.
+func checkOf(p *plan.Plan, id string) string {
+	if !active(p) {
+		return ""
+	}
+	if pu := p.Unit(id); pu != nil {
+		return pu.Check()
+	}
+	return ""
+}
+
+// unitOffers are the checkpoints a unit takes in its status, and a block;
+// the caller keeps those Decide accepts. check says the plan gives the
+// unit a Verify line.
+func unitOffers(u *state.Unit, check bool) []Offer {
+	id := u.ID
+	var list []Offer
+	switch u.Status {
+	case state.Pending:
+		list = append(list, Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work}, For: MoveStart})
+	case state.InProgress:
+		list = append(list,
+			Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work}, For: MoveContinue},
+			Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work, Signal: true}, Verify: check, For: MoveContinue})
+	case state.Confirming:
+		list = append(list,
+			Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work, Signal: true}, Verify: check, For: MoveConfirm},
+			Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work}, For: MoveConfirm})
+	case state.Verifying:
+		// Verified needs evidence: the unit's check, else who verified.
+		v := Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work, Verified: true}, Verify: true, For: MoveVerify}
+		if !check {
+			v = Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work, Verified: true, VerifiedBy: "someone"}, For: MoveVerify}
+		}
+		list = append(list, v, Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work}, For: MoveVerify})
+	}
+	list = append(list, Offer{Op: OpBlock, Unit: id, Intent: Intent{Action: Block}, For: MoveBlock})
+	return list
+}
+
+// anyWork reports whether an offer records work (a checkpoint).
+func anyWork(os []Offer) bool {
+	for _, o := range os {
+		if o.Op == OpCheckpoint {
+			return true
+		}
+	}
+	return false
+}
+
+// recheck are the done units that build (through their dependencies) on a
+// unit that is no longer done (reopened, or worked on out of order): their
+// work may not hold once it is done again.
+func recheck(s *state.State, p *plan.Plan) []string {
+	if !active(p) {
+		return nil
+	}
+	deps := p.DepMap()
+	settled := settledFunc(s, p)
+	memo := map[string]int{} // 0 unknown, 1 clean, 2 builds on open work, 3 visiting
+	var open func(id string) bool
+	open = func(id string) bool {
+		switch memo[id] {
+		case 1, 3:
+			return false
+		case 2:
+			return true
+		}
+		memo[id] = 3
+		res := false
+		for _, d := range deps[id] {
+			if !settled(d) || open(d) {
+				res = true
+				break
+			}
+		}
+		memo[id] = map[bool]int{true: 2, false: 1}[res]
+		return res
+	}
+	var out []string
+	for _, id := range s.IDs() {
+		if u := s.Units[id]; u.Status == state.Done && open(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// taintedBy are the units that build, through their dependencies, on the
+// broken done units.
+func taintedBy(s *state.State, p *plan.Plan, broken map[string][]evidence.Problem) map[string]bool {
+	out := map[string]bool{}
+	if len(broken) == 0 || !active(p) {
+		return out
+	}
+	deps := p.DepMap()
+	memo := map[string]int{}
+	var on func(id string) bool
+	on = func(id string) bool {
+		switch memo[id] {
+		case 1, 3:
+			return false
+		case 2:
+			return true
+		}
+		memo[id] = 3
+		res := false
+		for _, d := range deps[id] {
+			if len(broken[d]) > 0 || on(d) {
+				res = true
+				break
+			}
+		}
+		memo[id] = map[bool]int{true: 2, false: 1}[res]
+		return res
+	}
+	for _, id := range s.IDs() {
+		if s.Units[id].Status != state.Done && on(id) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// unsettledAny reports whether some unit's work is not accounted for.
+func unsettledAny(s *state.State, p *plan.Plan) bool {
+	settled := settledFunc(s, p)
+	for id := range s.Units {
+		if !settled(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// startedAmong reports whether one of ids was started (itr plan refuses
+// to drop such a unit silently).
+func startedAmong(s *state.State, ids []string) bool {
+	for _, id := range ids {
+		if u := s.Units[id]; u != nil && (u.Status != state.Pending || state.Val(u.IterationsUsed) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return state.CompareIDs(ids[i], ids[j]) < 0 })
+	return ids
+}
+
+// PlanChanges are what `itr plan` would record of the plan p against the
+// view s: units added, units removed, and limits changed ("T2
+// max_iterations 5 → 8", "T3 items total 12 → 17").
+func PlanChanges(s *state.State, p *plan.Plan) (added, removed, changed []string) {
+	if !active(p) {
+		return nil, nil, nil
+	}
+	for _, u := range p.Units {
+		cur := s.Units[u.ID]
+		if cur == nil {
+			added = append(added, u.ID)
+			continue
+		}
+		if u.MaxIterations > 0 && state.Val(cur.MaxIterations) != u.MaxIterations {
+			from := "none"
+			if cur.MaxIterations != nil {
+				from = fmt.Sprint(*cur.MaxIterations)
+			}
+			changed = append(changed, fmt.Sprintf("%s max_iterations %s → %d", u.ID, from, u.MaxIterations))
+		}
+		if cur.Items != nil && state.Val(cur.Items.Total) != u.ItemTotal() {
+			// The ledger's total follows the plan's Items.
+			from, to := "none", "none"
+			if cur.Items.Total != nil {
+				from = fmt.Sprint(*cur.Items.Total)
+			}
+			if n := u.ItemTotal(); n > 0 {
+				to = fmt.Sprint(n)
+			}
+			changed = append(changed, fmt.Sprintf("%s items total %s → %s", u.ID, from, to))
+		}
+	}
+	index := p.Index()
+	for _, id := range s.IDs() {
+		if index[id] == nil {
+			removed = append(removed, id)
+		}
+	}
+	return added, removed, changed
+}
