@@ -38,7 +38,7 @@ type CheckpointInput struct {
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
 	Blockers  string   `json:"blockers,omitempty" jsonschema:"what blocks it"`
 	Done      bool     `json:"done,omitempty" jsonschema:"work done, or confirmation holds"`
-	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since last checkpoint)"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since the last)"`
 	Items     string   `json:"items,omitempty"`
 }
 
@@ -46,9 +46,9 @@ type CheckpointInput struct {
 type FinishInput struct {
 	Task       string    `json:"task,omitempty"`
 	Unit       string    `json:"unit,omitempty" jsonschema:"default: the current unit"`
-	Evidence   string    `json:"evidence" jsonschema:"what shows it is done: tests, results, review"`
+	Evidence   string    `json:"evidence" jsonschema:"what shows it is done (tests, review)"`
 	Passed     *bool     `json:"passed,omitempty" jsonschema:"false: the check failed"`
-	Verify     *[]string `json:"verify,omitempty" jsonschema:"check to run, argv, no shell ([]: the unit's Verify)"`
+	Verify     *[]string `json:"verify,omitempty" jsonschema:"argv to run, no shell ([]: its Verify)"`
 	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
 	Items      string    `json:"items,omitempty"`
 }
@@ -224,6 +224,13 @@ func (h *handlers) resume(_ context.Context, _ *mcp.CallToolRequest, in ResumeIn
 	text := p.Markdown
 	if p.Slug != "" && p.Archive == "" {
 		text += mcpNote
+		if calls := callsOf(p.Actions); len(calls) > 0 {
+			words := make([]string, len(calls))
+			for i, c := range calls {
+				words[i] = c.String()
+			}
+			text += "Accepted now, as calls: " + strings.Join(words, "; ") + ".\n"
+		}
 	}
 	return textResult(text), resumeOutput(p), nil
 }
@@ -247,6 +254,10 @@ type ResumeOutput struct {
 	// gives it); the text says why the others cannot start.
 	Ready    map[string]string `json:"ready,omitempty"`
 	Markdown string            `json:"markdown"`
+	// Calls are the moves the rule book accepts now, as tool calls, the
+	// most urgent first; none while a hold (next_action says what clears
+	// it) refuses every write.
+	Calls []string `json:"calls,omitempty"`
 
 	// Failed are the failed units that need a person; Skipped those left
 	// out. Neither takes work.
@@ -257,6 +268,9 @@ type ResumeOutput struct {
 func resumeOutput(p *workspace.PrimeContext) *ResumeOutput {
 	out := &ResumeOutput{Task: p.Slug, Phase: p.Phase, NextAction: p.NextAction, Next: p.Next,
 		Done: p.DoNotRepeat, Archive: p.Archive, Markdown: p.Markdown}
+	for _, c := range callsOf(p.Actions) {
+		out.Calls = append(out.Calls, c.String())
+	}
 	// The unit to work on, by the rule book; else the current one.
 	if c := p.Work; c != nil {
 		out.Unit, out.Status = c.ID, c.Status
@@ -462,13 +476,16 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 		st.Status = string(out.After.Units[st.Unit].Status)
 	}
 	st.Next = nextCall(st.Status, st.Unit)
-	if st.Status == done {
-		if nx, err := ws.Next(out.Slug); err == nil {
-			if nx.Unit != "" {
-				st.Next = fmt.Sprintf("%s is done; the next unit is %s (%s): call start", st.Unit, nx.Unit, nx.Title)
-			} else {
-				st.Next = fmt.Sprintf("%s is done; no unit is ready: %s", st.Unit, strings.Join(nx.Reasons, "; "))
-			}
+	// What may happen now, by the rule book: a hold (the budget spent, the
+	// task paused) is the news; a finished unit hands over to the next.
+	if nx, err := ws.Next(out.Slug); err == nil {
+		switch {
+		case nx.Hold != nil && nx.Hold.Code != "none-ready" && nx.Hold.Code != "no-units":
+			st.Next = holdText(nx.Hold)
+		case st.Status == done && nx.Unit != "":
+			st.Next = fmt.Sprintf("%s is done; the next unit is %s (%s): call start", st.Unit, nx.Unit, nx.Title)
+		case st.Status == done || nx.Unit == "" && st.Status != blocked && st.Status != failed && st.Status != skipped:
+			st.Next = fmt.Sprintf("%s is %s; no unit is ready: %s", st.Unit, st.Status, strings.Join(nx.Reasons, "; "))
 		}
 	}
 	if e := out.Entry; e != nil {

@@ -222,7 +222,10 @@ func AdviseIn(s *state.State, p *plan.Plan, sit Situation) Advice {
 	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun) {
 		a.Move, a.MoveUnit = a.Offers[0].For, a.Offers[0].Unit
 	}
-	if len(a.Offers) == 0 || !anyWork(a.Offers) {
+	// No unit takes work: say what holds it, unless a repair comes first
+	// (the units that build on a broken output are held back by advice,
+	// not refused).
+	if !anyWork(a.Offers) && a.Move != MoveRepair {
 		if h := stuckHold(s, p, sit, a); h != nil {
 			a.Hold = h
 		}
@@ -332,7 +335,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	try := func(o Offer) {
 		o.Intent.Unit, o.Intent.Held, o.Intent.Missing = o.Unit, sit.Held, sit.Missing
 		o.Intent.WillRun = o.Verify
-		if _, err := Decide(s, p, o.Intent); err == nil {
+		if _, err := decide(s, p, o.Intent); err == nil {
 			out = append(out, o)
 		}
 	}
@@ -585,4 +588,28 @@ func PlanChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 		}
 	}
 	return added, removed, changed
+}
+
+// Accepted lists the units for which the rule book accepts action now, in
+// natural ID order, as the front ends' completion offers them: none while
+// the task as a whole is held from writes (archived, a git operation, a
+// file that does not read, itr's files changed without a commit); else
+// each unit Decide accepts the action for. The view is cloned and synced
+// with the plan once.
+func Accepted(s *state.State, p *plan.Plan, sit Situation, action Action) []string {
+	if h := situationHold(s, p, sit); h != nil {
+		switch h.Code {
+		case HoldArchived, HoldOperation, HoldUnreadable, HoldUnsaved:
+			return nil
+		}
+	}
+	s = s.Clone()
+	sync(s, p)
+	var out []string
+	for _, id := range s.IDs() {
+		if _, err := decide(s, p, Intent{Action: action, Unit: id, Held: sit.Held, Missing: sit.Missing}); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
 }

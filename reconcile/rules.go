@@ -327,6 +327,12 @@ func joinDeps(ds []Dep) string {
 func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	s = s.Clone()
 	sync(s, p)
+	return decide(s, p, in)
+}
+
+// decide is Decide on a view already synced with the plan; it changes
+// nothing of s.
+func decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	id := in.Unit
 	if id == "" && (in.Action == Work || in.Action == Start || in.Action == Finish) {
 		var act Activity
@@ -382,7 +388,7 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	if r := missingInputs(u, in.Missing); r != nil {
 		return Event{}, r
 	}
-	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && in.Action != Start && TotalIterations(s) >= max {
+	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max {
 		return Event{}, &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
 	}
 	switch in.Action {

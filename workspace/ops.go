@@ -429,6 +429,14 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if t.StateErr != nil {
 		return nil, t.StateErr
 	}
+	// What a record would refuse, starting refuses too: a git operation
+	// under way, itr's files changed without a commit.
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
+	if err := w.CheckClean(t); err != nil {
+		return nil, err
+	}
 	held, err := w.heldFor(slug)
 	if err != nil {
 		return nil, err

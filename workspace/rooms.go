@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/workspace/hooks"
 	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/verify"
@@ -28,6 +29,10 @@ type (
 	UnitStatus = view.UnitStatus
 	// NextInfo answers itr next.
 	NextInfo = view.NextInfo
+	// Action is one move the rule book accepts now, as a command line.
+	Action = view.Action
+	// Hold says why no work can be recorded now and what clears it.
+	Hold = view.Hold
 	// LogRow is one itr commit of a task.
 	LogRow = view.LogRow
 	// ListRow is one task of itr list.
@@ -70,6 +75,12 @@ func (w *Workspace) Log(slug string, limit int) ([]LogRow, error) {
 // List lists the active and archived tasks; see view.List.
 func (w *Workspace) List() ([]ListRow, error) { return view.List(w.Store) }
 
+// Accepted lists the units the rule book accepts action for now; see
+// view.Accepted.
+func (w *Workspace) Accepted(slug string, action reconcile.Action) ([]UnitStatus, error) {
+	return view.Accepted(w.Store, slug, action)
+}
+
 // Prime is the context a session resumes from; see view.Prime.
 func (w *Workspace) Prime(slug string) (*PrimeContext, error) { return view.Prime(w.Store, slug) }
 
@@ -103,7 +114,36 @@ func (w *Workspace) LogAgentEvent(event string, fields map[string]string) error 
 
 // UnrecordedWork says why an agent should checkpoint before it stops; see
 // hooks.UnrecordedWork.
-func (w *Workspace) UnrecordedWork() (string, error) { return hooks.UnrecordedWork(w.Store) }
+func (w *Workspace) UnrecordedWork() (string, error) {
+	return hooks.UnrecordedWork(w.Store, func(slug string) (hooks.Advice, error) {
+		nx, err := w.Next(slug)
+		if err != nil {
+			return hooks.Advice{}, err
+		}
+		if h := nx.Hold; h != nil {
+			return hooks.Advice{Hold: h.Reason + "; " + h.Clear}, nil
+		}
+		// The first checkpoint the rule book accepts; under way, the plain
+		// one: the Stop hook asks for the work to be recorded, not declared
+		// done.
+		var first *Action
+		for i, a := range nx.Actions {
+			if a.Offer.Op != reconcile.OpCheckpoint || a.For == string(reconcile.MoveStart) {
+				continue
+			}
+			if a.For == string(reconcile.MoveContinue) && !a.Offer.Intent.Signal {
+				return hooks.Advice{Unit: a.Unit, Command: a.Command + " (add --signal when the unit's work is done)"}, nil
+			}
+			if first == nil {
+				first = &nx.Actions[i]
+			}
+		}
+		if first != nil {
+			return hooks.Advice{Unit: first.Unit, Command: first.Command}, nil
+		}
+		return hooks.Advice{}, nil
+	})
+}
 
 // MarkCompacted records that an agent's session is being compacted; see
 // hooks.MarkCompacted.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/workspace"
 )
 
@@ -13,21 +14,11 @@ import (
 // unit IDs for the commands that take a UNIT, read from the repository
 // the command line points at (-C, --root, --task as typed so far).
 
-// unitFilter keeps the units a command can act on.
-type unitFilter func(u workspace.UnitStatus, claimed bool) bool
-
-func unfinishedUnit(u workspace.UnitStatus, _ bool) bool { return u.Status != "done" }
-
-func statusUnit(status string) unitFilter {
-	return func(u workspace.UnitStatus, _ bool) bool { return u.Status == status }
-}
-
-func claimedUnit(_ workspace.UnitStatus, claimed bool) bool { return claimed }
-
 // completeUnits completes a command's first argument with the unit IDs of
-// the selected task that keep passes, each described by its status and
-// title.
-func completeUnits(g *globals, keep unitFilter) cobra.CompletionFunc {
+// the selected task the rule book accepts the command for now (action;
+// nil keeps the claimed units, for release), each
+// described by its status and title.
+func completeUnits(g *globals, action *reconcile.Action) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -37,22 +28,45 @@ func completeUnits(g *globals, keep unitFilter) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		defer ws.Close()
-		sum, err := ws.Status("")
+		var units []workspace.UnitStatus
+		if action != nil {
+			units, err = ws.Accepted("", *action)
+		} else {
+			units, err = claimedUnits(ws)
+		}
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		claimed := map[string]bool{}
-		for _, c := range sum.Claims {
-			claimed[c.Unit] = true
-		}
 		var out []cobra.Completion
-		for _, u := range sum.Units {
-			if strings.HasPrefix(u.ID, prefix) && keep(u, claimed[u.ID]) {
+		for _, u := range units {
+			if strings.HasPrefix(u.ID, prefix) {
 				out = append(out, cobra.CompletionWithDesc(u.ID, terminalSafe(u.Status+": "+u.Title)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// claimedUnits are the units with a claim no finish ended (whoever holds
+// it: a person may release a claim a stopped agent left).
+func claimedUnits(ws *workspace.Workspace) ([]workspace.UnitStatus, error) {
+	sum, err := ws.Status("")
+	if err != nil {
+		return nil, err
+	}
+	mine := map[string]bool{}
+	for _, c := range sum.Claims {
+		if c.Finished == "" {
+			mine[c.Unit] = true
+		}
+	}
+	var out []workspace.UnitStatus
+	for _, u := range sum.Units {
+		if mine[u.ID] {
+			out = append(out, u)
+		}
+	}
+	return out, nil
 }
 
 // completeSlugs completes --task with the slugs of the active tasks.
@@ -77,20 +91,20 @@ func completeSlugs(g *globals) cobra.CompletionFunc {
 	}
 }
 
-// registerCompletions attaches the completions to the command tree.
+// registerCompletions attaches the completions to the command tree: each
+// command that takes a UNIT completes the units the rule book accepts it
+// for now.
 func registerCompletions(g *globals, root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("task", completeSlugs(g))
-	units := map[string]unitFilter{
-		"checkpoint": unfinishedUnit, "claim": unfinishedUnit, "block": unfinishedUnit,
-		"unblock": statusUnit("blocked"), "reopen": statusUnit("done"), "release": claimedUnit,
-	}
-	units["fail"], units["skip"] = unfinishedUnit, unfinishedUnit
-	units["reopen"] = func(u workspace.UnitStatus, _ bool) bool {
-		return u.Status == "done" || u.Status == "failed" || u.Status == "skipped"
+	act := func(a reconcile.Action) *reconcile.Action { return &a }
+	units := map[string]*reconcile.Action{
+		"checkpoint": act(reconcile.Work), "claim": act(reconcile.Start), "block": act(reconcile.Block),
+		"unblock": act(reconcile.Unblock), "reopen": act(reconcile.Reopen), "fail": act(reconcile.Fail),
+		"skip": act(reconcile.Skip), "release": nil,
 	}
 	for _, c := range root.Commands() {
-		if keep, ok := units[c.Name()]; ok && c.ValidArgsFunction == nil {
-			c.ValidArgsFunction = completeUnits(g, keep)
+		if action, ok := units[c.Name()]; ok && c.ValidArgsFunction == nil {
+			c.ValidArgsFunction = completeUnits(g, action)
 		}
 	}
 }

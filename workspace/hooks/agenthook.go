@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
 )
@@ -53,34 +52,54 @@ func LogAgentEvent(st *store.Store, event string, fields map[string]string) erro
 }
 
 // UnrecordedWork returns why an agent should record a checkpoint before it
-// stops: a unit is under way and work commits follow its last checkpoint.
-// It returns "" when there is nothing to record or no single active task.
-func UnrecordedWork(st *store.Store) (string, error) {
+// stops: a unit is under way, work commits follow its last checkpoint,
+// and the rule book's advice (next, read by the caller with everything
+// status reads) accepts a checkpoint of it now. When a hold refuses every
+// checkpoint (the task paused, its budget spent, a log not committed) the
+// work is named with the hold and what clears it instead. It returns ""
+// when there is nothing to record or no single active task.
+func UnrecordedWork(st *store.Store, next func(slug string) (Advice, error)) (string, error) {
 	slug, err := st.Select("")
 	if err != nil {
 		return "", err
 	}
-	t, err := st.Load(slug)
+	t, err := st.LoadLight(slug)
 	if err != nil || t.State == nil {
 		return "", err
 	}
-	// A unit is under way when the rule book's next move is more work on
-	// the current unit, its confirmation or its verification.
-	adv := reconcile.Advise(t.State, t.Plan, reconcile.ActivityOf(t.Log().Entries))
-	switch adv.Move {
-	case reconcile.MoveContinue, reconcile.MoveConfirm, reconcile.MoveVerify:
-	default:
+	adv, err := next(slug)
+	if err != nil {
+		return "", err
+	}
+	c, held := adv.Unit, adv.Hold != ""
+	if c == "" {
+		c = state.Val(t.State.Current)
+	}
+	u := t.State.Units[c]
+	if u == nil || !u.Status.Started() {
 		return "", nil
 	}
-	c := adv.MoveUnit
-	u := t.State.Units[c]
 	commits, err := st.WorkCommits(t, nil)
 	if err != nil || len(commits) == 0 {
 		return "", err
 	}
+	if held {
+		return fmt.Sprintf("%d work commit(s) since the last checkpoint of %s (%s) are not recorded in task %s, and no checkpoint is accepted now: %s. "+
+			"Say so to the person before stopping.", len(commits), c, u.Status, slug, adv.Hold), nil
+	}
+	if adv.Command == "" {
+		return "", nil
+	}
 	return fmt.Sprintf("%d work commit(s) since the last checkpoint of %s (%s) are not recorded in task %s. "+
-		"Record them before stopping: itr checkpoint %s --did \"what this iteration did\" (add --signal when the unit's work is done).",
-		len(commits), c, u.Status, slug, c), nil
+		"Record them before stopping: %s.",
+		len(commits), c, u.Status, slug, adv.Command), nil
+}
+
+// Advice is what UnrecordedWork needs of the rule book's advice: the unit
+// a checkpoint is accepted for and its command line, or the hold in words
+// (with what clears it) when none is.
+type Advice struct {
+	Unit, Command, Hold string
 }
 
 // logWord makes text one word of the agent log: spaces, "=" and control

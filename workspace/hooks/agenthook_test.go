@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/workspace/store"
 )
 
 func TestLogAgentEvent(t *testing.T) {
@@ -174,7 +177,7 @@ func TestUnrecordedWork(t *testing.T) {
 				tc.setup(f)
 			}
 			f.st.Task = tc.task
-			got, err := UnrecordedWork(f.st)
+			got, err := UnrecordedWork(f.st, pureAdvice(f.st))
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
 				assert.Empty(t, got)
@@ -200,7 +203,7 @@ func TestUnrecordedWorkHistoryFails(t *testing.T) {
 	f.newTask("auth").planned().checkpoint("T1", "one", false, "")
 	f.workCommit("add the model")
 	f.fake.Fail("History", errBoom)
-	got, err := UnrecordedWork(f.st)
+	got, err := UnrecordedWork(f.st, pureAdvice(f.st))
 	require.ErrorIs(t, err, errBoom)
 	assert.Empty(t, got)
 }
@@ -260,4 +263,30 @@ func TestCompactionMark(t *testing.T) {
 		require.ErrorContains(t, MarkCompacted(st, "s-1"), "write ")
 		assert.False(t, CompactionPending(st, "s-1"))
 	})
+}
+
+// pureAdvice is the rule book's advice for the hook, read from the view
+// and the plan alone (the CLI's, with everything status reads, is
+// workspace.UnrecordedWork's; its scenarios cover it).
+func pureAdvice(st *store.Store) func(string) (Advice, error) {
+	return func(slug string) (Advice, error) {
+		t, err := st.LoadLight(slug)
+		if err != nil {
+			return Advice{}, err
+		}
+		adv := reconcile.AdviseIn(t.State, t.Plan, reconcile.Situation{})
+		if adv.Hold != nil {
+			return Advice{Hold: string(adv.Hold.Code)}, nil
+		}
+		for _, o := range adv.Offers {
+			if o.Op == reconcile.OpCheckpoint && o.For != reconcile.MoveStart {
+				cmd := "itr checkpoint " + o.Unit + ` --did "what this iteration did"`
+				if o.For == reconcile.MoveContinue {
+					cmd += " (add --signal when the unit's work is done)"
+				}
+				return Advice{Unit: o.Unit, Command: cmd}, nil
+			}
+		}
+		return Advice{}, nil
+	}
 }

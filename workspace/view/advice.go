@@ -387,3 +387,20 @@ func entryName(e progresslog.Entry) string {
 func taskHold(adv reconcile.Advice) bool {
 	return adv.Hold != nil && adv.Hold.Code != reconcile.NoneReady && adv.Hold.Code != reconcile.NoUnits
 }
+
+// Accepted lists the units of a task for which the rule book accepts the
+// action now (shell completion offers them), each as status shows it.
+func Accepted(st *store.Store, slug string, action reconcile.Action) ([]UnitStatus, error) {
+	sum, t, err := status(st, slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.State == nil {
+		return nil, t.StateErr
+	}
+	var out []UnitStatus
+	for _, id := range reconcile.Accepted(t.State, t.Plan, sum.sit.Situation, action) {
+		out = append(out, ix(sum, id))
+	}
+	return out, nil
+}

@@ -1,0 +1,311 @@
+package reconcile
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/evidence"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/state"
+)
+
+// The advisor's property, at the rule book: in every state a random history
+// reaches, with a random situation around it, (1) every offer of a unit is
+// one Decide accepts, (2) a hold of the rule book (paused, budget spent, no
+// unit ready, no units) comes only when Decide refuses work on every unit,
+// (3) without a hold some unit takes work or everything is settled (archive
+// is offered), and (4) every state has an answer: a hold, or an offer.
+// cmd/itr's TestAdviceRealRepositories runs the offers through the CLI in
+// real repositories; this one reaches thousands of states in a blink.
+
+// advicePlan is a random plan of 2 to 6 units: dependencies on earlier
+// units, limits, Verify lines, a unit that replaces another, and sometimes
+// a budget for the task.
+func advicePlan(t testing.TB, r *rand.Rand) *plan.Plan {
+	var b strings.Builder
+	b.WriteString("# Model - Tasks\n\n")
+	if r.IntN(3) == 0 {
+		fmt.Fprintf(&b, "**Max total iterations:** %d\n\n", 2+r.IntN(8))
+	}
+	b.WriteString("## Tasks\n\n")
+	n := 2 + r.IntN(5)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- [ ] **T%d**: unit %d\n", i, i)
+		replaces := i > 1 && r.IntN(6) == 0
+		if i > 1 && r.IntN(2) == 0 {
+			d := 1 + r.IntN(i-1)
+			if !(replaces && d == i-1) {
+				fmt.Fprintf(&b, "  - Depends: T%d\n", d)
+			}
+		}
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "  - Max iterations: %d\n", 1+r.IntN(4))
+		}
+		if r.IntN(3) == 0 {
+			b.WriteString("  - Verify: `go test ./...`\n")
+		}
+		if replaces {
+			fmt.Fprintf(&b, "  - Replaces: T%d\n", i-1)
+		}
+	}
+	p, err := plan.Parse("tasks.md", []byte(b.String()))
+	require.NoError(t, err, b.String())
+	return p
+}
+
+// randomIntent is a request a front end could make of a random unit.
+func randomIntent(r *rand.Rand, ids []string) Intent {
+	in := Intent{Unit: ids[r.IntN(len(ids))]}
+	switch r.IntN(10) {
+	case 0, 1, 2, 3:
+		in.Action, in.Signal = Work, r.IntN(2) == 0
+	case 4:
+		in.Action, in.Verified, in.VerifiedBy = Work, true, "review"
+	case 5:
+		in.Action, in.Failed = Finish, r.IntN(3) == 0
+		in.VerifiedBy = "review"
+	case 6:
+		in.Action, in.Reason = Block, "waits"
+	case 7:
+		in.Action = Unblock
+	case 8:
+		in.Action, in.Reason = Reopen, "found wrong"
+	default:
+		in.Action, in.Reason = []Action{Fail, Skip}[r.IntN(2)], "gave up"
+	}
+	if r.IntN(4) == 0 {
+		in.Unit = "" // the unit the advisor names
+	}
+	return in
+}
+
+// randomSituation is what a workspace could find around the view.
+func randomSituation(r *rand.Rand, s *state.State) Situation {
+	sit := Situation{}
+	ids := s.IDs()
+	pick := func() string { return ids[r.IntN(len(ids))] }
+	if r.IntN(5) == 0 {
+		sit.Held = Held{pick(): "bob@ci until 2099-01-01T00:00:00Z"}
+	}
+	if r.IntN(6) == 0 {
+		sit.Missing = Missing{pick(): {"outputs/in.md"}}
+	}
+	if r.IntN(5) == 0 {
+		sit.Broken = map[string][]evidence.Problem{}
+		for _, id := range ids {
+			if s.Units[id].Status == state.Done && r.IntN(2) == 0 {
+				sit.Broken[id] = []evidence.Problem{{Rule: "min-words", File: "outputs/x.md"}}
+			}
+		}
+	}
+	if r.IntN(5) == 0 {
+		sit.Interrupted = []Interrupted{{Unit: pick(), Command: "sleep 3", Argv: []string{"sleep", "3"}}}
+	}
+	switch r.IntN(20) {
+	case 0:
+		sit.Operation = "merge"
+	case 1:
+		sit.Unsaved = []Unsaved{{Name: "progress.md", Appended: []AppendedEntry{{Unit: pick(), Iteration: 9}}}}
+	case 2:
+		sit.Unsaved = []Unsaved{{Name: "decisions.md"}}
+	case 3:
+		sit.Archived = true
+	case 4:
+		sit.Unreadable = &Unreadable{File: "tasks.md", Problem: "line 3", Plan: true}
+	case 5:
+		sit.Undone, sit.Stale = 1, true
+	}
+	return sit
+}
+
+func TestAdviceProperty(t *testing.T) {
+	histories, steps := 400, 25
+	if n, err := strconv.Atoi(os.Getenv("ITR_ADVICE_HISTORIES")); err == nil && n > 0 {
+		histories = n
+	}
+	states := 0
+	for h := 0; h < histories; h++ {
+		seed := uint64(h)
+		r := rand.New(rand.NewPCG(seed, 29))
+		p := advicePlan(t, r)
+		s := Seed(nil, "model", p)
+		var history []string
+		for i := 0; i <= steps; i++ {
+			sit := randomSituation(r, s)
+			checkAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; ")))
+			states++
+			if t.Failed() {
+				return
+			}
+			// One more step of history: a request the rule book may
+			// accept, a pause or a resume.
+			switch r.IntN(12) {
+			case 0:
+				if ev, err := DecidePause(s, s.Paused == nil, "review"); err == nil {
+					next, err := Step(s, p, ev)
+					require.NoError(t, err)
+					s = next
+					history = append(history, fmt.Sprint(ev.Kind))
+				}
+			default:
+				in := randomIntent(r, p.IDs())
+				ev, err := Decide(s, p, in)
+				if err != nil {
+					continue
+				}
+				if ev.Kind == progresslog.KindOther {
+					continue
+				}
+				next, err := Step(s, p, ev)
+				require.NoError(t, err, "an event Decide gave must fold")
+				s = next
+				history = append(history, fmt.Sprintf("%v %s", ev.Kind, ev.Unit))
+			}
+		}
+	}
+	t.Logf("%d histories, %d states", histories, states)
+}
+
+// checkAdvice asserts the advisor's property in one state.
+func checkAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, where string) {
+	t.Helper()
+	a := AdviseIn(s, p, sit)
+	if !assert.True(t, a.Hold != nil || len(a.Offers) > 0, "no answer: %s", where) {
+		return
+	}
+	for _, o := range a.Offers {
+		if o.Unit == "" {
+			continue // a task operation: the real-repository test runs it
+		}
+		in := o.Intent
+		in.Held, in.Missing = sit.Held, sit.Missing
+		_, err := Decide(s, p, in)
+		assert.NoError(t, err, "offer %s %s (%s) refused: %s", o.Op, o.Unit, o.For, where)
+	}
+	work := acceptedWork(s, p, sit)
+	if a.Hold == nil {
+		if len(work) == 0 {
+			assert.True(t, hasOp(a.Offers, OpArchive) || hasOp(a.Offers, OpReopen) || s.Phase == state.Complete,
+				"no hold, no work accepted, nothing to archive: %s (offers %v)", where, a.Offers)
+		}
+		return
+	}
+	switch a.Hold.Code {
+	case TaskPaused, BudgetSpent, NoneReady, NoUnits:
+		assert.Empty(t, work, "hold %s while the rule book accepts work on %v: %s", a.Hold.Code, work, where)
+	}
+	if a.Hold.Code == NoneReady {
+		assert.NotEmpty(t, a.Hold.Refusal.Stuck, "none ready without a reason: %s", where)
+	}
+	assert.False(t, hasOp(a.Offers, OpCheckpoint), "a hold with a checkpoint offered: %s", where)
+}
+
+// acceptedWork are the units Decide accepts a plain checkpoint of.
+func acceptedWork(s *state.State, p *plan.Plan, sit Situation) []string {
+	var out []string
+	for _, id := range s.IDs() {
+		if _, err := Decide(s, p, Intent{Action: Work, Unit: id, Held: sit.Held, Missing: sit.Missing}); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func hasOp(os []Offer, op Op) bool {
+	for _, o := range os {
+		if o.Op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAdviceHolds: the holds of the issue's examples, as the rule book
+// words them.
+func TestAdviceHolds(t *testing.T) {
+	p := mustPlan(t, "# M\n\n**Max total iterations:** 3\n\n## Tasks\n\n- [ ] **R1**: a\n  - Max iterations: 5\n- [ ] **R2**: b\n  - Depends: R1\n")
+	s := Seed(nil, "m", p)
+	for i := 0; i < 3; i++ {
+		ev, err := Decide(s, p, Intent{Action: Work, Unit: "R1"})
+		require.NoError(t, err)
+		s, err = Step(s, p, ev)
+		require.NoError(t, err)
+	}
+	a := AdviseIn(s, p, Situation{})
+	require.NotNil(t, a.Hold, "budget spent")
+	assert.Equal(t, BudgetSpent, a.Hold.Code)
+	assert.True(t, a.Hold.Person)
+	assert.Equal(t, EditBudget, a.Hold.Edit)
+	assert.Empty(t, a.Offers)
+
+	// Raised in the plan: the plan counts at once (Decide syncs it).
+	raised := mustPlan(t, "# M\n\n**Max total iterations:** 9\n\n## Tasks\n\n- [ ] **R1**: a\n  - Max iterations: 5\n- [ ] **R2**: b\n  - Depends: R1\n")
+	a = AdviseIn(s, raised, Situation{})
+	assert.Nil(t, a.Hold)
+	require.NotEmpty(t, a.Offers)
+	assert.Equal(t, OpCheckpoint, a.Offers[0].Op)
+	assert.Equal(t, "R1", a.Offers[0].Unit)
+
+	// A log appended but not committed holds every write; reconcile clears it.
+	a = AdviseIn(s, raised, Situation{Unsaved: []Unsaved{{Name: "progress.md", Appended: []AppendedEntry{{Unit: "R1", Iteration: 4}}}}})
+	require.NotNil(t, a.Hold)
+	assert.Equal(t, HoldUnsaved, a.Hold.Code)
+	assert.Equal(t, []Offer{{Op: OpReconcile, For: MoveReconcile}}, a.Offers)
+
+	// An interrupted check is offered again with its own command.
+	a = AdviseIn(s, raised, Situation{Interrupted: []Interrupted{{Unit: "R1", Command: "sleep 3", Argv: []string{"sleep", "3"}}}})
+	require.NotEmpty(t, a.Offers)
+	assert.Equal(t, MoveRerun, a.Move)
+	assert.Equal(t, []string{"sleep", "3"}, a.Offers[0].Argv)
+	assert.True(t, a.Offers[0].Verify)
+}
+
+// TestAdviceRepairAndRecheck: a done unit whose output broke is repaired
+// before its dependants start; a reopened unit's done dependants are named.
+func TestAdviceRepairAndRecheck(t *testing.T) {
+	p := mustPlan(t, "# M\n\n## Tasks\n\n- [ ] **R1**: a\n- [ ] **R2**: b\n  - Depends: R1\n- [ ] **R3**: c\n")
+	s := Seed(nil, "m", p)
+	step := func(in Intent) {
+		t.Helper()
+		ev, err := Decide(s, p, in)
+		require.NoError(t, err)
+		s, err = Step(s, p, ev)
+		require.NoError(t, err)
+	}
+	finish := func(id string) {
+		step(Intent{Action: Work, Unit: id, Signal: true})
+		step(Intent{Action: Work, Unit: id, Signal: true})
+		step(Intent{Action: Work, Unit: id, Verified: true, VerifiedBy: "review"})
+	}
+	finish("R1")
+	broken := Situation{Broken: map[string][]evidence.Problem{"R1": {{Rule: "truncated"}}}}
+	a := AdviseIn(s, p, broken)
+	assert.Equal(t, MoveRepair, a.Move)
+	assert.Equal(t, "R1", a.MoveUnit)
+	assert.Equal(t, OpReopen, a.Offers[0].Op)
+	for _, o := range a.Offers {
+		assert.NotEqual(t, "R2", o.Unit, "R2 builds on the broken output: not offered")
+	}
+	assert.Contains(t, unitsOf(a.Offers), "R3", "R3 does not build on R1")
+
+	finish("R2")
+	step(Intent{Action: Reopen, Unit: "R1", Reason: "wrong"})
+	a = AdviseIn(s, p, Situation{})
+	assert.Equal(t, []string{"R2"}, a.Recheck)
+}
+
+func unitsOf(os []Offer) []string {
+	var out []string
+	for _, o := range os {
+		out = append(out, o.Unit)
+	}
+	return out
+}
