@@ -50,13 +50,19 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# Each fuzz target for FUZZTIME (not part of `make test`; run before resolving).
+# Each fuzz target for FUZZTIME, then the advisor's property over many more
+# histories than make test runs (ADVICE_HISTORIES random histories in real
+# repositories, 50 times as many at the rule book). Not part of `make
+# test`; run before resolving.
+ADVICE_HISTORIES ?= 200
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+	ITR_ADVICE_HISTORIES=$$(( $(ADVICE_HISTORIES) * 50 )) $(GO) test -count=1 -run '^TestAdviceProperty$$' -v ./reconcile
+	ITR_ADVICE_HISTORIES=$(ADVICE_HISTORIES) $(GO) test -count=1 -timeout 120m -run '^TestAdviceRealRepositories$$' -v ./cmd/itr
 
 # itr checkpoints beside git commit, commit -a, gc --auto, pack-refs and
 # reflog expire for STRESS_DURATION on each size (0 files and 100,000),

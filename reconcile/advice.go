@@ -59,6 +59,10 @@ type Situation struct {
 	// Broken are the done units whose outputs fail their checks now, with
 	// the problems.
 	Broken map[string][]evidence.Problem
+	// Unready are the unfinished units whose outputs fail their checks
+	// now: a move toward done (a signal, a passed verification) is refused
+	// until they pass (CheckOutputs), so none is offered.
+	Unready map[string][]evidence.Problem
 	// Interrupted are the checks cut off before itr could record them.
 	Interrupted []Interrupted
 }
@@ -335,7 +339,8 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	try := func(o Offer) {
 		o.Intent.Unit, o.Intent.Held, o.Intent.Missing = o.Unit, sit.Held, sit.Missing
 		o.Intent.WillRun = o.Verify
-		if _, err := decide(s, p, o.Intent); err == nil {
+		ev, err := decide(s, p, o.Intent)
+		if err == nil && !(Closing(ev) && len(sit.Unready[o.Unit]) > 0) {
 			out = append(out, o)
 		}
 	}
@@ -612,4 +617,13 @@ func Accepted(s *state.State, p *plan.Plan, sit Situation, action Action) []stri
 		}
 	}
 	return out
+}
+
+// Synced is the view s as the rule book reads it: a copy brought in step
+// with the plan p (units the plan added are pending, limits are the
+// plan's), as Decide and AdviseIn see it before `itr plan` records it.
+func Synced(s *state.State, p *plan.Plan) *state.State {
+	s = s.Clone()
+	sync(s, p)
+	return s
 }

@@ -287,7 +287,7 @@ func (r *Refusal) Worded(field func(string) string) string {
 	case NotDone:
 		return notDone(r, field)
 	case BudgetSpent:
-		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: raise it there and run `itr plan` to go on", r.Max, r.Max, r.PlanFile)
+		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: a person raises it there to go on (it counts at once; `itr plan` records it)", r.Max, r.Max, r.PlanFile)
 	case TaskPaused:
 		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
 	case AlreadyPaused:

@@ -1,9 +1,6 @@
 package workspace
 
 import (
-	"errors"
-	"io/fs"
-
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/workspace/store"
@@ -22,19 +19,9 @@ func (w *Workspace) checkOutputs(t *store.Task, ev reconcile.Event) error {
 	if !ok {
 		return nil
 	}
-	files := make(map[string][]byte, len(spec.Files))
-	for _, name := range spec.Files {
-		for _, p := range w.NamePaths(t.Slug, name) {
-			data, err := w.ReadWorktree(p)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			files[name] = data
-			break
-		}
+	files, err := w.OutputFiles(t.Slug, spec.Files)
+	if err != nil {
+		return err
 	}
 	var status state.Status
 	if u := t.State.Units[ev.Unit]; u != nil {

@@ -427,3 +427,25 @@ func PlanNameFor(m state.Mode) string {
 	}
 	return TasksFile
 }
+
+// OutputFiles reads the outputs a unit's plan names (by the names the plan
+// gives them) from the working tree, each where NamePaths looks it up
+// first; a missing output is left out. It is what the rule on outputs is
+// judged on, for a record and for the advice alike.
+func (s *Store) OutputFiles(slug string, names []string) (map[string][]byte, error) {
+	files := make(map[string][]byte, len(names))
+	for _, name := range names {
+		for _, p := range s.NamePaths(slug, name) {
+			data, err := s.ReadWorktree(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			files[name] = data
+			break
+		}
+	}
+	return files, nil
+}

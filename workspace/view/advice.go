@@ -114,6 +114,25 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 		}
 		sit.Broken[o.Unit] = append(sit.Broken[o.Unit], o.Problem)
 	}
+	if t.State != nil && t.Plan != nil {
+		for _, pu := range t.Plan.Units {
+			spec, ok := reconcile.OutputSpec(t.Plan, pu.ID)
+			if u := t.State.Units[pu.ID]; !ok || u != nil && u.Status == state.Done {
+				continue
+			}
+			files, err := st.OutputFiles(t.Slug, spec.Files)
+			if err != nil {
+				warnings = append(warnings, err.Error())
+				continue
+			}
+			if probs := evidence.Check(spec, files); len(probs) > 0 {
+				if sit.Unready == nil {
+					sit.Unready = map[string][]evidence.Problem{}
+				}
+				sit.Unready[pu.ID] = probs
+			}
+		}
+	}
 	for _, m := range st.RunMarkers(t.Slug) {
 		if !m.Alive() {
 			sit.interrupted = append(sit.interrupted, m)
@@ -224,6 +243,9 @@ func holdOf(adv reconcile.Advice, sit situation, s *state.State, p *plan.Plan, s
 	case reconcile.HoldUnreadable:
 		u := sit.Unreadable
 		out.Reason = fmt.Sprintf("%s does not read: %s", u.File, u.Problem)
+		if strings.HasPrefix(u.Problem, u.File) {
+			out.Reason = u.Problem // it names the file already
+		}
 		if u.File == "" {
 			out.Reason, out.Clear = u.Problem, "fix it by hand as the error says"
 		} else if u.Plan {

@@ -2,6 +2,7 @@ package view
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +26,8 @@ func TestNext(t *testing.T) {
 		build   func(f *fixture) *task
 		want    NextInfo
 		wantErr string
+		// wantReason is the start of the hold's reason, when it holds.
+		wantReason string
 	}{
 		{
 			name:  "first ready unit",
@@ -96,7 +99,7 @@ func TestNext(t *testing.T) {
 				f.plainCommit("break", true, gitstate.FileChange{Path: b.rel(store.StateFile), Data: []byte("[]")})
 				return b
 			},
-			wantErr: ".claude/iterative/login/state.json",
+			wantReason: ".claude/iterative/login/state.json: state.json must be a JSON object",
 		},
 	}
 	for _, tc := range tests {
@@ -111,6 +114,13 @@ func TestNext(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			if tc.wantReason != "" {
+				require.Len(t, got.Reasons, 1)
+				assert.True(t, strings.HasPrefix(got.Reasons[0], tc.wantReason), got.Reasons[0])
+				assert.Contains(t, got.Reasons[0], "`itr reconcile` rebuilds it from the log")
+				assert.Equal(t, "itr reconcile", got.Hold.Command)
+				return
+			}
 			got.Next, got.Actions, got.Hold = "", nil, nil // the advice's own tests cover these
 			assert.Equal(t, tc.want, *got)
 		})

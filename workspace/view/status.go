@@ -260,6 +260,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 			sum.Warnings = append(sum.Warnings, "done unit "+o.String()+": "+o.Problem.Fix()+" (`itr verify` says how to put it back)")
 		}
 	}
+	// The rows are the view as the rule book reads it: a unit the plan
+	// added before `itr plan` recorded it is pending already.
+	s = reconcile.Synced(s, t.Plan)
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Decisions = decisionsOf(t.DecisionsRaw)
 	sum.ProgressSize, sum.LastSummary = sizeOf(facts.Size, st.Config.TokenLimit()), facts.Size.Summary
@@ -434,6 +437,11 @@ func indexOf(p *plan.Plan) planIndex {
 // row is unit id of s as status shows it.
 func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	u := s.Units[id]
+	if u == nil {
+		// A unit of the plan itr plan has not recorded yet: the rule book
+		// counts it at once, as pending.
+		u = &state.Unit{ID: id, Status: state.Pending}
+	}
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
 		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
 	pu := ix.units[id]
@@ -744,12 +752,8 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.StateErr != nil {
-		return nil, t.StateErr
-	}
-	if t.PlanErr != nil {
-		return nil, t.PlanErr // not an empty title: the plan file's own error
-	}
+	// A state.json or plan that does not read is a hold like any other:
+	// its own error, and what clears it.
 	adv := sum.adv
 	info := &NextInfo{Reasons: []string{}, Next: sum.NextAction, Actions: sum.Actions, Hold: sum.Hold}
 	if h := sum.Hold; h != nil && taskHold(adv) {
