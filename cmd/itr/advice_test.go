@@ -170,13 +170,25 @@ func generateHistory(seed uint64, n int) history {
 		case k < 16:
 			s = itrStep("resume")
 		case k < 17:
-			// The budget or a unit's limit changed by hand, re-planned or not.
-			b := budget + 2 + r.IntN(4)
-			edited := strings.Replace(plan, "## Tasks", fmt.Sprintf("**Max total iterations:** %d\n\n## Tasks", b), 1)
-			if budget > 0 {
-				edited = strings.Replace(plan, fmt.Sprintf("**Max total iterations:** %d", budget), fmt.Sprintf("**Max total iterations:** %d", b), 1)
+			// The plan edited by hand (the budget raised, a unit's limit
+			// raised, a unit added), re-planned or not.
+			var edited, what string
+			switch r.IntN(3) {
+			case 0:
+				b := budget + 2 + r.IntN(4)
+				edited = strings.Replace(plan, "## Tasks", fmt.Sprintf("**Max total iterations:** %d\n\n## Tasks", b), 1)
+				if budget > 0 {
+					edited = strings.Replace(plan, fmt.Sprintf("**Max total iterations:** %d", budget), fmt.Sprintf("**Max total iterations:** %d", b), 1)
+				}
+				what = "the plan's budget raised to " + strconv.Itoa(b)
+			case 1:
+				edited = strings.ReplaceAll(plan, "  - Max iterations: ", "  - Max iterations: 1")
+				what = "every unit's limit raised tenfold"
+			default:
+				edited = plan + fmt.Sprintf("- [ ] **T9**: added later\n  - Depends: %s\n", u)
+				what = "unit T9 added"
 			}
-			s = fileStep(taskDir+"/tasks.md", edited, false, "the plan's budget raised to "+strconv.Itoa(b))
+			s = fileStep(taskDir+"/tasks.md", edited, false, what)
 			if r.IntN(2) == 0 {
 				h.steps = append(h.steps, s)
 				s = itrStep("plan")
@@ -207,7 +219,23 @@ func generateHistory(seed uint64, n int) history {
 				gitStep("add", "side.txt"), gitStep("commit", "-q", "-m", "side"), gitStep("checkout", "-q", "main"))
 			s = gitStep("merge", "-q", "--no-ff", "--no-commit", "side")
 		case k < 27:
-			s = gitStep("commit", "-q", "--no-edit")
+			if r.IntN(2) == 0 {
+				s = gitStep("commit", "-q", "--no-edit")
+				break
+			}
+			// Two clones merged: a checkpoint in a clone, one here, then
+			// the clone's branch pulled (itr's merge driver joins the logs).
+			other := unit()
+			s = step{raw: func(dir string) {
+				clone := dir + "-clone"
+				_ = os.RemoveAll(clone)
+				if _, err := gitIn("", "clone", "-q", dir, clone); err != nil {
+					return
+				}
+				runItr(clone, "checkpoint", other, "--did", "work in the clone")
+				runItr(dir, "checkpoint", u, "--did", "work here")
+				_, _ = gitIn(dir, "pull", "-q", "--no-rebase", "--no-edit", clone, "main")
+			}, text: fmt.Sprintf("# a clone checkpoints %s, this one %s, then git pull from the clone", other, u)}
 		case k < 28:
 			s = fileStep(taskDir+"/state.json", "{}\n", false, "state.json overwritten by hand")
 		case k < 29:

@@ -133,7 +133,7 @@ var rooms = map[string][]string{
 	"workspace/merge":    {"workspace/store", "workspace/index"},
 	"workspace/hooks":    {"workspace/store", "workspace/verify"},
 	"workspace/index":    {"workspace/store"},
-	"workspace/view":     {"workspace/store", "workspace/verify"},
+	"workspace/view":     {"workspace/store", "workspace/verify", "workspace/runs"},
 }
 
 func TestRoomsPointDown(t *testing.T) {

@@ -475,117 +475,6 @@ func progressLine(done, total int) string {
 	return fmt.Sprintf("%d/%d units done, %d%% complete", done, total, done*100/total)
 }
 
-// nextAction words the rule book's next move as a fact a session can act
-// on.
-func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary) string {
-	var u UnitStatus
-	for _, x := range sum.Units {
-		if x.ID == adv.MoveUnit {
-			u = x
-		}
-	}
-	if h := sum.Hold; h != nil && taskHold(adv) {
-		text := h.Reason + "; " + h.Clear
-		if adv.Hold.Code == reconcile.TaskPaused {
-			// What comes after the hold: the work as it stands.
-			under := adv
-			under.Hold, under.Move, under.MoveUnit = nil, workMoveOf(s, adv), adv.Unit
-			if under.Move != "" {
-				text += "; then " + moveText(slug, s, under, sum, u)
-			}
-		}
-		return text
-	}
-	return moveText(slug, s, adv, sum, u)
-}
-
-// workMoveOf is the move the unit to work on takes, "" for none.
-func workMoveOf(s *state.State, adv reconcile.Advice) reconcile.Move {
-	if adv.Unit == "" {
-		return ""
-	}
-	switch s.Units[adv.Unit].Status {
-	case state.InProgress:
-		return reconcile.MoveContinue
-	case state.Confirming:
-		return reconcile.MoveConfirm
-	case state.Verifying:
-		return reconcile.MoveVerify
-	case state.Pending:
-		return reconcile.MoveStart
-	}
-	return ""
-}
-
-// moveText words the move of adv.
-func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus) string {
-	if u.ID != adv.MoveUnit {
-		for _, x := range sum.Units {
-			if x.ID == adv.MoveUnit {
-				u = x
-			}
-		}
-	}
-	current := sum.Current != nil && sum.Current.ID == adv.MoveUnit
-	switch adv.Move {
-	case reconcile.MoveRepair:
-		on := ""
-		if d := dependants(sum, adv.MoveUnit); len(d) > 0 {
-			on = fmt.Sprintf(", and %s build%s on it", strings.Join(store.FirstN(d, 3), ", "), map[bool]string{true: "s", false: ""}[len(d) == 1])
-		}
-		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
-			u.ID, on, u.ID, u.ID)
-	case reconcile.MoveRerun:
-		for _, a := range sum.Actions {
-			if a.Offer.For == reconcile.MoveRerun && a.Unit == u.ID {
-				return fmt.Sprintf("the check of %s was cut off before itr could record it: run it again with `%s` (add --signal if its work is done)", u.ID, a.Command)
-			}
-		}
-
-	case reconcile.MoveContinue:
-		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
-	case reconcile.MoveConfirm:
-		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
-	case reconcile.MoveVerify:
-		return fmt.Sprintf("verify %s (quality and code review): checkpoint with --verified --verify to run its check (or --verified-by WHO for a check made elsewhere); without them it goes back to in_progress", u.ID)
-	case reconcile.MoveRaiseLimit:
-		if current {
-			return fmt.Sprintf("%s used all %d iterations: raise its Max iterations in %s and run `itr plan`, or simplify it", u.ID, u.Max, reconcile.PlanName(s.Mode))
-		}
-		return fmt.Sprintf("%s used all %d iterations: raise its Max iterations and run `itr plan`", u.ID, u.Max)
-	case reconcile.MoveUnblock:
-		if current {
-			return fmt.Sprintf("%s is blocked (%s): resolve it and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
-		}
-		if len(adv.Held) > 0 {
-			return fmt.Sprintf("nothing is open to you (the other units are held by other agents or wait): resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
-		}
-		return fmt.Sprintf("every remaining unit waits: resolve the block of %s (%s) and run `itr unblock %s`", u.ID, quote(blockWords(u), 200), u.ID)
-	case reconcile.MoveResolve:
-		if by := live(s, u.ReplacedBy); len(by) > 0 {
-			return fmt.Sprintf("%s failed (%s); %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), replacedText(by))
-		}
-		rest := "every remaining unit waits on it"
-		if len(adv.Held) > 0 {
-			rest = "nothing is open to you (the other units are held by other agents or wait on it)"
-		}
-		return fmt.Sprintf("%s failed (%s) and %s: a person must look at it; then %s", u.ID, quote(kindReason(u.ReasonKind, u.Reason), 200), rest,
-			reconcile.FailedFix(u.ID, s.Mode, func(f string) string { return "--" + f }))
-	case reconcile.MoveWritePlan:
-		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
-	case reconcile.MoveRestore:
-		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", slug)
-	case reconcile.MoveArchive:
-		if adv.Done < adv.Total {
-			return "every unit is done, skipped or replaced: review the work, then `itr archive`"
-		}
-		return "every unit is done: review the work, then `itr archive`"
-	case reconcile.MoveStart:
-		return fmt.Sprintf("start %s with `itr checkpoint %s --did ...` after its first iteration", u.ID, u.ID)
-	}
-	return "no unit is ready: see `itr next`"
-}
-
 func criticalContext(sum *Summary, critical []string, guardrails []progresslog.Guardrail) []string {
 	out := []string{}
 	for _, n := range critical {
@@ -809,29 +698,7 @@ func whyNone(s *state.State, p *plan.Plan, adv reconcile.Advice) []string {
 	if adv.Total == 0 {
 		return []string{fmt.Sprintf("no units: write %s and run `itr plan`", reconcile.PlanName(s.Mode))}
 	}
-	var out []string
-	for _, r := range adv.Stuck {
-		switch r.Code {
-		case reconcile.UnitBlocked:
-			out = append(out, fmt.Sprintf("%s is blocked: %s", r.Unit, blockWords(UnitStatus{Reason: r.Reason, ReasonKind: r.ReasonKind, ClearWhen: r.ClearWhen})))
-		case reconcile.UnitFailed:
-			if by := live(s, reconcile.Replacements(p, r.Unit)); len(by) > 0 {
-				out = append(out, fmt.Sprintf("%s failed (%s); %s", r.Unit, kindReason(r.ReasonKind, r.Reason), replacedText(by)))
-				break
-			}
-			out = append(out, fmt.Sprintf("%s failed (%s): %s", r.Unit, kindReason(r.ReasonKind, r.Reason), reconcile.FailedFix(r.Unit, s.Mode, func(f string) string { return "--" + f })))
-		case reconcile.UnitTimedOut:
-			out = append(out, fmt.Sprintf("%s used all %d iterations (raise Max iterations, then `itr plan`)", r.Unit, r.Max))
-		case reconcile.WaitsFor:
-			out = append(out, fmt.Sprintf("%s waits for %s", r.Unit, reconcile.JoinDeps(r.Waiting)))
-		case reconcile.HeldElsewhere:
-			out = append(out, fmt.Sprintf("%s is held by %s", r.Unit, r.Reason))
-		case reconcile.InputsMissing:
-			out = append(out, fmt.Sprintf("%s cannot start: its inputs are missing (%s)", r.Unit, strings.Join(store.FirstN(r.Missing, 5), ", ")))
-		case reconcile.StandsBy:
-			out = append(out, fmt.Sprintf("%s stands by for %s: it replaces %s and starts only if that fails or is skipped", r.Unit, reconcile.JoinDeps(r.Waiting), store.Plural(len(r.Waiting), "it", "them")))
-		}
-	}
+	out := stuckWords(s, p, adv.Stuck)
 	if len(out) == 0 {
 		out = append(out, "every unit is done")
 		if adv.Done < adv.Total {
