@@ -456,71 +456,68 @@ func recheck(s *state.State, p *plan.Plan) []string {
 	if !active(p) {
 		return nil
 	}
-	deps := p.DepMap()
 	settled := settledFunc(s, p)
-	memo := map[string]int{} // 0 unknown, 1 clean, 2 builds on open work, 3 visiting
-	var open func(id string) bool
-	open = func(id string) bool {
-		switch memo[id] {
-		case 1, 3:
-			return false
-		case 2:
-			return true
-		}
-		memo[id] = 3
-		res := false
-		for _, d := range deps[id] {
-			if !settled(d) || open(d) {
-				res = true
-				break
-			}
-		}
-		memo[id] = map[bool]int{true: 2, false: 1}[res]
-		return res
-	}
+	on := buildsOn(p.DepMap(), func(d string) bool { return !settled(d) })
 	var out []string
-	for _, id := range s.IDs() {
-		if u := s.Units[id]; u.Status == state.Done && open(id) {
+	for id, u := range s.Units {
+		if u.Status == state.Done && on(id) {
 			out = append(out, id)
 		}
 	}
+	sortIDs(out)
 	return out
 }
 
-// taintedBy are the units that build, through their dependencies, on the
-// broken done units.
+// taintedBy are the unfinished units that build, through their
+// dependencies, on the broken done units.
 func taintedBy(s *state.State, p *plan.Plan, broken map[string][]evidence.Problem) map[string]bool {
 	out := map[string]bool{}
 	if len(broken) == 0 || !active(p) {
 		return out
 	}
-	deps := p.DepMap()
-	memo := map[string]int{}
-	var on func(id string) bool
-	on = func(id string) bool {
-		switch memo[id] {
-		case 1, 3:
-			return false
-		case 2:
-			return true
-		}
-		memo[id] = 3
-		res := false
-		for _, d := range deps[id] {
-			if len(broken[d]) > 0 || on(d) {
-				res = true
-				break
-			}
-		}
-		memo[id] = map[bool]int{true: 2, false: 1}[res]
-		return res
-	}
-	for _, id := range s.IDs() {
-		if s.Units[id].Status != state.Done && on(id) {
+	on := buildsOn(p.DepMap(), func(d string) bool { return len(broken[d]) > 0 })
+	for id, u := range s.Units {
+		if u.Status != state.Done && on(id) {
 			out[id] = true
 		}
 	}
 	return out
+}
+
+// buildsOn returns whether a unit depends, directly or through other
+// units, on one that hit picks; each unit is looked at once (a cycle,
+// which the plan refuses anyway, stops the walk).
+func buildsOn(deps map[string][]string, hit func(string) bool) func(string) bool {
+	const (
+		_ = iota // not looked at yet
+		clean
+		builds
+		visiting
+	)
+	memo := map[string]int{}
+	var on func(id string) bool
+	on = func(id string) bool {
+		switch memo[id] {
+		case clean, visiting:
+			return false
+		case builds:
+			return true
+		}
+		memo[id] = visiting
+		res := false
+		for _, d := range deps[id] {
+			if hit(d) || on(d) {
+				res = true
+				break
+			}
+		}
+		memo[id] = clean
+		if res {
+			memo[id] = builds
+		}
+		return res
+	}
+	return on
 }
 
 // unsettledAny reports whether some unit's work is not accounted for.
@@ -550,8 +547,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	for id := range m {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return state.CompareIDs(ids[i], ids[j]) < 0 })
+	sortIDs(ids)
 	return ids
+}
+
+// sortIDs sorts unit IDs in natural order (T2 before T10).
+func sortIDs(ids []string) {
+	sort.Slice(ids, func(i, j int) bool { return state.CompareIDs(ids[i], ids[j]) < 0 })
 }
 
 // PlanChanges are what `itr plan` would record of the plan p against the
@@ -587,11 +589,12 @@ func PlanChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 		}
 	}
 	index := p.Index()
-	for _, id := range s.IDs() {
+	for id := range s.Units {
 		if index[id] == nil {
 			removed = append(removed, id)
 		}
 	}
+	sortIDs(removed)
 	return added, removed, changed
 }
 

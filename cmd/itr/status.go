@@ -208,6 +208,10 @@ are there, each with its handoff; --json adds each one's brief (what itr prime -
 				return g.emit(info, func(w io.Writer) {
 					if info.Unit != "" {
 						fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
+						if len(info.Actions) > 0 && info.Actions[0].For == "rerun" {
+							// The news before the unit's own work.
+							fmt.Fprintf(w, "  %s\n", info.Next)
+						}
 						for _, l := range info.Handoff.Lines(120) {
 							fmt.Fprintf(w, "  %s\n", l)
 						}

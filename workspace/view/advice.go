@@ -481,6 +481,9 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		}
 
 	case reconcile.MoveContinue:
+		if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
+			return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
+		}
 		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
 	case reconcile.MoveConfirm:
 		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
