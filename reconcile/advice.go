@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/plan"
@@ -201,9 +200,14 @@ const (
 // operation's own rule) accepts; when no work can be recorded, Hold says
 // why.
 func AdviseIn(s *state.State, p *plan.Plan, sit Situation) Advice {
-	view := s
-	s = s.Clone()
-	sync(s, p)
+	return AdviseSynced(Synced(s, p), s, p, sit)
+}
+
+// AdviseSynced is AdviseIn for a caller that holds the view synced with
+// the plan already (Synced's result, which it does not change) beside the
+// view as recorded (for what `itr plan` would record): one copy of the
+// view, not two.
+func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 	a := adviseView(s, p, sit.Activity, sit.Held, sit.Missing)
 	a.Recheck = recheck(s, p)
 	if len(sit.Broken) > 0 {
@@ -552,9 +556,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // sortIDs sorts unit IDs in natural order (T2 before T10).
-func sortIDs(ids []string) {
-	sort.Slice(ids, func(i, j int) bool { return state.CompareIDs(ids[i], ids[j]) < 0 })
-}
+func sortIDs(ids []string) { state.SortIDs(ids) }
 
 // PlanChanges are what `itr plan` would record of the plan p against the
 // view s: units added, units removed, and limits changed ("T2

@@ -2,7 +2,8 @@ package state
 
 import (
 	"encoding/json"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // Unit is one task (development mode) or phase (knowledge mode) of
@@ -97,8 +98,37 @@ func (s *State) IDs() []string {
 	for id := range s.Units {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return CompareIDs(ids[i], ids[j]) < 0 })
+	SortIDs(ids)
 	return ids
+}
+
+// SortIDs sorts unit IDs in natural order (T1, T2, ..., T10), as
+// CompareIDs orders them; each ID is split once, not at every comparison.
+func SortIDs(ids []string) {
+	type key struct{ prefix, num, rest, id string }
+	keys := make([]key, len(ids))
+	for i, id := range ids {
+		p, n, r := splitNatural(id)
+		keys[i] = key{p, strings.TrimLeft(n, "0"), r, id}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.prefix, b.prefix); c != 0 {
+			return c
+		}
+		if len(a.num) != len(b.num) {
+			return len(a.num) - len(b.num)
+		}
+		if c := strings.Compare(a.num, b.num); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.rest, b.rest); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for i, k := range keys {
+		ids[i] = k.id
+	}
 }
 
 // Unit returns the unit with the given ID, or nil.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -379,4 +380,26 @@ func TestReasonKindAndClearWhen(t *testing.T) {
 
 	_, err = Decode([]byte(`{"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{"T1":{"status":"blocked","clear_when":3}}}`))
 	assert.ErrorContains(t, err, "tasks.T1.clear_when: 3 is not a string")
+}
+
+// TestSortIDsAgreesWithCompareIDs: SortIDs, which splits each ID once,
+// orders every list as sorting by CompareIDs does (leading zeros, suffixes,
+// other prefixes, and strings that are no ID at all included).
+func TestSortIDsAgreesWithCompareIDs(t *testing.T) {
+	parts := []string{"T", "R", "QA", "", "t", "T0", "007", "1", "2", "10", "9", "a", "-x", "01"}
+	for seed := 0; seed < 500; seed++ {
+		var ids []string
+		for i := 0; i < 1+seed%17; i++ {
+			id := ""
+			for j := 0; j <= (seed*7+i*3)%4; j++ {
+				id += parts[(seed*31+i*13+j*5)%len(parts)]
+			}
+			ids = append(ids, id)
+		}
+		want := append([]string(nil), ids...)
+		sort.SliceStable(want, func(i, j int) bool { return CompareIDs(want[i], want[j]) < 0 })
+		got := append([]string(nil), ids...)
+		SortIDs(got)
+		assert.Equal(t, want, got, "seed %d", seed)
+	}
 }

@@ -262,6 +262,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	// The rows are the view as the rule book reads it: a unit the plan
 	// added before `itr plan` recorded it is pending already.
+	recorded := s
 	s = reconcile.Synced(s, t.Plan)
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Decisions = decisionsOf(t.DecisionsRaw)
@@ -344,7 +345,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	}
 	sit, warns := situationOf(st, t, archive, facts, held, missing, len(sum.Discrepancies) > 0, undone, broken)
 	sum.Warnings = append(sum.Warnings, warns...)
-	adv := reconcile.AdviseIn(s, t.Plan, sit.Situation)
+	adv := reconcile.AdviseSynced(s, recorded, t.Plan, sit.Situation)
 	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, held, missing, s, sit
 	sum.Actions, sum.Hold = actionsOf(adv, slug), holdOf(adv, sit, s, t.Plan, slug)
 	sum.Recheck, sum.Edited = adv.Recheck, sit.Edited
