@@ -190,7 +190,6 @@ const (
 	MoveGit         Move = "git"          // conclude the git operation, or commit a file with git
 	MoveFixPlan     Move = "fix-plan"     // the plan does not read
 	MoveReplan      Move = "replan"       // the plan changed since itr plan
-	MoveRecheck     Move = "recheck"      // a done unit built on a reopened one
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
 )
 
@@ -230,11 +229,14 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun) {
 		a.Move, a.MoveUnit = a.Offers[0].For, a.Offers[0].Unit
 	}
+	if a.Move == MoveRestore {
+		a.Move = MoveArchive // not archived (Archived would hold it): finish the archive
+	}
 	// No unit takes work: say what holds it, unless a repair comes first
 	// (the units that build on a broken output are held back by advice,
 	// not refused).
 	if !anyWork(a.Offers) && a.Move != MoveRepair {
-		if h := stuckHold(s, p, sit, a); h != nil {
+		if h := stuckHold(s, a); h != nil {
 			a.Hold = h
 		}
 	}
@@ -309,7 +311,7 @@ func holdMove(h *Hold) Move {
 
 // stuckHold is the hold when no unit takes work: the refusal a checkpoint
 // gets (none ready, the unit's own), and who clears it.
-func stuckHold(s *state.State, p *plan.Plan, sit Situation, a Advice) *Hold {
+func stuckHold(s *state.State, a Advice) *Hold {
 	if a.Total == 0 {
 		return &Hold{Code: NoUnits, Refusal: &Refusal{Code: NoUnits, PlanFile: PlanName(s.Mode)}, Edit: EditPlan}
 	}
@@ -318,6 +320,8 @@ func stuckHold(s *state.State, p *plan.Plan, sit Situation, a Advice) *Hold {
 	}
 	r := &Refusal{Code: NoneReady, PlanFile: PlanName(s.Mode), Stuck: a.Stuck}
 	h := &Hold{Code: NoneReady, Refusal: r}
+	// A person clears it when some unit needs one: a limit to raise, a
+	// block to resolve, a failure to look at.
 	for _, st := range a.Stuck {
 		switch st.Code {
 		case UnitTimedOut:
@@ -325,17 +329,9 @@ func stuckHold(s *state.State, p *plan.Plan, sit Situation, a Advice) *Hold {
 		case UnitBlocked, UnitFailed:
 			h.Person = true
 		}
-		if h.Person {
-			break
-		}
-	}
-	if cur := s.Units[strVal(s.Current)]; cur != nil && cur.Status == state.Timeout {
-		h.Person, h.Edit = true, EditLimit
 	}
 	return h
 }
-
-func strVal(p *string) string { return state.Val(p) }
 
 // offers are the moves Decide accepts now, the most urgent first.
 func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offer {
@@ -373,7 +369,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		}
 	}
 	// The current unit's own state, then the units that need someone.
-	cur := strVal(s.Current)
+	cur := state.Val(s.Current)
 	if u := s.Units[cur]; u != nil && u.Status == state.Blocked {
 		try(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
 	}
@@ -390,7 +386,10 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			try(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
 		}
 	}
-	if a.Total > 0 && a.Settled == a.Total && s.Phase != state.Complete {
+	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
+		// Every unit settled: archive. Complete but still in the working
+		// tree: an archive stopped before it removed the folder, and
+		// running it again finishes it.
 		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
 	}
 	// What the next record would do anyway, offered on its own.

@@ -517,6 +517,9 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 	case reconcile.MoveRestore:
 		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", slug)
 	case reconcile.MoveArchive:
+		if s.Phase == state.Complete {
+			return "the task's archive was recorded but stopped before it took the folder out of the working tree: run `itr archive` again to finish it"
+		}
 		if adv.Done < adv.Total {
 			return "every unit is done, skipped or replaced: review the work, then `itr archive`"
 		}

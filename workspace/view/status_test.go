@@ -187,7 +187,7 @@ func TestStatusPhases(t *testing.T) {
 				return b.record(progresslog.Entry{Kind: progresslog.KindArchived, Stamp: f.tick()}, store.EventArchived, "archive")
 			},
 			phase: state.Complete, done: 3, total: 3,
-			action:   "the task is archived; to work on it again, run `itr restore login`",
+			action:   "the task's archive was recorded but stopped before it took the folder out of the working tree: run `itr archive` again to finish it",
 			progress: "3/3 units done, 100% complete",
 		},
 		{
