@@ -85,6 +85,12 @@ run itr status
 run itr log
 run itr list
 
+# Off the happy path the advice still holds: paused, itr offers only what
+# clears the hold, and says who clears it.
+run itr pause --reason "Waiting for the security review"
+run itr next
+run itr resume
+
 # A coding agent resumes by itself: one command registers the SessionStart hook,
 # and this is what the agent reads at the start of its next session.
 run itr setup claude
