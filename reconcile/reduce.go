@@ -225,105 +225,125 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 	if err := allowed(s, p, ev); err != nil {
 		return err
 	}
-	touch := func() {
-		if ev.Time != "" {
-			s.Updated = state.Ptr(ev.Time)
-		}
-	}
 	switch ev.Kind {
 	case progresslog.KindOther:
 		return nil
 	case progresslog.KindCreated:
-		if ev.Mode != "" && ev.Mode != s.Mode && len(s.Units) > 0 {
-			return fmt.Errorf("the task already has units in %s mode; its mode cannot become %s", s.Mode, ev.Mode)
+		if err := created(s, ev); err != nil {
+			return err
 		}
-		if ev.Name != "" {
-			s.Task = ev.Name
-		}
-		if ev.Mode != "" && ev.Mode != s.Mode {
-			s.Mode = ev.Mode
-			if s.Mode == state.Knowledge && len(s.Commits) == 0 {
-				s.Commits = nil
-			} else if s.Mode == state.Development && s.Commits == nil {
-				s.Commits = []string{}
-			}
-		}
-		if ev.Domain != "" {
-			s.Domain = state.Ptr(ev.Domain)
-		}
-		if ev.Time != "" {
-			s.Created = state.Ptr(ev.Time)
-		}
-		s.Phase = state.Discover
-		touch()
 	case progresslog.KindIteration:
 		iterate(s, ev)
-		touch()
 	case progresslog.KindBlocked:
-		u := unit(s, ev.Unit)
-		u.Status = state.Blocked
-		reason := ev.Reason
-		if reason == "" {
-			reason = "blocked"
-		}
-		u.Reason = state.Ptr(reason)
-		u.ReasonKind, u.ClearWhen = optional(ev.ReasonKind), optional(ev.ClearWhen)
-		touch()
+		block(s, ev)
 	case progresslog.KindUnblocked:
-		u := unit(s, ev.Unit)
-		u.Status = state.Pending
-		if state.Val(u.IterationsUsed) > 0 {
-			u.Status = state.InProgress
-		}
-		u.Reason = nil
-		u.ReasonKind, u.ClearWhen = nil, nil
-		touch()
+		unblock(s, ev)
 	case progresslog.KindFailed, progresslog.KindSkipped:
 		settle(s, ev)
-		touch()
 	case progresslog.KindReopened:
 		reopen(s, ev)
-		touch()
-	case progresslog.KindPhase:
-		s.Phase = ev.Phase
-		touch()
 	case progresslog.KindPlanned:
-		for _, id := range ev.Dropped {
-			delete(s.Units, id)
-			if state.Val(s.Current) == id {
-				s.Current, s.CurrentIteration = nil, nil
-			}
-		}
-		if s.Phase.Rank() < state.Plan.Rank() {
-			s.Phase = state.Plan
-		}
-		touch()
-	case progresslog.KindArchived:
-		s.Phase = state.Complete
-		touch()
+		planned(s, ev)
 	case progresslog.KindAdopted:
 		adopt(s, ev)
-		touch()
-	case progresslog.KindRestored:
-		s.Phase = state.Execute
-		touch()
-	case progresslog.KindReconciled:
-		touch()
-	case progresslog.KindPaused:
-		s.Paused = &state.Pause{Since: ev.Time, Reason: ev.Reason}
-		touch()
-	case progresslog.KindResumed:
-		s.Paused = nil
-		touch()
-	case progresslog.KindNote:
-		touch()
-	case progresslog.KindSummary:
-		// A summary stands for the entries before it; it changes nothing.
-		touch()
 	default:
-		return fmt.Errorf("unknown event kind %v", ev.Kind)
+		if !applyTask(s, ev) {
+			return fmt.Errorf("unknown event kind %v", ev.Kind)
+		}
+	}
+	if ev.Time != "" {
+		s.Updated = state.Ptr(ev.Time)
 	}
 	return nil
+}
+
+// created applies the Created entry: the task's name, mode, domain and
+// creation time, in phase discover.
+func created(s *state.State, ev Event) error {
+	if ev.Mode != "" && ev.Mode != s.Mode && len(s.Units) > 0 {
+		return fmt.Errorf("the task already has units in %s mode; its mode cannot become %s", s.Mode, ev.Mode)
+	}
+	if ev.Name != "" {
+		s.Task = ev.Name
+	}
+	if ev.Mode != "" && ev.Mode != s.Mode {
+		s.Mode = ev.Mode
+		if s.Mode == state.Knowledge && len(s.Commits) == 0 {
+			s.Commits = nil
+		} else if s.Mode == state.Development && s.Commits == nil {
+			s.Commits = []string{}
+		}
+	}
+	if ev.Domain != "" {
+		s.Domain = state.Ptr(ev.Domain)
+	}
+	if ev.Time != "" {
+		s.Created = state.Ptr(ev.Time)
+	}
+	s.Phase = state.Discover
+	return nil
+}
+
+// block marks a unit blocked, with its reason, kind and when it clears.
+func block(s *state.State, ev Event) {
+	u := unit(s, ev.Unit)
+	u.Status = state.Blocked
+	reason := ev.Reason
+	if reason == "" {
+		reason = "blocked"
+	}
+	u.Reason = state.Ptr(reason)
+	u.ReasonKind, u.ClearWhen = optional(ev.ReasonKind), optional(ev.ClearWhen)
+}
+
+// unblock returns a blocked unit to work: in_progress once it has
+// iterations, else pending.
+func unblock(s *state.State, ev Event) {
+	u := unit(s, ev.Unit)
+	u.Status = state.Pending
+	if state.Val(u.IterationsUsed) > 0 {
+		u.Status = state.InProgress
+	}
+	u.Reason = nil
+	u.ReasonKind, u.ClearWhen = nil, nil
+}
+
+// planned applies a Planned entry: units dropped on purpose leave the
+// view, and the phase is at least plan.
+func planned(s *state.State, ev Event) {
+	for _, id := range ev.Dropped {
+		delete(s.Units, id)
+		if state.Val(s.Current) == id {
+			s.Current, s.CurrentIteration = nil, nil
+		}
+	}
+	if s.Phase.Rank() < state.Plan.Rank() {
+		s.Phase = state.Plan
+	}
+}
+
+// applyTask applies the events about the task as a whole (phase,
+// archive, restore, pause, resume, and the entries that change nothing but
+// the time); it reports false for a kind it does not know.
+func applyTask(s *state.State, ev Event) bool {
+	switch ev.Kind {
+	case progresslog.KindPhase:
+		s.Phase = ev.Phase
+	case progresslog.KindArchived:
+		s.Phase = state.Complete
+	case progresslog.KindRestored:
+		s.Phase = state.Execute
+	case progresslog.KindPaused:
+		s.Paused = &state.Pause{Since: ev.Time, Reason: ev.Reason}
+	case progresslog.KindResumed:
+		s.Paused = nil
+	case progresslog.KindReconciled, progresslog.KindNote, progresslog.KindSummary:
+		// A summary stands for the entries before it; these change
+		// nothing but the time.
+	default:
+		return false
+	}
+	return true
 }
 
 // iterate applies one iteration (a checkpoint) of a unit.

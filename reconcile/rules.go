@@ -225,6 +225,16 @@ func (r *Refusal) Error() string { return r.Worded(func(f string) string { retur
 // Worded is the message with each field of the request named by field
 // ("signal", "verified"), e.g. as a flag.
 func (r *Refusal) Worded(field func(string) string) string {
+	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest} {
+		if msg := w(field); msg != "" {
+			return msg
+		}
+	}
+	return fmt.Sprintf("unit %s: %s", r.Unit, r.Code)
+}
+
+// wordedTask words the refusals about the task as a whole; "" for the others.
+func (r *Refusal) wordedTask(field func(string) string) string {
 	u := r.Unit
 	switch r.Code {
 	case NoUnits:
@@ -238,6 +248,25 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("%q is not a unit ID such as T1", u)
 	case NoneReady:
 		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
+	case BudgetSpent:
+		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: a person raises it there to go on (it counts at once; `itr plan` records it)", r.Max, r.Max, r.PlanFile)
+	case TaskPaused:
+		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
+	case AlreadyPaused:
+		return fmt.Sprintf("the task is already paused (since %s: %s); `itr resume` resumes it", r.Since, orWhy(r.Reason))
+	case NotPaused:
+		return "the task is not paused; there is nothing to resume"
+	case PhaseEarly:
+		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
+			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
+	}
+	return ""
+}
+
+// wordedUnit words the refusals for the unit's own state; "" for the others.
+func (r *Refusal) wordedUnit(field func(string) string) string {
+	u := r.Unit
+	switch r.Code {
 	case UnitDone:
 		return fmt.Sprintf("unit %s is done; a finished unit takes no more iterations (if it was found wrong, send it back with `itr reopen %s %s TEXT`)", u, u, field("reason"))
 	case UnitBlocked:
@@ -250,6 +279,20 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("unit %s failed (%s); nothing was recorded: a failed unit takes no work until it is reopened: %s", u, kindReason(r.ReasonKind, r.Reason), FailedFix(u, r.Mode, field))
 	case UnitSkipped:
 		return fmt.Sprintf("unit %s was skipped (%s); nothing was recorded: to work on it after all, reopen it with `itr reopen %s %s TEXT`", u, r.Reason, u, field("reason"))
+	case HeldElsewhere:
+		return fmt.Sprintf("unit %s is held by %s; pick another unit (itr next), or ask them to release it (itr release %s)", u, r.Reason, u)
+	case UnitTimedOut:
+		return fmt.Sprintf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`", u, r.Max)
+	case WaitsFor:
+		return fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", u, joinDeps(r.Waiting))
+	}
+	return ""
+}
+
+// wordedRequest words the refusals of a request that does not fit the unit; "" for the others.
+func (r *Refusal) wordedRequest(field func(string) string) string {
+	u := r.Unit
+	switch r.Code {
 	case AlreadyFailed:
 		return fmt.Sprintf("unit %s already failed (%s); nothing was recorded: to fail it for another reason, reopen it first (`itr reopen %s %s TEXT`)", u, kindReason(r.ReasonKind, r.Reason), u, field("reason"))
 	case AlreadySkipped:
@@ -262,12 +305,6 @@ func (r *Refusal) Worded(field func(string) string) string {
 			kinds, what = state.FailKinds, "failure kind"
 		}
 		return fmt.Sprintf("%q is not a %s (one of %s); nothing was recorded", r.ReasonKind, what, strings.Join(kinds, ", "))
-	case HeldElsewhere:
-		return fmt.Sprintf("unit %s is held by %s; pick another unit (itr next), or ask them to release it (itr release %s)", u, r.Reason, u)
-	case UnitTimedOut:
-		return fmt.Sprintf("unit %s reached its limit of %d iterations; raise its Max iterations in the plan and run `itr plan`", u, r.Max)
-	case WaitsFor:
-		return fmt.Sprintf("unit %s cannot start: it depends on %s; finish those first (itr next shows what is ready)", u, joinDeps(r.Waiting))
 	case AlreadyBlocked:
 		return fmt.Sprintf("unit %s is already blocked (%s); run `itr unblock %s` first to block it for another reason", u, blockText(r), u)
 	case NotBlocked:
@@ -286,14 +323,6 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
-	case BudgetSpent:
-		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: a person raises it there to go on (it counts at once; `itr plan` records it)", r.Max, r.Max, r.PlanFile)
-	case TaskPaused:
-		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
-	case AlreadyPaused:
-		return fmt.Sprintf("the task is already paused (since %s: %s); `itr resume` resumes it", r.Since, orWhy(r.Reason))
-	case NotPaused:
-		return "the task is not paused; there is nothing to resume"
 	case NoEvidence:
 		return fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): run its check with %s, or name the person or external check that verified it with %s TEXT",
 			u, field("verify"), field("verified-by"))
@@ -301,11 +330,8 @@ func (r *Refusal) Worded(field func(string) string) string {
 		return fmt.Sprintf("unit %s cannot move toward done (nothing was recorded): %s", u, OutputProblems(r.Outputs))
 	case UnknownItem:
 		return fmt.Sprintf("item %s is not an item of %s (its items in %s: %s); nothing was recorded", r.Item, u, r.PlanFile, r.ItemsText)
-	case PhaseEarly:
-		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
-			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
 	}
-	return fmt.Sprintf("unit %s: %s", u, r.Code)
+	return ""
 }
 
 // JoinDeps reads "T1 (pending), T2 (missing)".
@@ -349,94 +375,122 @@ func decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	if u == nil {
 		return Event{}, unknown(s, p, id, false)
 	}
-	ev := Event{Unit: id}
+	if ev, ok, err := decideSetAside(s, p, in, id); ok {
+		return ev, err
+	}
+	// Work, Start and Finish: the task must not be on hold, and the unit
+	// must be open to work.
+	if err := openToWork(s, p, in, u); err != nil {
+		return Event{}, err
+	}
+	if in.Action == Start {
+		return Event{Unit: id, Kind: progresslog.KindOther}, nil
+	}
+	in, err := verdict(in, u)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := knownItems(p, id, in.Items); err != nil {
+		return Event{}, err
+	}
+	ev := iterationEvent(p, in, u)
+	return ev, allowed(s, p, ev)
+}
+
+// decideSetAside decides the actions that set a unit aside or bring it
+// back (block, fail, skip, unblock, reopen); ok is false for the others.
+func decideSetAside(s *state.State, p *plan.Plan, in Intent, id string) (ev Event, ok bool, err error) {
+	ev = Event{Unit: id}
 	switch in.Action {
 	case Block:
 		ev.Kind, ev.Reason = progresslog.KindBlocked, in.Reason
 		ev.ReasonKind, ev.ClearWhen = in.ReasonKind, in.ClearWhen
 		if err := checkKind(id, in.ReasonKind, state.Blocked); err != nil {
-			return Event{}, err
+			return Event{}, true, err
 		}
-		return ev, allowed(s, p, ev)
 	case Fail:
 		ev.Kind, ev.Reason, ev.ReasonKind = progresslog.KindFailed, in.Reason, in.ReasonKind
 		if err := checkKind(id, in.ReasonKind, state.Failed); err != nil {
-			return Event{}, err
+			return Event{}, true, err
 		}
-		return ev, allowed(s, p, ev)
 	case Skip:
 		ev.Kind, ev.Reason = progresslog.KindSkipped, in.Reason
-		return ev, allowed(s, p, ev)
 	case Unblock:
 		ev.Kind = progresslog.KindUnblocked
-		return ev, allowed(s, p, ev)
 	case Reopen:
 		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
-		return ev, allowed(s, p, ev)
+	default:
+		return Event{}, false, nil
 	}
-	// Work, Start and Finish: the task must not be on hold, and the unit
-	// must be open to work.
+	return ev, true, allowed(s, p, ev)
+}
+
+// openToWork refuses work (and starting) on a unit while the task is
+// paused, the unit is not workable, another agent holds it, its inputs
+// are missing, or the task used its budget.
+func openToWork(s *state.State, p *plan.Plan, in Intent, u *state.Unit) error {
+	id := u.ID
 	if ps := s.Paused; ps != nil {
-		return Event{}, &Refusal{Code: TaskPaused, Unit: id, Since: ps.Since, Reason: ps.Reason}
+		return &Refusal{Code: TaskPaused, Unit: id, Since: ps.Since, Reason: ps.Reason}
 	}
 	if err := workable(s, p, u); err != nil {
-		return Event{}, err
+		return err
 	}
 	if who, ok := in.Held[id]; ok {
-		return Event{}, &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
+		return &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
 	}
 	if r := missingInputs(u, in.Missing); r != nil {
-		return Event{}, r
+		return r
 	}
 	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max {
-		return Event{}, &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
+		return &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
 	}
+	return nil
+}
+
+// verdict maps a Finish to the signal or verification the unit's status
+// takes, and refuses a Work whose flags do not fit the status.
+func verdict(in Intent, u *state.Unit) (Intent, error) {
+	id := u.ID
 	switch in.Action {
-	case Start:
-		ev.Kind = progresslog.KindOther
-		return ev, nil
 	case Finish:
 		switch u.Status {
 		case state.Pending:
-			return Event{}, &Refusal{Code: NotStarted, Unit: id, Status: u.Status}
+			return in, &Refusal{Code: NotStarted, Unit: id, Status: u.Status}
 		case state.InProgress:
 			if in.Failed {
-				return Event{}, &Refusal{Code: FailedEarly, Unit: id, Status: u.Status}
+				return in, &Refusal{Code: FailedEarly, Unit: id, Status: u.Status}
 			}
 			in.Signal = true
 		case state.Confirming:
 			in.Signal = !in.Failed
 		case state.Verifying:
 			in.Verified = !in.Failed
-			if in.Verified {
-				if err := evidenced(in, id); err != nil {
-					return Event{}, err
-				}
-			}
 		}
 	case Work:
 		if u.Status == state.Verifying && in.Signal {
-			return Event{}, &Refusal{Code: NeedsVerdict, Unit: id, Status: u.Status}
+			return in, &Refusal{Code: NeedsVerdict, Unit: id, Status: u.Status}
 		}
 		if in.Verified && u.Status != state.Verifying {
-			return Event{}, &Refusal{Code: VerifiedEarly, Unit: id, Status: u.Status}
-		}
-		if in.Verified {
-			if err := evidenced(in, id); err != nil {
-				return Event{}, err
-			}
+			return in, &Refusal{Code: VerifiedEarly, Unit: id, Status: u.Status}
 		}
 	}
-	if err := knownItems(p, id, in.Items); err != nil {
-		return Event{}, err
+	if in.Verified && u.Status == state.Verifying {
+		if err := evidenced(in, id); err != nil {
+			return in, err
+		}
 	}
-	ev.Items = in.Items
+	return in, nil
+}
+
+// iterationEvent is the iteration an accepted Work or Finish records: a
+// run that did not pass takes back its signal or verification.
+func iterationEvent(p *plan.Plan, in Intent, u *state.Unit) Event {
+	id := u.ID
+	ev := Event{Unit: id, Kind: progresslog.KindIteration, Items: in.Items, Run: in.Run, Iteration: state.Val(u.IterationsUsed) + 1}
 	if in.Run != nil && !in.Run.Passed() {
 		in.Signal, in.Verified = false, false
 	}
-	ev.Run = in.Run
-	ev.Kind = progresslog.KindIteration
-	ev.Iteration = state.Val(u.IterationsUsed) + 1
 	if in.Signal && u.Status != state.Verifying {
 		ev.Signal = signalOf(p, id)
 	}
@@ -447,7 +501,7 @@ func decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 			ev.VerifiedBy = strings.TrimSpace(in.VerifiedBy)
 		}
 	}
-	return ev, allowed(s, p, ev)
+	return ev
 }
 
 // knownItems refuses items the unit's plan does not give, when it gives
@@ -855,60 +909,85 @@ func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing M
 		deps = p.DepMap() // one build of the graph for every unit
 	}
 	cur := state.Val(s.Current)
-	ids := s.IDs()
-	for _, id := range ids {
-		u := s.Units[id]
-		a.Total++
-		switch u.Status {
-		case state.Done:
-			a.Done++
-		case state.Blocked:
-			a.Blocked = append(a.Blocked, id)
-		case state.Timeout:
-			a.TimedOut = append(a.TimedOut, id)
-		case state.Pending:
-			if w := unfinished(s, settled, deps[id]); len(w) > 0 {
-				a.Waiting[id] = w
-			}
-		case state.InProgress, state.Confirming, state.Verifying:
-			if id != cur && held[id] == "" {
-				a.Started = append(a.Started, id)
-			}
-		case state.Skipped:
-			a.Skipped = append(a.Skipped, id)
-		case state.Failed:
-			if !settled(id) {
-				a.Failed = append(a.Failed, id)
-			} else {
-				a.Replaced = append(a.Replaced, id)
-			}
+	for _, id := range s.IDs() {
+		a.classify(s, p, id, id != cur, settled, deps[id], held, missing)
+	}
+	a.pickUnit(s, act, held)
+	a.pickMove(s)
+	return a
+}
+
+// classify counts unit id of s in the advice: done, blocked, timed out,
+// waiting, under way (started other than the current one), skipped,
+// failed or replaced, settled; and, when it cannot move, the refusal
+// work on it would get.
+func (a *Advice) classify(s *state.State, p *plan.Plan, id string, notCurrent bool, settled func(string) bool, deps []string, held Held, missing Missing) {
+	u := s.Units[id]
+	a.Total++
+	switch u.Status {
+	case state.Done:
+		a.Done++
+	case state.Blocked:
+		a.Blocked = append(a.Blocked, id)
+	case state.Timeout:
+		a.TimedOut = append(a.TimedOut, id)
+	case state.Pending:
+		if w := unfinished(s, settled, deps); len(w) > 0 {
+			a.Waiting[id] = w
 		}
-		if settled(id) {
-			a.Settled++
+	case state.InProgress, state.Confirming, state.Verifying:
+		if notCurrent && held[id] == "" {
+			a.Started = append(a.Started, id)
 		}
-		var r *Refusal
+	case state.Skipped:
+		a.Skipped = append(a.Skipped, id)
+	case state.Failed:
 		if !settled(id) {
-			r = stuck(u, a.Waiting[id])
-		}
-		if r == nil && !settled(id) {
-			r = standingBy(s, p, u)
-		}
-		if r == nil && !settled(id) {
-			r = missingInputs(u, missing)
-		}
-		if r != nil {
-			r.Mode = s.Mode
-		}
-		if who := held[id]; who != "" && u.Status != state.Done {
-			a.Held = append(a.Held, id)
-			if r == nil {
-				r = &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
-			}
-		}
-		if r != nil {
-			a.Stuck = append(a.Stuck, r)
+			a.Failed = append(a.Failed, id)
+		} else {
+			a.Replaced = append(a.Replaced, id)
 		}
 	}
+	var r *Refusal
+	if settled(id) {
+		a.Settled++
+	} else {
+		r = whyStuck(s, p, u, a.Waiting[id], missing)
+	}
+	if who := held[id]; who != "" && u.Status != state.Done {
+		a.Held = append(a.Held, id)
+		if r == nil {
+			r = &Refusal{Code: HeldElsewhere, Unit: id, Status: u.Status, Reason: who}
+		}
+	}
+	if r != nil {
+		a.Stuck = append(a.Stuck, r)
+	}
+}
+
+// whyStuck is the refusal work on an unsettled unit gets by its own
+// state (blocked, timed out, failed, skipped, waiting), by standing by for
+// units it replaces, or by missing inputs; nil when it may move.
+func whyStuck(s *state.State, p *plan.Plan, u *state.Unit, wait []Dep, missing Missing) *Refusal {
+	r := stuck(u, wait)
+	if r == nil {
+		r = standingBy(s, p, u)
+	}
+	if r == nil {
+		r = missingInputs(u, missing)
+	}
+	if r != nil {
+		r.Mode = s.Mode
+	}
+	return r
+}
+
+// pickUnit orders the units under way (the current unit first, then the
+// oldest activity) and picks the unit to work on: the current unit while
+// it is open, else the one under way touched longest ago, else the first
+// ready one.
+func (a *Advice) pickUnit(s *state.State, act Activity, held Held) {
+	cur := state.Val(s.Current)
 	// Oldest activity first; ids are in natural order, so ties keep it.
 	sort.SliceStable(a.Started, func(i, j int) bool { return act[a.Started[i]] < act[a.Started[j]] })
 	curOpen := open(s.Units[cur]) && held[cur] == ""
@@ -927,23 +1006,27 @@ func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing M
 		a.Status = s.Units[a.Unit].Status
 		a.Allowed = state.AllowedNext(a.Status)
 	}
-	// The move: the current unit's own state first, then the unit to
-	// work on, then the task's.
+}
+
+// pickMove is the step to take: the current unit's own state first (it
+// used its iterations, or is blocked), then the unit to work on, then the
+// task's.
+func (a *Advice) pickMove(s *state.State) {
+	cur := state.Val(s.Current)
 	if u := s.Units[cur]; u != nil {
 		switch u.Status {
 		case state.Timeout:
 			a.Move, a.MoveUnit = MoveRaiseLimit, cur
+			return
 		case state.Blocked:
 			a.Move, a.MoveUnit = MoveUnblock, cur
-		}
-		if a.Move != "" {
-			return a
+			return
 		}
 	}
 	if a.Unit != "" {
 		if m := workMove(s.Units[a.Unit].Status); m != "" {
 			a.Move, a.MoveUnit = m, a.Unit
-			return a
+			return
 		}
 	}
 	switch {
@@ -964,7 +1047,6 @@ func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing M
 	default:
 		a.Move = MoveWait
 	}
-	return a
 }
 
 // open reports whether a unit can take work now as far as its own status

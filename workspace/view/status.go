@@ -189,7 +189,8 @@ func Status(st *store.Store, slug string) (*Summary, error) {
 	return sum, err
 }
 
-// status is Status and the task it read.
+// status is Status and the task it read: the task read once, then each
+// part of the summary in turn, the rule book's advice last.
 func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	slug, err := st.Select(slug)
 	if err != nil {
@@ -206,126 +207,203 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sum := &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}
-	facts := factsOf(st, t, archive == "")
-	derived, problems, adoptionNote := facts.derived, facts.Problems, facts.AdoptionNote
+	r := &statusRead{st: st, t: t, slug: slug, active: archive == "",
+		sum: &Summary{Slug: slug, Dir: t.Dir, Warnings: []string{}, Blocked: []UnitStatus{}, DoNotRepeat: []string{}, Discrepancies: []reconcile.Discrepancy{}, Archive: archive}}
+	r.facts = factsOf(st, t, r.active)
+	recorded := r.view()
+	r.diskState()
+	r.undos()
+	r.outputs()
+	// The rows are the view as the rule book reads it: a unit the plan
+	// added before `itr plan` recorded it is pending already.
+	s := reconcile.Synced(recorded, t.Plan)
+	r.sizeAndCounters(s)
+	r.sum.Checks = checksOf(st, slug, s, r.active)
+	r.claims(s)
+	r.pace(s)
+	r.rows(s)
+	r.advise(s, recorded)
+	r.compaction(s)
+	return r.sum, t, nil
+}
+
+// statusRead is one reading of a task for status: what each step found,
+// for the steps after it.
+type statusRead struct {
+	st     *store.Store
+	t      *store.Task
+	slug   string
+	active bool // read from the working tree, not an archive
+	sum    *Summary
+	facts  *logFacts
+	// What the advice needs of the steps before it.
+	undone    int
+	broken    []verify.OutputIssue
+	badOutput map[string]bool
+	held      reconcile.Held
+	missing   reconcile.Missing
+	ix        planIndex
+}
+
+func (r *statusRead) warn(w ...string) { r.sum.Warnings = append(r.sum.Warnings, w...) }
+
+// view is the task's view as recorded (state.json, else the fold of the
+// log), with how it differs from the log's fold and what the log and the
+// plan could not say.
+func (r *statusRead) view() *state.State {
+	t, facts := r.t, r.facts
 	if t.ProgressErr != nil {
-		sum.Warnings = append(sum.Warnings, t.ProgressErr.Error())
+		r.warn(t.ProgressErr.Error())
 	}
-	if adoptionNote != "" {
-		sum.Warnings = append(sum.Warnings, adoptionNote)
+	if facts.AdoptionNote != "" {
+		r.warn(facts.AdoptionNote)
 	}
 	s := t.State
 	if s == nil {
-		s = derived
-		sum.Warnings = append(sum.Warnings, t.StateErr.Error()+"; showing the state rebuilt from the log")
-	} else if d := reconcile.Diff(t.State, derived, t.Plan); len(d) > 0 {
-		sum.Discrepancies = d
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("state.json differs from what the log says in %d places (first: %s); run `itr reconcile`", len(d), d[0]))
+		s = facts.derived
+		r.warn(t.StateErr.Error() + "; showing the state rebuilt from the log")
+	} else if d := reconcile.Diff(t.State, facts.derived, t.Plan); len(d) > 0 {
+		r.sum.Discrepancies = d
+		r.warn(fmt.Sprintf("state.json differs from what the log says in %d places (first: %s); run `itr reconcile`", len(d), d[0]))
 	}
-	for _, p := range problems {
-		sum.Warnings = append(sum.Warnings, p.Error())
+	for _, p := range facts.Problems {
+		r.warn(p.Error())
 	}
 	if t.PlanErr != nil {
-		sum.Warnings = append(sum.Warnings, t.PlanErr.Error())
+		r.warn(t.PlanErr.Error())
 	}
+	return s
+}
 
-	if disk, err := st.ReadWorktree(st.Rel(slug, store.StateFile)); archive == "" && err == nil && !bytes.Equal(disk, t.StateRaw) {
-		sum.Warnings = append(sum.Warnings, st.Rel(slug, store.StateFile)+" has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
+// diskState warns when state.json on disk is not the committed one.
+func (r *statusRead) diskState() {
+	rel := r.st.Rel(r.slug, store.StateFile)
+	if disk, err := r.st.ReadWorktree(rel); r.active && err == nil && !bytes.Equal(disk, r.t.StateRaw) {
+		r.warn(rel + " has uncommitted changes; the summary shows the committed state (run `itr reconcile`)")
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		sum.Warnings = append(sum.Warnings, err.Error())
+		r.warn(err.Error())
 	}
-	undone := 0
-	if archive == "" {
-		undos, err := verify.FindUndos(st, t)
-		undone = len(undos)
-		if err != nil {
-			sum.Warnings = append(sum.Warnings, err.Error())
-		}
-		for _, u := range undos {
-			sum.Undone = append(sum.Undone, verify.ReportOf(u))
-			sum.Warnings = append(sum.Warnings, u.String()+"; they are in git's history: `itr reconcile` puts them back (so does the next checkpoint)")
-		}
+}
+
+// undos finds the plain commits that took committed entries out.
+func (r *statusRead) undos() {
+	if !r.active {
+		return
 	}
-	badOutput := map[string]bool{}
-	var broken []verify.OutputIssue
-	if archive == "" { // an archived task's outputs are in its archive, not at HEAD
-		issues, err := verify.Outputs(st, t)
-		broken = issues
-		if err != nil {
-			sum.Warnings = append(sum.Warnings, err.Error())
-		}
-		for _, o := range issues {
-			badOutput[o.Unit] = true
-			sum.Warnings = append(sum.Warnings, "done unit "+o.String()+": "+o.Problem.Fix()+" (`itr verify` says how to put it back)")
-		}
+	undos, err := verify.FindUndos(r.st, r.t)
+	r.undone = len(undos)
+	if err != nil {
+		r.warn(err.Error())
 	}
-	// The rows are the view as the rule book reads it: a unit the plan
-	// added before `itr plan` recorded it is pending already.
-	recorded := s
-	s = reconcile.Synced(s, t.Plan)
+	for _, u := range undos {
+		r.sum.Undone = append(r.sum.Undone, verify.ReportOf(u))
+		r.warn(u.String() + "; they are in git's history: `itr reconcile` puts them back (so does the next checkpoint)")
+	}
+}
+
+// outputs finds the done units whose outputs broke (an archived task's
+// outputs are in its archive, not at HEAD).
+func (r *statusRead) outputs() {
+	r.badOutput = map[string]bool{}
+	if !r.active {
+		return
+	}
+	issues, err := verify.Outputs(r.st, r.t)
+	r.broken = issues
+	if err != nil {
+		r.warn(err.Error())
+	}
+	for _, o := range issues {
+		r.badOutput[o.Unit] = true
+		r.warn("done unit " + o.String() + ": " + o.Problem.Fix() + " (`itr verify` says how to put it back)")
+	}
+}
+
+// sizeAndCounters reads what the summary says of the task as a whole: its
+// name and phase, decisions, the log's size and the plan's counters.
+func (r *statusRead) sizeAndCounters(s *state.State) {
+	sum, st, t := r.sum, r.st, r.t
 	sum.Task, sum.Mode, sum.Phase = s.Task, string(s.Mode), string(s.Phase)
 	sum.Decisions = decisionsOf(t.DecisionsRaw)
-	sum.ProgressSize, sum.LastSummary = sizeOf(facts.Size, st.Config.TokenLimit()), facts.Size.Summary
-	if sum.ProgressSize.Over && archive == "" {
-		sum.Warnings = append(sum.Warnings, sizeWarning(st.Rel(slug, store.ProgressFile), sum.ProgressSize, sum.LastSummary != nil))
+	sum.ProgressSize, sum.LastSummary = sizeOf(r.facts.Size, st.Config.TokenLimit()), r.facts.Size.Summary
+	if !r.active {
+		return
 	}
-	if archive == "" {
-		var warns []string
-		sum.Counters, warns = verify.Counters(st, t, s)
-		sum.Warnings = append(sum.Warnings, warns...)
-		for _, c := range sum.Counters {
-			if !c.Agrees {
-				sum.Warnings = append(sum.Warnings, "counter "+c.String()+"; "+c.Fix)
-			}
+	if sum.ProgressSize.Over {
+		r.warn(sizeWarning(st.Rel(r.slug, store.ProgressFile), sum.ProgressSize, sum.LastSummary != nil))
+	}
+	var warns []string
+	sum.Counters, warns = verify.Counters(st, t, s)
+	r.warn(warns...)
+	for _, c := range sum.Counters {
+		if !c.Agrees {
+			r.warn("counter " + c.String() + "; " + c.Fix)
 		}
 	}
-	sum.Checks = checksOf(st, slug, s, archive == "")
-	var held reconcile.Held
-	var missing reconcile.Missing
-	if archive == "" {
-		missing = st.MissingInputsIn(t, s)
-		if claims, err := st.Claims(slug); err != nil {
-			sum.Warnings = append(sum.Warnings, err.Error())
-		} else {
-			for _, id := range s.IDs() {
-				// A finished claim matters only where the unit's entries
-				// have not arrived yet.
-				if c, ok := claims[id]; ok && (c.Finished == "" || s.Units[id].Status != state.Done) {
-					sum.Claims = append(sum.Claims, c)
-				}
-			}
-			held = store.HeldByOthers(claims, st.AgentName(), st.Now())
-			if len(sum.Claims) > 0 {
-				sum.Agent = st.AgentName()
-			}
+}
+
+// claims reads the units other agents hold and the pending units' missing
+// inputs.
+func (r *statusRead) claims(s *state.State) {
+	if !r.active {
+		return
+	}
+	st, sum := r.st, r.sum
+	r.missing = st.MissingInputsIn(r.t, s)
+	claims, err := st.Claims(r.slug)
+	if err != nil {
+		r.warn(err.Error())
+		return
+	}
+	for _, id := range s.IDs() {
+		// A finished claim matters only where the unit's entries have
+		// not arrived yet.
+		if c, ok := claims[id]; ok && (c.Finished == "" || s.Units[id].Status != state.Done) {
+			sum.Claims = append(sum.Claims, c)
 		}
 	}
+	r.held = store.HeldByOthers(claims, st.AgentName(), st.Now())
+	if len(sum.Claims) > 0 {
+		sum.Agent = st.AgentName()
+	}
+}
+
+// pace reads where the work stands over time: pace, flags, the check-in
+// and the phase hint.
+func (r *statusRead) pace(s *state.State) {
+	st, t, sum, facts := r.st, r.t, r.sum, r.facts
 	ut := facts.times()
 	now := st.Now()
 	sum.now = now
 	sum.Pace = paceOf(s, t.Plan, ut, now)
 	sum.Flags = []Flag{}
-	if archive == "" {
-		sum.Flags = flagsOf(s, facts.backs(), ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
-		every := st.Config.CheckInEvery
-		if n, ok := t.Plan.MetaCount(plan.MetaCheckIn); ok {
-			every = n
-		}
-		if since := facts.SinceNote; every > 0 && since >= every {
-			sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
-		}
-		sum.PhaseHint, _ = phaseHint(s, t.Plan)
+	if !r.active {
+		return
 	}
-	ix := indexOf(t.Plan)
+	sum.Flags = flagsOf(s, facts.backs(), ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
+	every := st.Config.CheckInEvery
+	if n, ok := t.Plan.MetaCount(plan.MetaCheckIn); ok {
+		every = n
+	}
+	if since := facts.SinceNote; every > 0 && since >= every {
+		sum.CheckIn = fmt.Sprintf("%d iterations since the last note (check in every %d): before going on, write down where things stand with `itr note TEXT`, and any lesson with `itr guardrail`", since, every)
+	}
+	sum.PhaseHint, _ = phaseHint(s, t.Plan)
+}
+
+// rows are the units as status shows them, the current unit and the last
+// iteration.
+func (r *statusRead) rows(s *state.State) {
+	sum := r.sum
+	r.ix = indexOf(r.t.Plan)
 	for _, id := range s.IDs() {
-		us := ix.row(s, id)
+		us := r.ix.row(s, id)
 		sum.Units = append(sum.Units, us)
 		sum.Total++
 		switch s.Units[id].Status {
 		case state.Done:
 			sum.Done++
-			if !badOutput[id] { // a done unit whose output broke may need work again
+			if !r.badOutput[id] { // a done unit whose output broke may need work again
 				sum.DoNotRepeat = append(sum.DoNotRepeat, id)
 			}
 		case state.Blocked:
@@ -333,20 +411,27 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	if c := state.Val(s.Current); c != "" && s.Units[c] != nil {
-		us := ix.row(s, c)
+		us := r.ix.row(s, c)
 		sum.Current = &us
 	}
-	sum.Last = facts.lastIn(s, "")
+	sum.Last = r.facts.lastIn(s, "")
 	if u := state.Val(s.Updated); u != "" {
 		sum.LastCheckpoint = u
 		if at, err := time.Parse(time.RFC3339, u); err == nil {
-			sum.SinceLast = humanDuration(st.Now().Sub(at))
+			sum.SinceLast = humanDuration(r.st.Now().Sub(at))
 		}
 	}
-	sit, warns := situationOf(st, t, archive, facts, held, missing, len(sum.Discrepancies) > 0, undone, broken)
-	sum.Warnings = append(sum.Warnings, warns...)
+}
+
+// advise asks the rule book what may happen next, with everything the
+// steps before found, and words its answer.
+func (r *statusRead) advise(s, recorded *state.State) {
+	st, t, sum, slug := r.st, r.t, r.sum, r.slug
+	archive := sum.Archive
+	sit, warns := situationOf(st, t, archive, r.facts, r.held, r.missing, len(sum.Discrepancies) > 0, r.undone, r.broken)
+	r.warn(warns...)
 	adv := reconcile.AdviseSynced(s, recorded, t.Plan, sit.Situation)
-	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, held, missing, s, sit
+	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, r.held, r.missing, s, sit
 	sum.Actions, sum.Hold = actionsOf(adv, slug), holdOf(adv, sit, s, t.Plan, slug)
 	sum.Recheck, sum.Edited = adv.Recheck, sit.Edited
 	for i, c := range sum.Checks {
@@ -357,19 +442,28 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 		}
 	}
 	sum.DoNotRepeat = slices.DeleteFunc(sum.DoNotRepeat, func(id string) bool { return slices.Contains(adv.Recheck, id) })
-	if len(sit.Edited) > 0 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%d file%s of the task folder %s changes no commit holds (%s): the next checkpoint commits them with its entry (if a session stopped before its checkpoint, look at them first)",
-			len(sit.Edited), store.Plural(len(sit.Edited), "", "s"), store.Plural(len(sit.Edited), "has", "have"), strings.Join(store.FirstN(sit.Edited, 5), ", ")))
+	if n := len(sit.Edited); n > 0 {
+		r.warn(fmt.Sprintf("%d file%s of the task folder %s changes no commit holds (%s): the next checkpoint commits them with its entry (if a session stopped before its checkpoint, look at them first)",
+			n, store.Plural(n, "", "s"), store.Plural(n, "has", "have"), strings.Join(store.FirstN(sit.Edited, 5), ", ")))
 	}
 	for _, id := range adv.Recheck {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s is done but builds on %s, which is no longer done: re-check it once that is done again (`itr reopen %s --reason ...` if its work no longer holds)",
+		r.warn(fmt.Sprintf("%s is done but builds on %s, which is no longer done: re-check it once that is done again (`itr reopen %s --reason ...` if its work no longer holds)",
 			id, strings.Join(openDeps(s, t.Plan, id), ", "), id))
 	}
+	r.work(s, adv)
+	sum.NextAction = nextAction(t.Slug, s, adv, sum)
+	sum.Paused = s.Paused
+}
+
+// work fills the units the advice names: failed, skipped, ready, under
+// way, and the unit to work on with its last entry and handoff.
+func (r *statusRead) work(s *state.State, adv reconcile.Advice) {
+	sum := r.sum
 	for _, id := range adv.Failed {
-		sum.Failed = append(sum.Failed, ix.row(s, id))
+		sum.Failed = append(sum.Failed, r.ix.row(s, id))
 	}
 	for _, id := range adv.Skipped {
-		sum.Skipped = append(sum.Skipped, ix.row(s, id))
+		sum.Skipped = append(sum.Skipped, r.ix.row(s, id))
 	}
 	if len(adv.Ready) > 0 {
 		sum.Next = adv.Ready[0]
@@ -377,32 +471,35 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	sum.Ready = append([]string{}, adv.Ready...)
 	sum.Started = []UnitStatus{}
 	for _, id := range adv.Started {
-		sum.Started = append(sum.Started, ix.row(s, id))
+		sum.Started = append(sum.Started, r.ix.row(s, id))
 	}
-	if adv.Unit != "" {
-		w := ix.row(s, adv.Unit)
-		sum.Work = &w
-		sum.WorkLast = facts.lastIn(s, adv.Unit)
-		if u := facts.Units[adv.Unit]; u != nil {
-			sum.WorkReopened = u.Reopen
-		}
-		if archive == "" {
-			sum.Handoff = handoffOf(st, t, s, facts, adv.Unit)
-		}
+	if adv.Unit == "" {
+		return
 	}
-	sum.NextAction = nextAction(t.Slug, s, adv, sum)
-	sum.Paused = s.Paused
+	w := r.ix.row(s, adv.Unit)
+	sum.Work = &w
+	sum.WorkLast = r.facts.lastIn(s, adv.Unit)
+	if u := r.facts.Units[adv.Unit]; u != nil {
+		sum.WorkReopened = u.Reopen
+	}
+	if r.active {
+		sum.Handoff = handoffOf(r.st, r.t, s, r.facts, adv.Unit)
+	}
+}
+
+// compaction is the seed's compaction summary of what status found.
+func (r *statusRead) compaction(s *state.State) {
+	sum := r.sum
 	sum.CompactionSummary = CompactionSummary{
 		Task:            s.Task,
-		Progress:        progressLine(sum.Done, sum.Total) + settledLine(adv),
+		Progress:        progressLine(sum.Done, sum.Total) + settledLine(sum.adv),
 		NextAction:      sum.NextAction,
-		CriticalContext: criticalContext(sum, facts.Critical, progresslog.ParseGuardrails(t.GuardrailsRaw).Entries),
+		CriticalContext: criticalContext(sum, r.facts.Critical, progresslog.ParseGuardrails(r.t.GuardrailsRaw).Entries),
 		DoNotRepeat:     sum.DoNotRepeat,
 	}
 	sum.CompactionSummary.RecoveryInstructions = recoveryInstructions(sum)
-	sum.plan = t.Plan
-	sum.facts = facts
-	return sum, t, nil
+	sum.plan = r.t.Plan
+	sum.facts = r.facts
 }
 
 // pauseText words a pause: "since 2026-01-14T10:30:00Z: waiting for review".
