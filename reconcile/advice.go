@@ -226,7 +226,7 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 		return a
 	}
 	a.Offers = offers(s, view, p, sit, &a)
-	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun) {
+	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun || a.Offers[0].For == MoveReconcile) {
 		a.Move, a.MoveUnit = a.Offers[0].For, a.Offers[0].Unit
 	}
 	if a.Move == MoveRestore {
@@ -264,7 +264,11 @@ func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 			return &Hold{Code: HoldUnsaved, Edit: EditCommit}
 		}
 	}
-	if len(sit.Unsaved) > 0 {
+	// A record reconciles first where a plain commit took entries out or
+	// the folder was written without itr, and that reconcile takes in
+	// itr's unsaved files too (a hand edit of state.json is kept aside):
+	// no hold then, but reconcile comes first among the offers.
+	if len(sit.Unsaved) > 0 && sit.Undone == 0 && !sit.Adopt {
 		return &Hold{Code: HoldUnsaved, Clear: OpReconcile}
 	}
 	if ps := s.Paused; ps != nil {
@@ -392,9 +396,15 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		// running it again finishes it.
 		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
 	}
-	// What the next record would do anyway, offered on its own.
-	if sit.Undone > 0 || sit.Adopt || sit.Stale {
-		out = append(out, Offer{Op: OpReconcile, For: MoveReconcile})
+	// What the next record would do anyway, offered on its own: first,
+	// where itr's files changed without a commit.
+	if sit.Undone > 0 || sit.Adopt || sit.Stale || len(sit.Unsaved) > 0 {
+		rec := Offer{Op: OpReconcile, For: MoveReconcile}
+		if len(sit.Unsaved) > 0 {
+			out = append([]Offer{rec}, out...)
+		} else {
+			out = append(out, rec)
+		}
 	}
 	if added, removed, changed := PlanChanges(view, p); len(added)+len(changed) > 0 && !startedAmong(s, removed) {
 		out = append(out, Offer{Op: OpPlan, For: MoveReplan})

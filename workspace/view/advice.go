@@ -426,8 +426,7 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		text := h.Reason + "; " + h.Clear
 		if adv.Hold.Code == reconcile.TaskPaused {
 			// What comes after the hold: the work as it stands.
-			under := adv
-			under.Hold, under.Move, under.MoveUnit = nil, workMoveOf(s, adv), adv.Unit
+			under := underMove(s, adv)
 			if under.Move != "" {
 				text += "; then " + moveText(slug, s, under, sum, u)
 			}
@@ -435,6 +434,13 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 		return text
 	}
 	return moveText(slug, s, adv, sum, u)
+}
+
+// underMove is adv with the move of its unit to work on, as it stands
+// under what comes first.
+func underMove(s *state.State, adv reconcile.Advice) reconcile.Advice {
+	adv.Hold, adv.Move, adv.MoveUnit = nil, workMoveOf(s, adv), adv.Unit
+	return adv
 }
 
 // workMoveOf is the move the unit to work on takes, "" for none.
@@ -473,6 +479,8 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		}
 		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
 			u.ID, on, u.ID, u.ID)
+	case reconcile.MoveReconcile:
+		return "itr's files changed without a commit, and a plain commit took entries out (or the folder was written without itr): run `itr reconcile` first to put the log and state.json in step (the next checkpoint would do it before its own entry); then " + moveText(slug, s, underMove(s, adv), sum, u)
 	case reconcile.MoveRerun:
 		for _, a := range sum.Actions {
 			if a.Offer.For == reconcile.MoveRerun && a.Unit == u.ID {
