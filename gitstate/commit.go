@@ -147,130 +147,29 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 	if err != nil {
 		return Commit{}, err
 	}
-	if req.Worktree && r.root == "" {
-		return Commit{}, fmt.Errorf("commit: the repository %s is bare; it has no working tree to write files into", r.gitDir)
-	}
-	when := req.When
-	if when.IsZero() {
-		when = time.Now()
-	}
-	head, err := r.head()
+	s, err := r.prepareCommit(req)
 	if err != nil {
 		return Commit{}, err
-	}
-	if head.Detached {
-		return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
-	}
-	if req.Expect != "" && head.Hash != req.Expect && !r.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
-		return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
-	}
-	cfg, err := r.loadConfig(head.Branch)
-	if err != nil {
-		return Commit{}, err
-	}
-	r.dur = durabilityOf(cfg)
-	var author, committer Signature
-	if req.Author != nil {
-		author = Signature{Name: req.Author.Name, Email: req.Author.Email, When: when}
-		committer = author
-	} else {
-		if author, err = identity(cfg, "author", when); err != nil {
-			return Commit{}, err
-		}
-		if committer, err = identity(cfg, "committer", when); err != nil {
-			return Commit{}, err
-		}
-	}
-	if r.root != "" && isTrue(cfg.value("index", "", "skiphash")) {
-		return Commit{}, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
 	}
 
 	// 1. Hold the index for the whole commit. It is validated and the
 	// patch laid out now, streaming, so that a bad index stops the commit
 	// before anything is written; the file stays open for the copy in 6.
-	var (
-		ilock *lockFile
-		idx   *rawIndex
-		plan  *indexPlan
-	)
-	indexPath := r.indexFile()
+	var ix heldIndex
 	if r.root != "" {
-		ilock, err = r.acquireLock(indexPath)
-		if err != nil {
+		if ix, err = r.holdIndex(s.cfg, changes); err != nil {
 			return Commit{}, err
 		}
-		ilock.nosync = !r.dur.index
-		defer ilock.rollback()
-		step("index locked")
-		paths := make([]indexChange, len(changes))
-		for i, c := range changes {
-			paths[i] = indexChange{path: c.Path, delete: c.Delete}
-		}
-		sortChanges(paths)
-		f, err := os.Open(indexPath)
-		switch {
-		case err == nil:
-			defer f.Close()
-			fi, err := f.Stat()
-			if err != nil {
-				return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
-			}
-			if idx, plan, err = readIndexPlan(indexPath, f, fi.Size(), paths); err != nil {
-				return Commit{}, err
-			}
-		case os.IsNotExist(err):
-			idx = emptyIndex(indexVersion(cfg))
-			if plan, err = planIndex(idx, paths); err != nil {
-				return Commit{}, err
-			}
-		default:
-			return Commit{}, fmt.Errorf("read %s: %w", indexPath, err)
-		}
+		defer ix.release()
 	}
 
 	msg := cleanMessage(req.Message)
-	var (
-		commitHash plumbing.Hash
-		parent     = head.Hash
-		rlock      *lockFile
-	)
-	var hlock *lockFile
-	defer func() { rlock.rollback(); hlock.rollback() }()
-	for attempt := 0; ; attempt++ {
-		// 2. Objects.
-		commitHash, err = r.writeCommitObjects(parent, changes, author, committer, msg)
-		if err != nil {
-			return Commit{}, err
-		}
-		step("objects")
-		// 3. Lock HEAD and the branch, as git commit does, and compare.
-		if hlock, err = r.acquireLock(filepath.Join(r.gitDir, "HEAD")); err != nil {
-			return Commit{}, err
-		}
-		if rlock, err = r.acquireLock(r.refFile(head.Branch)); err != nil {
-			return Commit{}, err
-		}
-		rlock.nosync = !r.dur.refs
-		now, err := r.head()
-		if err != nil {
-			return Commit{}, err
-		}
-		if now.Branch == head.Branch && now.Hash == parent {
-			break
-		}
-		rlock.rollback()
-		hlock.rollback()
-		if now.Detached {
-			return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, now.Hash)
-		}
-		if now.Branch != head.Branch || (req.Expect != "" && !r.guardsUnchanged(req.Guard, parent, now.Hash)) {
-			return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, now.Branch, orNone(now.Hash), orNone(parent))
-		}
-		if attempt >= maxRebuilds {
-			return Commit{}, fmt.Errorf("commit: %w %d times while committing; retry when the other git process is done", ErrHeadMoved, attempt+1)
-		}
-		parent = now.Hash
+	// 2. Objects, and 3. HEAD and the branch locked and compared.
+	lc, err := r.writeAndLock(req, s, changes, msg)
+	if err != nil {
+		return Commit{}, err
 	}
+	defer lc.release()
 
 	step("refs locked")
 	// 4. Working tree files.
@@ -283,61 +182,280 @@ func (r *Repo) CommitFiles(req CommitRequest) (Commit, error) {
 
 	// 5. The index, before the branch (see above), published while
 	// index.lock stays held until the branch has moved.
-	if ilock != nil {
-		ichanges, err := r.indexChanges(changes)
-		if err != nil {
-			return Commit{}, err
-		}
-		sortChanges(ichanges) // the order plan was made with: paths are unique
-		if err := writeIndexPlan(ilock, idx, plan, ichanges); err != nil {
-			return Commit{}, fmt.Errorf("write %s: %w", ilock.lock, err)
-		}
-		if err := ilock.publish(); err != nil {
+	if ix.lock != nil {
+		if err := r.publishIndex(ix, changes); err != nil {
 			return Commit{}, err
 		}
 	}
 	step("index")
 
 	// 6. Move the branch and log it; release HEAD and the index.
-	if _, err := rlock.Write([]byte(commitHash.String() + "\n")); err != nil {
-		return Commit{}, fmt.Errorf("write %s: %w", rlock.lock, err)
-	}
-	if err := rlock.commit(); err != nil {
+	if err := lc.moveBranch(); err != nil {
 		return Commit{}, err
 	}
 	step("branch")
-	old := parent
+	if err := r.logCommit(s, lc, msg); err != nil {
+		return Commit{}, err
+	}
+	lc.head.rollback() // HEAD itself is unchanged: the lock only kept others out
+	ix.lock.rollback() // the index was published in step 5
+	step("released")
+	return commitResult(s, lc, msg), nil
+}
+
+// commitSetup is what CommitFiles reads before it takes a lock: the branch
+// HEAD is on, git's configuration, and the author and committer.
+type commitSetup struct {
+	head              Head
+	cfg               *configSet
+	author, committer Signature
+}
+
+// prepareCommit checks what CommitFiles can check before it writes
+// anything and reads what it needs: a working tree when req.Worktree asks
+// for one, HEAD on a branch and where req.Expect says (or with req.Guard
+// unchanged), the configuration (which sets r.dur), the author and
+// committer, and an index without index.skipHash.
+func (r *Repo) prepareCommit(req CommitRequest) (commitSetup, error) {
+	if req.Worktree && r.root == "" {
+		return commitSetup{}, fmt.Errorf("commit: the repository %s is bare; it has no working tree to write files into", r.gitDir)
+	}
+	when := req.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	head, err := r.head()
+	if err != nil {
+		return commitSetup{}, err
+	}
+	if head.Detached {
+		return commitSetup{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
+	}
+	if req.Expect != "" && head.Hash != req.Expect && !r.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
+		return commitSetup{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
+	}
+	cfg, err := r.loadConfig(head.Branch)
+	if err != nil {
+		return commitSetup{}, err
+	}
+	r.dur = durabilityOf(cfg)
+	author, committer, err := commitSignatures(cfg, req.Author, when)
+	if err != nil {
+		return commitSetup{}, err
+	}
+	if r.root != "" && isTrue(cfg.value("index", "", "skiphash")) {
+		return commitSetup{}, unsupportedIndex("index.skipHash", "true", "run `git config index.skipHash false` and then `git update-index --force-write-index`")
+	}
+	return commitSetup{head: head, cfg: cfg, author: author, committer: committer}, nil
+}
+
+// commitSignatures are the author and committer of a commit at when: who
+// for both, when given, else the identities git's configuration gives.
+func commitSignatures(cfg *configSet, who *Signature, when time.Time) (author, committer Signature, err error) {
+	if who != nil {
+		author = Signature{Name: who.Name, Email: who.Email, When: when}
+		return author, author, nil
+	}
+	if author, err = identity(cfg, "author", when); err != nil {
+		return Signature{}, Signature{}, err
+	}
+	if committer, err = identity(cfg, "committer", when); err != nil {
+		return Signature{}, Signature{}, err
+	}
+	return author, committer, nil
+}
+
+// heldIndex is the index as CommitFiles holds it from step 1 to the end:
+// index.lock, the index file kept open for the copy, the index as read and
+// the patch laid out for the changed paths. Its zero value holds nothing.
+type heldIndex struct {
+	lock *lockFile
+	file *os.File
+	idx  *rawIndex
+	plan *indexPlan
+}
+
+// release closes the index file and removes index.lock, in that order.
+func (ix heldIndex) release() {
+	if ix.file != nil {
+		ix.file.Close()
+	}
+	ix.lock.rollback()
+}
+
+// holdIndex is step 1 of CommitFiles: it takes index.lock, then reads and
+// validates the index (a new one of index.version where there is none) and
+// lays out the patch of the changed paths. On an error it holds nothing.
+func (r *Repo) holdIndex(cfg *configSet, changes []FileChange) (_ heldIndex, err error) {
+	var ix heldIndex
+	indexPath := r.indexFile()
+	if ix.lock, err = r.acquireLock(indexPath); err != nil {
+		return heldIndex{}, err
+	}
+	ix.lock.nosync = !r.dur.index
+	defer func() {
+		if err != nil {
+			ix.release()
+		}
+	}()
+	step("index locked")
+	paths := make([]indexChange, len(changes))
+	for i, c := range changes {
+		paths[i] = indexChange{path: c.Path, delete: c.Delete}
+	}
+	sortChanges(paths)
+	f, err := os.Open(indexPath)
+	switch {
+	case err == nil:
+		ix.file = f
+		fi, err := f.Stat()
+		if err != nil {
+			return heldIndex{}, fmt.Errorf("read %s: %w", indexPath, err)
+		}
+		if ix.idx, ix.plan, err = readIndexPlan(indexPath, f, fi.Size(), paths); err != nil {
+			return heldIndex{}, err
+		}
+	case os.IsNotExist(err):
+		ix.idx = emptyIndex(indexVersion(cfg))
+		if ix.plan, err = planIndex(ix.idx, paths); err != nil {
+			return heldIndex{}, err
+		}
+	default:
+		return heldIndex{}, fmt.Errorf("read %s: %w", indexPath, err)
+	}
+	return ix, nil
+}
+
+// lockedCommit is a commit written as loose objects, its parent, and the
+// HEAD.lock and branch lock CommitFiles holds from step 3 until the branch
+// has moved.
+type lockedCommit struct {
+	hash      plumbing.Hash
+	parent    string
+	head, ref *lockFile
+}
+
+// release removes the branch's lock and HEAD.lock, in that order.
+func (lc lockedCommit) release() {
+	lc.ref.rollback()
+	lc.head.rollback()
+}
+
+// writeAndLock is steps 2 and 3 of CommitFiles: it writes the commit's
+// objects on the branch's commit, takes HEAD.lock and the branch's lock as
+// git commit does and compares the branch with the parent. Where HEAD moved
+// meanwhile it releases the locks and rebuilds the commit on the new HEAD,
+// or fails as movedHead says. On an error it holds no lock.
+func (r *Repo) writeAndLock(req CommitRequest, s commitSetup, changes []FileChange, msg string) (lc lockedCommit, err error) {
+	lc.parent = s.head.Hash
+	defer func() {
+		if err != nil {
+			lc.release()
+		}
+	}()
+	for attempt := 0; ; attempt++ {
+		// 2. Objects.
+		lc.hash, err = r.writeCommitObjects(lc.parent, changes, s.author, s.committer, msg)
+		if err != nil {
+			return lc, err
+		}
+		step("objects")
+		// 3. Lock HEAD and the branch, as git commit does, and compare.
+		if lc.head, err = r.acquireLock(filepath.Join(r.gitDir, "HEAD")); err != nil {
+			return lc, err
+		}
+		if lc.ref, err = r.acquireLock(r.refFile(s.head.Branch)); err != nil {
+			return lc, err
+		}
+		lc.ref.nosync = !r.dur.refs
+		var now Head
+		if now, err = r.head(); err != nil {
+			return lc, err
+		}
+		if now.Branch == s.head.Branch && now.Hash == lc.parent {
+			return lc, nil
+		}
+		lc.release()
+		if err = r.movedHead(req, s.head, now, lc.parent, attempt); err != nil {
+			return lc, err
+		}
+		lc.parent = now.Hash
+	}
+}
+
+// movedHead is the error of step 3 of CommitFiles for a branch found at now
+// instead of parent, or nil when the commit is to be rebuilt on now: HEAD
+// detached or on another branch, a guarded path changed (with req.Expect
+// set) and too many rebuilds are errors.
+func (r *Repo) movedHead(req CommitRequest, head, now Head, parent string, attempt int) error {
+	if now.Detached {
+		return fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, now.Hash)
+	}
+	if now.Branch != head.Branch || (req.Expect != "" && !r.guardsUnchanged(req.Guard, parent, now.Hash)) {
+		return fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, now.Branch, orNone(now.Hash), orNone(parent))
+	}
+	if attempt >= maxRebuilds {
+		return fmt.Errorf("commit: %w %d times while committing; retry when the other git process is done", ErrHeadMoved, attempt+1)
+	}
+	return nil
+}
+
+// publishIndex is step 5 of CommitFiles: it writes the held index with the
+// changed paths' entries replaced and publishes it; index.lock stays held.
+func (r *Repo) publishIndex(ix heldIndex, changes []FileChange) error {
+	ichanges, err := r.indexChanges(changes)
+	if err != nil {
+		return err
+	}
+	sortChanges(ichanges) // the order plan was made with: paths are unique
+	if err := writeIndexPlan(ix.lock, ix.idx, ix.plan, ichanges); err != nil {
+		return fmt.Errorf("write %s: %w", ix.lock.lock, err)
+	}
+	return ix.lock.publish()
+}
+
+// moveBranch writes the commit's name into the branch's lock and renames
+// the lock over the branch.
+func (lc lockedCommit) moveBranch() error {
+	if _, err := lc.ref.Write([]byte(lc.hash.String() + "\n")); err != nil {
+		return fmt.Errorf("write %s: %w", lc.ref.lock, err)
+	}
+	return lc.ref.commit()
+}
+
+// logCommit appends the commit's line to the reflogs of the branch and of
+// HEAD, creating them where core.logAllRefUpdates says.
+func (r *Repo) logCommit(s commitSetup, lc lockedCommit, msg string) error {
+	old := lc.parent
 	kind := "commit"
 	if old == "" {
 		old = zeroHash
 		kind = "commit (initial)"
 	}
 	subjectLine, _, _ := strings.Cut(msg, "\n")
-	line := reflogLine(old, commitHash.String(), committer, reflogMessage(kind+": "+subjectLine))
-	logAll := cfg.value("core", "", "logallrefupdates")
+	line := reflogLine(old, lc.hash.String(), s.committer, reflogMessage(kind+": "+subjectLine))
+	logAll := s.cfg.value("core", "", "logallrefupdates")
 	create := r.root != "" && (logAll == "" || isTrue(logAll)) || strings.EqualFold(logAll, "always")
-	if err := appendReflog(filepath.Join(r.commonDir, "logs", filepath.FromSlash(head.Branch)), line, create); err != nil {
-		return Commit{}, err
+	if err := appendReflog(filepath.Join(r.commonDir, "logs", filepath.FromSlash(s.head.Branch)), line, create); err != nil {
+		return err
 	}
-	if err := appendReflog(filepath.Join(r.gitDir, "logs", "HEAD"), line, create); err != nil {
-		return Commit{}, err
-	}
-	hlock.rollback() // HEAD itself is unchanged: the lock only kept others out
-	ilock.rollback() // the index was published in step 5
-	step("released")
+	return appendReflog(filepath.Join(r.gitDir, "logs", "HEAD"), line, create)
+}
 
+// commitResult is the Commit CommitFiles made.
+func commitResult(s commitSetup, lc lockedCommit, msg string) Commit {
 	c := Commit{
-		Hash:      commitHash.String(),
-		Author:    author,
-		Committer: committer,
+		Hash:      lc.hash.String(),
+		Author:    s.author,
+		Committer: s.committer,
 		Message:   msg,
 		Subject:   subject(msg),
 		Trailers:  ParseTrailers(msg),
 	}
-	if parent != "" {
-		c.Parents = []string{parent}
+	if lc.parent != "" {
+		c.Parents = []string{lc.parent}
 	}
-	return c, nil
+	return c
 }
 
 // indexVersion is the version of a new index: index.version, else 2.

@@ -160,39 +160,14 @@ func wildmatch(pat, text string, fold bool) bool {
 	return wm(pat, text, true)
 }
 
+// wm is wildmatch's matcher: atSegStart tells whether t starts a path
+// segment (where "**/" may match folders).
 func wm(p, t string, atSegStart bool) bool {
 	for len(p) > 0 {
 		c := p[0]
 		switch c {
 		case '*':
-			if strings.HasPrefix(p, "**") && atSegStart && (len(p) == 2 || p[2] == '/') {
-				if len(p) == 2 {
-					return true
-				}
-				rest := p[3:]
-				for i := 0; ; {
-					if wm(rest, t[i:], true) {
-						return true
-					}
-					j := strings.IndexByte(t[i:], '/')
-					if j < 0 {
-						return false
-					}
-					i += j + 1
-				}
-			}
-			for len(p) > 0 && p[0] == '*' {
-				p = p[1:]
-			}
-			for i := 0; i <= len(t); i++ {
-				if wm(p, t[i:], false) {
-					return true
-				}
-				if i < len(t) && t[i] == '/' {
-					return false
-				}
-			}
-			return false
+			return wmStar(p, t, atSegStart)
 		case '?':
 			if len(t) == 0 || t[0] == '/' {
 				return false
@@ -207,23 +182,7 @@ func wm(p, t string, atSegStart bool) bool {
 				p, t = p[1:], t[1:]
 				continue
 			}
-			class := p[1 : 1+end]
-			neg := false
-			if len(class) > 0 && (class[0] == '!' || class[0] == '^') {
-				neg, class = true, class[1:]
-			}
-			hit := false
-			for i := 0; i < len(class); i++ {
-				if i+2 < len(class) && class[i+1] == '-' {
-					if class[i] <= t[0] && t[0] <= class[i+2] {
-						hit = true
-					}
-					i += 2
-				} else if class[i] == t[0] {
-					hit = true
-				}
-			}
-			if hit == neg {
+			if !wmClass(p[1:1+end], t[0]) {
 				return false
 			}
 			p, t = p[2+end:], t[1:]
@@ -243,6 +202,68 @@ func wm(p, t string, atSegStart bool) bool {
 		atSegStart = false
 	}
 	return len(t) == 0
+}
+
+// wmStar matches t against a pattern p that starts with "*": "**" as a
+// whole segment matches any folders, other stars anything within one
+// segment.
+func wmStar(p, t string, atSegStart bool) bool {
+	if strings.HasPrefix(p, "**") && atSegStart && (len(p) == 2 || p[2] == '/') {
+		return wmFolders(p, t)
+	}
+	for len(p) > 0 && p[0] == '*' {
+		p = p[1:]
+	}
+	for i := 0; i <= len(t); i++ {
+		if wm(p, t[i:], false) {
+			return true
+		}
+		if i < len(t) && t[i] == '/' {
+			return false
+		}
+	}
+	return false
+}
+
+// wmFolders matches t against a pattern p that starts with the segment
+// "**": the rest of p must match t from its start or after one of its
+// slashes; "**" alone matches everything.
+func wmFolders(p, t string) bool {
+	if len(p) == 2 {
+		return true
+	}
+	rest := p[3:]
+	for i := 0; ; {
+		if wm(rest, t[i:], true) {
+			return true
+		}
+		j := strings.IndexByte(t[i:], '/')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+}
+
+// wmClass reports whether the bracket class (what is between "[" and "]")
+// matches c: ranges "a-z", negated by a leading "!" or "^".
+func wmClass(class string, c byte) bool {
+	neg := false
+	if len(class) > 0 && (class[0] == '!' || class[0] == '^') {
+		neg, class = true, class[1:]
+	}
+	hit := false
+	for i := 0; i < len(class); i++ {
+		if i+2 < len(class) && class[i+1] == '-' {
+			if class[i] <= c && c <= class[i+2] {
+				hit = true
+			}
+			i += 2
+		} else if class[i] == c {
+			hit = true
+		}
+	}
+	return hit != neg
 }
 
 // loadConfig reads the whole config stack as git does: system, global,

@@ -49,12 +49,55 @@ import (
 func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	changes, err := normaliseChanges(req.Changes)
+	c, err := g.prepareCommit(req)
 	if err != nil {
 		return Commit{}, err
 	}
+	for attempt := 0; ; attempt++ {
+		head, err := g.attemptHead(req)
+		if err != nil {
+			return Commit{}, err
+		}
+		parent := head.Hash
+		id, message, err := g.writeCommit(c, parent)
+		if err != nil {
+			return Commit{}, err
+		}
+		if err := g.updateHead(c.env, parent, id, message); err != nil {
+			if err := g.retryMove(req, head, attempt, err); err != nil {
+				return Commit{}, err
+			}
+			continue
+		}
+		return g.finishCommit(req, c, parent, id)
+	}
+}
+
+// gitCommit is what (*GitRepo).CommitFiles works out once, before its
+// attempts: the changes and the message, the author and committer and the
+// environment naming them, the blobs (by path) and those still to write,
+// whether to sign, the sparse cone, and the objects written so far.
+type gitCommit struct {
+	changes           []FileChange
+	msg               string
+	author, committer Signature
+	env               []string
+	blobs             map[string]string
+	objs              []packObject
+	sign              bool
+	cone              *sparseCone
+	written           map[string]bool
+}
+
+// prepareCommit checks the request and works out the gitCommit of
+// CommitFiles: the blobs git may convert are written by git now.
+func (g *GitRepo) prepareCommit(req CommitRequest) (*gitCommit, error) {
+	changes, err := normaliseChanges(req.Changes)
+	if err != nil {
+		return nil, err
+	}
 	if req.Worktree && g.root == "" {
-		return Commit{}, fmt.Errorf("commit: the repository %s is bare; it has no working tree to write files into", g.gitDir)
+		return nil, fmt.Errorf("commit: the repository %s is bare; it has no working tree to write files into", g.gitDir)
 	}
 	when := req.When
 	if when.IsZero() {
@@ -63,123 +106,175 @@ func (g *GitRepo) CommitFiles(req CommitRequest) (Commit, error) {
 	msg := cleanMessage(req.Message)
 	if req.Worktree {
 		if err := g.checkWorktree(changes); err != nil {
-			return Commit{}, err
+			return nil, err
 		}
 	}
 	head, err := g.head()
 	if err != nil {
-		return Commit{}, err
+		return nil, err
 	}
 	cfg, err := g.files.loadConfig(head.Branch) // includeIf "onbranch:" as git reads it
 	if err != nil {
-		return Commit{}, err
+		return nil, err
 	}
 	author, committer, err := g.identities(cfg, req.Author, when)
 	if err != nil {
-		return Commit{}, err
+		return nil, err
 	}
 	env := append(identityEnv("AUTHOR", author), identityEnv("COMMITTER", committer)...)
 	blobs, objs, err := g.blobObjects(changes)
 	if err != nil {
-		return Commit{}, err
+		return nil, err
 	}
 	sign := isTrue(cfg.value("commit", "", "gpgsign"))
 	cone, err := g.sparseCone(cfg)
 	if err != nil {
+		return nil, err
+	}
+	return &gitCommit{
+		changes: changes, msg: msg,
+		author: author, committer: committer, env: env,
+		blobs: blobs, objs: objs,
+		sign: sign, cone: cone,
+		written: map[string]bool{},
+	}, nil
+}
+
+// attemptHead reads HEAD for an attempt of CommitFiles: it must be on a
+// branch and, with req.Expect, where req.Expect says or with req.Guard's
+// paths unchanged since.
+func (g *GitRepo) attemptHead(req CommitRequest) (Head, error) {
+	head, err := g.head()
+	if err != nil {
+		return Head{}, err
+	}
+	if head.Detached {
+		return Head{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
+	}
+	if req.Expect != "" && head.Hash != req.Expect && !g.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
+		return Head{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
+	}
+	return head, nil
+}
+
+// writeCommit writes the commit of the changes on parent (steps 1 to 4 of
+// CommitFiles; the blobs git converts are written already) and returns its
+// name and message: with hooks, of the tree and message the hooks leave;
+// else with the trees, and the commit itself unless it is to be signed, in
+// one pack. `git commit-tree` writes a commit not named here.
+func (g *GitRepo) writeCommit(c *gitCommit, parent string) (id, message string, err error) {
+	var tree string
+	message = c.msg
+	if g.runHooks {
+		if err := g.writeNew(c.objs, c.written); err != nil {
+			return "", "", err
+		}
+		if tree, message, err = g.hookedTree(parent, c.changes, c.blobs, c.msg, c.env); err != nil {
+			return "", "", err
+		}
+	} else if tree, id, err = g.packCommit(c, parent); err != nil {
+		return "", "", err
+	}
+	if id == "" {
+		if id, err = g.commitTree(c, tree, parent, message); err != nil {
+			return "", "", err
+		}
+	}
+	return id, message, nil
+}
+
+// packCommit writes the blobs not written yet and the trees of the changes
+// on parent in one pack, with the commit named here unless it is to be
+// signed (its name is then ""). It returns the root tree and the commit.
+func (g *GitRepo) packCommit(c *gitCommit, parent string) (tree, id string, err error) {
+	var parents []string
+	if parent != "" {
+		parents = []string{parent}
+	}
+	var trees []packObject
+	tree, trees, err = g.buildTrees(parent, c.changes, c.blobs)
+	if err != nil {
+		return "", "", err
+	}
+	pending := append(append([]packObject{}, c.objs...), trees...)
+	if !c.sign {
+		o := g.newObject("commit", commitBody(tree, parents, c.author, c.committer, c.msg))
+		pending, id = append(pending, o), o.id
+	}
+	if err := g.writeNew(pending, c.written); err != nil {
+		return "", "", err
+	}
+	return tree, id, nil
+}
+
+// commitTree writes the commit of tree on parent with `git commit-tree`
+// (-S when it is to be signed) and returns its name.
+func (g *GitRepo) commitTree(c *gitCommit, tree, parent, message string) (string, error) {
+	args := []string{"commit-tree", tree}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	if c.sign {
+		args = append(args, "-S")
+	}
+	out, err := g.runEnv(c.env, []byte(message), args...)
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// updateHead moves the branch through HEAD from parent to id with `git
+// update-ref HEAD NEW OLD`, git's compare-and-swap, logged as git commit
+// logs it. Its error is git's, unwrapped.
+func (g *GitRepo) updateHead(env []string, parent, id, message string) error {
+	old := parent
+	if old == "" {
+		old = strings.Repeat("0", g.hexLen)
+	}
+	kind := "commit"
+	if parent == "" {
+		kind = "commit (initial)"
+	}
+	subj, _, _ := strings.Cut(message, "\n")
+	_, err := g.runEnv(env, nil, "update-ref", "-m", reflogMessage(kind+": "+subj), "HEAD", id, old)
+	return err
+}
+
+// retryMove decides on a failed move of the branch (err) in CommitFiles:
+// nil when the branch moved from head meanwhile and the commit is to be
+// rebuilt on it; else the error, err itself when the branch did not move,
+// ErrHeadMoved when a guarded path changed (with req.Expect) or too many
+// attempts failed.
+func (g *GitRepo) retryMove(req CommitRequest, head Head, attempt int, err error) error {
+	now, herr := g.head()
+	moved := herr == nil && (now.Hash != head.Hash || now.Branch != head.Branch)
+	if !moved {
+		return fmt.Errorf("commit: move %s: %w", head.Branch, err)
+	}
+	if req.Expect != "" && !g.guardsUnchanged(req.Guard, req.Expect, now.Hash) {
+		return fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(now.Hash), req.Expect)
+	}
+	if attempt >= maxRebuilds {
+		return fmt.Errorf("commit: %w %d times while committing; retry when the other git process is done", ErrHeadMoved, attempt+1)
+	}
+	return nil
+}
+
+// finishCommit follows the moved branch: the index and working tree (step
+// 6 of CommitFiles), the post-commit hook, and the commit read back.
+func (g *GitRepo) finishCommit(req CommitRequest, c *gitCommit, parent, id string) (Commit, error) {
+	if err := g.syncIndex(parent, c.changes, c.blobs, req.Worktree, c.cone); err != nil {
 		return Commit{}, err
 	}
-	written := map[string]bool{}
-	for attempt := 0; ; attempt++ {
-		head, err := g.head()
-		if err != nil {
-			return Commit{}, err
-		}
-		if head.Detached {
-			return Commit{}, fmt.Errorf("commit: %w at %s; switch to a branch with `git switch <branch>`", ErrDetachedHead, head.Hash)
-		}
-		if req.Expect != "" && head.Hash != req.Expect && !g.guardsUnchanged(req.Guard, req.Expect, head.Hash) {
-			return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(head.Hash), req.Expect)
-		}
-		parent := head.Hash
-		var parents []string
-		if parent != "" {
-			parents = []string{parent}
-		}
-		var tree, id string
-		message := msg
-		if g.runHooks {
-			if err := g.writeNew(objs, written); err != nil {
-				return Commit{}, err
-			}
-			tree, message, err = g.hookedTree(parent, changes, blobs, msg, env)
-			if err != nil {
-				return Commit{}, err
-			}
-		} else {
-			var trees []packObject
-			tree, trees, err = g.buildTrees(parent, changes, blobs)
-			if err != nil {
-				return Commit{}, err
-			}
-			pending := append(append([]packObject{}, objs...), trees...)
-			if !sign {
-				c := g.newObject("commit", commitBody(tree, parents, author, committer, message))
-				pending, id = append(pending, c), c.id
-			}
-			if err := g.writeNew(pending, written); err != nil {
-				return Commit{}, err
-			}
-		}
-		if id == "" {
-			args := []string{"commit-tree", tree}
-			if parent != "" {
-				args = append(args, "-p", parent)
-			}
-			if sign {
-				args = append(args, "-S")
-			}
-			out, err := g.runEnv(env, []byte(message), args...)
-			if err != nil {
-				return Commit{}, fmt.Errorf("commit: %w", err)
-			}
-			id = strings.TrimSpace(string(out))
-		}
-		old := parent
-		if old == "" {
-			old = strings.Repeat("0", g.hexLen)
-		}
-		kind := "commit"
-		if parent == "" {
-			kind = "commit (initial)"
-		}
-		subj, _, _ := strings.Cut(message, "\n")
-		_, err = g.runEnv(env, nil, "update-ref", "-m", reflogMessage(kind+": "+subj), "HEAD", id, old)
-		if err != nil {
-			now, herr := g.head()
-			moved := herr == nil && (now.Hash != parent || now.Branch != head.Branch)
-			if !moved {
-				return Commit{}, fmt.Errorf("commit: move %s: %w", head.Branch, err)
-			}
-			if req.Expect != "" && !g.guardsUnchanged(req.Guard, req.Expect, now.Hash) {
-				return Commit{}, fmt.Errorf("commit: %w: %s is at %s, expected %s; re-read and retry", ErrHeadMoved, head.Branch, orNone(now.Hash), req.Expect)
-			}
-			if attempt >= maxRebuilds {
-				return Commit{}, fmt.Errorf("commit: %w %d times while committing; retry when the other git process is done", ErrHeadMoved, attempt+1)
-			}
-			continue
-		}
-		if err := g.syncIndex(parent, changes, blobs, req.Worktree, cone); err != nil {
-			return Commit{}, err
-		}
-		if g.runHooks {
-			_ = g.hook(nil, "post-commit") // as in git, post-commit cannot undo the commit: its exit status is ignored
-		}
-		o, ok, err := g.query("contents", id)
-		if err != nil || !ok {
-			return Commit{}, fmt.Errorf("commit: read back %s: %w", id, ErrNotFound)
-		}
-		return g.decodeCommit(id, o.data)
+	if g.runHooks {
+		_ = g.hook(nil, "post-commit") // as in git, post-commit cannot undo the commit: its exit status is ignored
 	}
+	o, ok, err := g.query("contents", id)
+	if err != nil || !ok {
+		return Commit{}, fmt.Errorf("commit: read back %s: %w", id, ErrNotFound)
+	}
+	return g.decodeCommit(id, o.data)
 }
 
 // identities are the author and committer of a commit at when: who, when
@@ -314,6 +409,22 @@ func newTreeNode() *treeNode {
 // buildTrees patches parent's tree with the changes and returns the new
 // trees, named here, to be written with the commit.
 func (g *GitRepo) buildTrees(parent string, changes []FileChange, blobs map[string]string) (string, []packObject, error) {
+	root := changeTree(changes)
+	oldRoot, err := g.parentTree(parent)
+	if err != nil {
+		return "", nil, err
+	}
+	b := &treeBuilder{g: g, blobs: blobs}
+	rootID, _, err := b.build(oldRoot, root, "")
+	if err != nil {
+		return "", nil, err
+	}
+	return rootID, b.trees, nil
+}
+
+// changeTree is the folders the changes touch, each with its changed files
+// and subfolders.
+func changeTree(changes []FileChange) *treeNode {
 	root := newTreeNode()
 	for i := range changes {
 		c := &changes[i]
@@ -327,104 +438,168 @@ func (g *GitRepo) buildTrees(parent string, changes []FileChange, blobs map[stri
 		}
 		n.files[parts[len(parts)-1]] = c
 	}
-	oldRoot := ""
-	if parent != "" {
-		o, ok, err := g.query("info", parent+"^{tree}")
-		if err != nil {
-			return "", nil, err
-		}
-		if !ok {
-			return "", nil, fmt.Errorf("commit: tree of %s: %w", parent, ErrNotFound)
-		}
-		oldRoot = o.id
+	return root
+}
+
+// parentTree is the name of parent's root tree ("" without a parent).
+func (g *GitRepo) parentTree(parent string) (string, error) {
+	if parent == "" {
+		return "", nil
 	}
-	var trees []packObject
-	var build func(old string, n *treeNode, prefix string) (string, bool, error)
-	build = func(old string, n *treeNode, prefix string) (string, bool, error) {
-		var es []rawTreeEntry
-		if old != "" {
-			var err error
-			if es, err = g.tree(old); err != nil {
-				return "", false, err
-			}
-		}
-		idx := map[string]int{}
-		for i, e := range es {
-			idx[e.name] = i
-		}
-		drop := map[string]bool{}
-		set := func(e rawTreeEntry) {
-			if i, ok := idx[e.name]; ok {
-				es[i] = e
-				delete(drop, e.name)
-				return
-			}
-			idx[e.name] = len(es)
-			es = append(es, e)
-		}
-		for name, c := range n.files {
-			if c.Delete {
-				if _, ok := idx[name]; ok {
-					drop[name] = true
-				}
-				continue
-			}
-			if i, ok := idx[name]; ok && es[i].isDir() && n.dirs[name] == nil {
-				return "", false, fmt.Errorf("commit: %s is a folder at HEAD; delete it in the same commit to put a file there", c.Path)
-			}
-			set(rawTreeEntry{mode: "100644", name: name, id: blobs[c.Path]})
-		}
-		for name, sub := range n.dirs {
-			subOld := ""
-			if i, ok := idx[name]; ok && !drop[name] {
-				if !es[i].isDir() {
-					if onlyDeletesIn(sub) {
-						continue // nothing under a file to delete
-					}
-					return "", false, fmt.Errorf("commit: %s is a file at HEAD, not a folder; delete it in the same commit to put a folder there", joinPath(prefix, name))
-				}
-				subOld = es[i].id
-			}
-			id, empty, err := build(subOld, sub, joinPath(prefix, name))
-			if err != nil {
-				return "", false, err
-			}
-			if empty {
-				if _, ok := idx[name]; ok {
-					drop[name] = true
-				}
-				continue
-			}
-			set(rawTreeEntry{mode: "40000", name: name, id: id})
-		}
-		kept := es[:0]
-		for _, e := range es {
-			if !drop[e.name] {
-				kept = append(kept, e)
-			}
-		}
-		if len(kept) == 0 && prefix != "" {
-			return "", true, nil
-		}
-		sort.Slice(kept, func(i, j int) bool { return treeSortKey(kept[i]) < treeSortKey(kept[j]) })
-		var b bytes.Buffer
-		for _, e := range kept {
-			raw, err := hex.DecodeString(e.id)
-			if err != nil || len(raw) != g.hexLen/2 {
-				return "", false, fmt.Errorf("commit: entry %s has a bad object name %q", e.name, e.id)
-			}
-			b.WriteString(e.mode + " " + e.name + "\x00")
-			b.Write(raw)
-		}
-		o := g.newObject("tree", b.Bytes())
-		trees = append(trees, o)
-		return o.id, false, nil
-	}
-	rootID, _, err := build(oldRoot, root, "")
+	o, ok, err := g.query("info", parent+"^{tree}")
 	if err != nil {
-		return "", nil, err
+		return "", err
 	}
-	return rootID, trees, nil
+	if !ok {
+		return "", fmt.Errorf("commit: tree of %s: %w", parent, ErrNotFound)
+	}
+	return o.id, nil
+}
+
+// treeBuilder patches trees for buildTrees: blobs names the new files'
+// blobs by path, trees collects the new trees.
+type treeBuilder struct {
+	g     *GitRepo
+	blobs map[string]string
+	trees []packObject
+}
+
+// build patches the tree old ("" none) of the folder prefix with the
+// changes under n and names the new tree. It returns empty=true, and names
+// nothing, when a folder other than the root ends up empty.
+func (b *treeBuilder) build(old string, n *treeNode, prefix string) (string, bool, error) {
+	var es []rawTreeEntry
+	if old != "" {
+		var err error
+		if es, err = b.g.tree(old); err != nil {
+			return "", false, err
+		}
+	}
+	t := newTreeEdit(es)
+	if err := b.patchFiles(t, n); err != nil {
+		return "", false, err
+	}
+	if err := b.patchDirs(t, n, prefix); err != nil {
+		return "", false, err
+	}
+	kept := t.kept()
+	if len(kept) == 0 && prefix != "" {
+		return "", true, nil
+	}
+	id, err := b.writeTree(kept)
+	if err != nil {
+		return "", false, err
+	}
+	return id, false, nil
+}
+
+// patchFiles sets or drops the changed files of the folder n. A file cannot
+// take the place of a folder unless that folder changes too.
+func (b *treeBuilder) patchFiles(t *treeEdit, n *treeNode) error {
+	for name, c := range n.files {
+		if c.Delete {
+			t.remove(name)
+			continue
+		}
+		if i, ok := t.idx[name]; ok && t.es[i].isDir() && n.dirs[name] == nil {
+			return fmt.Errorf("commit: %s is a folder at HEAD; delete it in the same commit to put a file there", c.Path)
+		}
+		t.set(rawTreeEntry{mode: "100644", name: name, id: b.blobs[c.Path]})
+	}
+	return nil
+}
+
+// patchDirs builds the changed subfolders of the folder n and sets them, or
+// drops those that end up empty. A folder cannot take the place of a file
+// kept, unless it only deletes.
+func (b *treeBuilder) patchDirs(t *treeEdit, n *treeNode, prefix string) error {
+	for name, sub := range n.dirs {
+		subOld := ""
+		if i, ok := t.idx[name]; ok && !t.drop[name] {
+			if !t.es[i].isDir() {
+				if onlyDeletesIn(sub) {
+					continue // nothing under a file to delete
+				}
+				return fmt.Errorf("commit: %s is a file at HEAD, not a folder; delete it in the same commit to put a folder there", joinPath(prefix, name))
+			}
+			subOld = t.es[i].id
+		}
+		id, empty, err := b.build(subOld, sub, joinPath(prefix, name))
+		if err != nil {
+			return err
+		}
+		if empty {
+			t.remove(name)
+			continue
+		}
+		t.set(rawTreeEntry{mode: "40000", name: name, id: id})
+	}
+	return nil
+}
+
+// writeTree sorts the entries in git's order, names their tree and adds it
+// to the trees to write.
+func (b *treeBuilder) writeTree(kept []rawTreeEntry) (string, error) {
+	sort.Slice(kept, func(i, j int) bool { return treeSortKey(kept[i]) < treeSortKey(kept[j]) })
+	var buf bytes.Buffer
+	for _, e := range kept {
+		raw, err := hex.DecodeString(e.id)
+		if err != nil || len(raw) != b.g.hexLen/2 {
+			return "", fmt.Errorf("commit: entry %s has a bad object name %q", e.name, e.id)
+		}
+		buf.WriteString(e.mode + " " + e.name + "\x00")
+		buf.Write(raw)
+	}
+	o := b.g.newObject("tree", buf.Bytes())
+	b.trees = append(b.trees, o)
+	return o.id, nil
+}
+
+// treeEdit is one folder's entries being patched: the entries, the index
+// of each name among them, and the names dropped.
+type treeEdit struct {
+	es   []rawTreeEntry
+	idx  map[string]int
+	drop map[string]bool
+}
+
+// newTreeEdit starts the patch of a folder's entries es.
+func newTreeEdit(es []rawTreeEntry) *treeEdit {
+	t := &treeEdit{es: es, idx: map[string]int{}, drop: map[string]bool{}}
+	for i, e := range es {
+		t.idx[e.name] = i
+	}
+	return t
+}
+
+// set puts e in place of the entry of its name (dropped or not), or adds
+// it.
+func (t *treeEdit) set(e rawTreeEntry) {
+	if i, ok := t.idx[e.name]; ok {
+		t.es[i] = e
+		delete(t.drop, e.name)
+		return
+	}
+	t.idx[e.name] = len(t.es)
+	t.es = append(t.es, e)
+}
+
+// remove drops the entry of name, if there is one.
+func (t *treeEdit) remove(name string) {
+	if _, ok := t.idx[name]; ok {
+		t.drop[name] = true
+	}
+}
+
+// kept is the entries not dropped, filtered in place.
+func (t *treeEdit) kept() []rawTreeEntry {
+	kept := t.es[:0]
+	for _, e := range t.es {
+		if !t.drop[e.name] {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 // onlyDeletesIn reports whether a folder of the change only deletes.

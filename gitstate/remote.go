@@ -161,64 +161,114 @@ func (n *Network) Upstream() (Upstream, error) {
 // the caller. A subsection may hold dots (branch.release.v1.2.merge), so
 // the key is what follows the last one.
 func parseRemoteConfig(out []byte, branch string) Upstream {
-	var u Upstream
-	var pullRebase, pushDefault string
-	seen := map[string]bool{}
-	fetch := map[string][]string{}
+	rc := remoteConfig{branch: branch, seen: map[string]bool{}, fetch: map[string][]string{}}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		key, val, hasVal := strings.Cut(string(rec), "\n")
 		if key == "" {
 			continue
 		}
-		sect, rest, _ := strings.Cut(key, ".")
-		dot := strings.LastIndexByte(rest, '.')
-		sub, name := "", rest
-		if dot >= 0 {
-			sub, name = rest[:dot], rest[dot+1:]
-		}
+		sect, sub, name := remoteConfigKey(key)
 		if !hasVal && name == "rebase" {
 			val = "true" // a boolean key written without "= value" is true
 		}
-		switch {
-		case sect == "pull" && name == "rebase":
-			pullRebase = val
-		case sect == "push" && sub == "" && name == "default":
-			u.PushDefault = val
-		case sect == "remote" && sub == "" && name == "pushdefault":
-			pushDefault = val
-		case sect == "remote" && sub != "" && name == "url":
-			if !seen[sub] {
-				seen[sub] = true
-				u.Remotes = append(u.Remotes, sub)
-			}
-		case sect == "remote" && sub != "" && name == "fetch":
-			fetch[sub] = append(fetch[sub], val)
-		case sect == "branch" && sub == branch && branch != "":
-			switch name {
-			case "remote":
-				u.Remote = val
-			case "merge":
-				u.MergeRef = val
-			case "rebase":
-				u.Rebase = val
-			case "pushremote":
-				u.PushRemote = val
-			}
+		rc.add(sect, sub, name, val)
+	}
+	return rc.upstream()
+}
+
+// remoteConfigKey splits a key of git config --get-regexp into its section,
+// subsection ("" none) and name: the name is what follows the last dot.
+func remoteConfigKey(key string) (sect, sub, name string) {
+	sect, rest, _ := strings.Cut(key, ".")
+	dot := strings.LastIndexByte(rest, '.')
+	sub, name = "", rest
+	if dot >= 0 {
+		sub, name = rest[:dot], rest[dot+1:]
+	}
+	return sect, sub, name
+}
+
+// remoteConfig gathers the records of parseRemoteConfig: the upstream of
+// branch as configured, pull.rebase and remote.pushDefault to fall back
+// on, the remotes seen and each remote's fetch refspecs.
+type remoteConfig struct {
+	branch      string
+	u           Upstream
+	pullRebase  string
+	pushDefault string
+	seen        map[string]bool
+	fetch       map[string][]string
+}
+
+// add records one key; keys other than the ones parseRemoteConfig reads
+// are ignored.
+func (rc *remoteConfig) add(sect, sub, name, val string) {
+	switch sect {
+	case "pull":
+		if name == "rebase" {
+			rc.pullRebase = val
+		}
+	case "push":
+		if sub == "" && name == "default" {
+			rc.u.PushDefault = val
+		}
+	case "remote":
+		rc.addRemote(sub, name, val)
+	case "branch":
+		if sub == rc.branch && rc.branch != "" {
+			rc.addBranch(name, val)
 		}
 	}
+}
+
+// addRemote records a remote.* key: remote.pushDefault, or a remote's url
+// (which lists the remote, once) or fetch refspec.
+func (rc *remoteConfig) addRemote(sub, name, val string) {
+	switch {
+	case sub == "" && name == "pushdefault":
+		rc.pushDefault = val
+	case sub != "" && name == "url":
+		if !rc.seen[sub] {
+			rc.seen[sub] = true
+			rc.u.Remotes = append(rc.u.Remotes, sub)
+		}
+	case sub != "" && name == "fetch":
+		rc.fetch[sub] = append(rc.fetch[sub], val)
+	}
+}
+
+// addBranch records a branch.<branch>.* key of the branch.
+func (rc *remoteConfig) addBranch(name, val string) {
+	switch name {
+	case "remote":
+		rc.u.Remote = val
+	case "merge":
+		rc.u.MergeRef = val
+	case "rebase":
+		rc.u.Rebase = val
+	case "pushremote":
+		rc.u.PushRemote = val
+	}
+}
+
+// upstream is the upstream gathered, with git's fallbacks: pull.rebase for
+// the rebase, DefaultRemote for the remote, remote.pushDefault and then the
+// remote for the push remote; and the chosen remote's fetch refspecs.
+func (rc *remoteConfig) upstream() Upstream {
+	u := rc.u
 	if u.Rebase == "" {
-		u.Rebase = pullRebase
+		u.Rebase = rc.pullRebase
 	}
 	if u.Remote == "" {
-		u.Remote = DefaultRemote(u.Remotes, pushDefault)
+		u.Remote = DefaultRemote(u.Remotes, rc.pushDefault)
 	}
 	if u.PushRemote == "" {
-		u.PushRemote = pushDefault
+		u.PushRemote = rc.pushDefault
 	}
 	if u.PushRemote == "" {
 		u.PushRemote = u.Remote
 	}
-	u.Fetch = fetch[u.Remote]
+	u.Fetch = rc.fetch[u.Remote]
 	return u
 }
 
