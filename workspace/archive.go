@@ -506,26 +506,15 @@ func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
 	return retryMoved(func() (*RestoreReport, error) { return w.restoreOnce(slug, req.From) })
 }
 
+// restoreOnce is Restore under itr's lock, once: a commit that lost the
+// race for the branch makes the caller run it again.
 func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	head, err := w.Repo.Head()
 	if err != nil {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
-	if active, err := w.ActiveAt(slug); err != nil {
-		return nil, err
-	} else if active {
-		return nil, fmt.Errorf("an active task has the slug %q (%s); archive it first (`itr archive --task %s`), or restore on another branch", slug, dir, slug)
-	}
-	// The deliverables an archive left in place may be there; anything
-	// else in the way is refused.
-	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		if only, err := w.OnlyDeliverables(dir); err != nil {
-			return nil, err
-		} else if !only {
-			return nil, fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := w.restoreFree(slug, dir); err != nil {
 		return nil, err
 	}
 	t, ref, err := w.LoadArchived(slug, from)
@@ -552,45 +541,9 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := w.Repo.ListFiles(t.Head.Hash, dir)
+	changes, keptNewer, err := w.restoreChanges(slug, dir, t, progress, after)
 	if err != nil {
 		return nil, err
-	}
-	var changes []gitstate.FileChange
-	var keptNewer []string
-	for _, f := range files {
-		var data []byte
-		if store.IsDeliverable(dir, f) {
-			// A deliverable left in place by the archive and changed
-			// since (on disk, committed or not) is the user's newer work:
-			// it stays, and the report says so.
-			if disk, err := w.ReadWorktree(f); err == nil {
-				if archived, err := w.Repo.ReadFile(t.Head.Hash, f); err != nil {
-					return nil, err
-				} else if !bytes.Equal(disk, archived) {
-					keptNewer = append(keptNewer, f)
-					continue
-				}
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-		}
-		switch f {
-		case w.Rel(slug, store.ProgressFile):
-			data = progress
-		case w.Rel(slug, store.StateFile):
-			data = after.Encode()
-		default:
-			if data, err = w.Repo.ReadFile(t.Head.Hash, f); err != nil {
-				return nil, err
-			}
-		}
-		changes = append(changes, gitstate.FileChange{Path: f, Data: data})
-	}
-	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
-		return nil, err
-	} else if changed {
-		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 	}
 	c := &change{entry: &entry, event: store.EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
 		body: "Brought back from " + ref + " (" + store.Short(t.Head.Hash) + ")."}
@@ -612,6 +565,90 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 		rep.Files = append(rep.Files, ch.Path)
 	}
 	return rep, nil
+}
+
+// restoreFree makes sure nothing is in the way of restoring slug at dir:
+// no active task has the slug, and the working tree holds at most the
+// deliverables an archive left in place there.
+func (w *Workspace) restoreFree(slug, dir string) error {
+	if active, err := w.ActiveAt(slug); err != nil {
+		return err
+	} else if active {
+		return fmt.Errorf("an active task has the slug %q (%s); archive it first (`itr archive --task %s`), or restore on another branch", slug, dir, slug)
+	}
+	// The deliverables an archive left in place may be there; anything
+	// else in the way is refused.
+	if _, err := os.Lstat(w.Abs(dir)); err == nil {
+		if only, err := w.OnlyDeliverables(dir); err != nil {
+			return err
+		} else if !only {
+			return fmt.Errorf("%s exists in the working tree; move it away first, then run `itr restore %s` again", dir, slug)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// restoreChanges returns the files a restore of the archived task t
+// writes: its files as archived, with progress and after as the log and
+// the view, and itr's merge lines of .gitattributes when they are
+// missing. keptNewer lists the deliverables left in place that changed
+// since the archive, which stay as they are.
+func (w *Workspace) restoreChanges(slug, dir string, t *store.Task, progress []byte, after *state.State) ([]gitstate.FileChange, []string, error) {
+	files, err := w.Repo.ListFiles(t.Head.Hash, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var changes []gitstate.FileChange
+	var keptNewer []string
+	for _, f := range files {
+		var data []byte
+		if store.IsDeliverable(dir, f) {
+			newer, err := w.newerDeliverable(t, f)
+			if err != nil {
+				return nil, nil, err
+			}
+			if newer {
+				keptNewer = append(keptNewer, f)
+				continue
+			}
+		}
+		switch f {
+		case w.Rel(slug, store.ProgressFile):
+			data = progress
+		case w.Rel(slug, store.StateFile):
+			data = after.Encode()
+		default:
+			if data, err = w.Repo.ReadFile(t.Head.Hash, f); err != nil {
+				return nil, nil, err
+			}
+		}
+		changes = append(changes, gitstate.FileChange{Path: f, Data: data})
+	}
+	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
+		return nil, nil, err
+	} else if changed {
+		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+	}
+	return changes, keptNewer, nil
+}
+
+// newerDeliverable reports whether the deliverable f, left in place by
+// the archive of t, changed since (on disk, committed or not): it is the
+// user's newer work, which stays.
+func (w *Workspace) newerDeliverable(t *store.Task, f string) (bool, error) {
+	disk, err := w.ReadWorktree(f)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	archived, err := w.Repo.ReadFile(t.Head.Hash, f)
+	if err != nil {
+		return false, err
+	}
+	return !bytes.Equal(disk, archived), nil
 }
 
 // guardrailsFrom returns the lessons of another task, active (as committed

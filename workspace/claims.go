@@ -152,80 +152,124 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh := false
+	a := &claimAttempt{w: w, req: req, t: t, agent: agent, lease: lease, remote: remote, n: n}
 	for attempt := 0; ; attempt++ {
-		claims, err := w.Claims(t.Slug)
+		rep, again, err := a.try(attempt)
 		if err != nil {
-			return nil, err
+			return rep, err
 		}
-		now := w.Now()
-		unit, old, held, err := w.pickClaim(t, req.Unit, claims, agent, now, req.Steal, attempt)
-		if err != nil {
-			// A remote's claims may have moved since they were last
-			// fetched: look once more before telling the agent no.
-			if remote != "" && !fresh && isHeldOrNoneReady(err) {
-				if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
-					return nil, ferr
-				}
-				fresh = true
-				continue
-			}
-			return nil, err
+		if !again {
+			return rep, nil
 		}
-		next := store.Claim{Unit: unit, Agent: agent, Since: now.Format(time.RFC3339), Until: now.Add(lease).Format(time.RFC3339), For: lease.String()}
-		rep := &ClaimReport{Remote: remote}
-		switch {
-		case !held:
-		case old.Finished != "" && req.Steal:
-			// A unit finished elsewhere and reopened: taken over, logged.
-			next.StolenFrom, rep.Stole = old.Agent, old.Agent
-		case old.Agent == agent && old.Finished == "":
-			next.Since, rep.Renewed = old.Since, true
-		case !old.Expired(now):
-			return nil, heldBy(unit, old) // pickClaim refuses this; kept for safety
-		case !req.Steal && remote != "" && !fresh:
-			// The lease may have been renewed on the remote: look first.
-			if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
-				return nil, ferr
-			}
-			fresh = true
-			continue
-		case !req.Steal:
-			return nil, fmt.Errorf("%s was held by %s until %s, which has passed; take it with `itr claim %s --steal` (the steal is logged)", unit, old.Agent, old.Until, unit)
-		default:
-			next.StolenFrom, rep.Stole = old.Agent, old.Agent
-		}
-		id, err := w.Repo.WriteBlob(next.Encode())
-		if err != nil {
-			return nil, fmt.Errorf("write the claim of %s: %w", unit, err)
-		}
-		err = w.moveClaim(n, remote, t.Slug, unit, id, old.ID)
-		if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
-			// Another agent moved it first: decide again on what it holds
-			// now (a claim of a named unit then names its holder).
-			if ferr := w.fetchClaims(n, remote, t.Slug); ferr != nil {
-				return nil, ferr
-			}
-			fresh = true
-			continue
-		}
-		if err != nil && req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
-			return nil, fmt.Errorf("other agents claimed each unit this claim reached for first (%d tries, the last %s); run `itr claim` again: %w", casAttempts, unit, err)
-		}
-		if err != nil {
-			return nil, w.lostRace(t.Slug, unit, err)
-		}
-		next.ID = id
-		rep.Claim = next
-		if rep.Stole != "" {
-			out, err := w.Note(t.Slug, fmt.Sprintf("%s took %s from %s, whose lease ended %s", agent, unit, old.Agent, old.Until), false)
-			if err != nil {
-				return rep, fmt.Errorf("%s now holds %s, but logging the steal failed: %w", agent, unit, err)
-			}
-			rep.Note = out.Commit
-		}
-		return rep, nil
 	}
+}
+
+// claimAttempt is a Claim under way: what it asks for, where claims are
+// decided, and whether the remote's claims were fetched during it.
+type claimAttempt struct {
+	w      *Workspace
+	req    ClaimRequest
+	t      *store.Task
+	agent  string
+	lease  time.Duration
+	remote string
+	n      *gitstate.Network
+	fresh  bool
+}
+
+// refetch brings the remote's claims of the task once more, to decide
+// again on what it holds now.
+func (a *claimAttempt) refetch() error {
+	if err := a.w.fetchClaims(a.n, a.remote, a.t.Slug); err != nil {
+		return err
+	}
+	a.fresh = true
+	return nil
+}
+
+// try is one attempt at the claim: it picks the unit, decides how the
+// claim is taken and moves its ref. again is set when fresher claims are
+// to be decided on first.
+func (a *claimAttempt) try(attempt int) (rep *ClaimReport, again bool, err error) {
+	w, t := a.w, a.t
+	claims, err := w.Claims(t.Slug)
+	if err != nil {
+		return nil, false, err
+	}
+	now := w.Now()
+	unit, old, held, err := w.pickClaim(t, a.req.Unit, claims, a.agent, now, a.req.Steal, attempt)
+	if err != nil {
+		// A remote's claims may have moved since they were last
+		// fetched: look once more before telling the agent no.
+		if a.remote != "" && !a.fresh && isHeldOrNoneReady(err) {
+			return nil, true, a.refetch()
+		}
+		return nil, false, err
+	}
+	next := store.Claim{Unit: unit, Agent: a.agent, Since: now.Format(time.RFC3339), Until: now.Add(a.lease).Format(time.RFC3339), For: a.lease.String()}
+	rep = &ClaimReport{Remote: a.remote}
+	if again, err := a.terms(&next, rep, unit, old, held, now); err != nil || again {
+		return nil, again, err
+	}
+	id, err := w.Repo.WriteBlob(next.Encode())
+	if err != nil {
+		return nil, false, fmt.Errorf("write the claim of %s: %w", unit, err)
+	}
+	if again, err := a.move(unit, id, old.ID, attempt); err != nil || again {
+		return nil, again, err
+	}
+	next.ID = id
+	rep.Claim = next
+	if rep.Stole != "" {
+		out, err := w.Note(t.Slug, fmt.Sprintf("%s took %s from %s, whose lease ended %s", a.agent, unit, old.Agent, old.Until), false)
+		if err != nil {
+			return rep, false, fmt.Errorf("%s now holds %s, but logging the steal failed: %w", a.agent, unit, err)
+		}
+		rep.Note = out.Commit
+	}
+	return rep, false, nil
+}
+
+// terms decides how the claim next of unit is taken over its current
+// claim old (held when there is one): anew, renewed, or stolen, into
+// next and rep. again is set when the remote is to be looked at first.
+func (a *claimAttempt) terms(next *store.Claim, rep *ClaimReport, unit string, old store.Claim, held bool, now time.Time) (bool, error) {
+	switch {
+	case !held:
+	case old.Finished != "" && a.req.Steal:
+		// A unit finished elsewhere and reopened: taken over, logged.
+		next.StolenFrom, rep.Stole = old.Agent, old.Agent
+	case old.Agent == a.agent && old.Finished == "":
+		next.Since, rep.Renewed = old.Since, true
+	case !old.Expired(now):
+		return false, heldBy(unit, old) // pickClaim refuses this; kept for safety
+	case !a.req.Steal && a.remote != "" && !a.fresh:
+		// The lease may have been renewed on the remote: look first.
+		return true, a.refetch()
+	case !a.req.Steal:
+		return false, fmt.Errorf("%s was held by %s until %s, which has passed; take it with `itr claim %s --steal` (the steal is logged)", unit, old.Agent, old.Until, unit)
+	default:
+		next.StolenFrom, rep.Stole = old.Agent, old.Agent
+	}
+	return false, nil
+}
+
+// move moves the claim ref of unit from oldID to id. again is set when
+// another agent moved it first and attempts are left: the claim is then
+// decided again on what it holds now (a claim of a named unit then names
+// its holder).
+func (a *claimAttempt) move(unit, id, oldID string, attempt int) (bool, error) {
+	err := a.w.moveClaim(a.n, a.remote, a.t.Slug, unit, id, oldID)
+	if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < casAttempts {
+		return true, a.refetch()
+	}
+	if err != nil && a.req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
+		return false, fmt.Errorf("other agents claimed each unit this claim reached for first (%d tries, the last %s); run `itr claim` again: %w", casAttempts, unit, err)
+	}
+	if err != nil {
+		return false, a.w.lostRace(a.t.Slug, unit, err)
+	}
+	return false, nil
 }
 
 // isHeldOrNoneReady reports a refusal that fresher claims could change.

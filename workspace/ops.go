@@ -33,30 +33,9 @@ type InitRequest struct {
 // Init creates the task folder from the templates, with state.json in phase
 // discover and a Created entry in progress.md, as one commit.
 func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
-	name := strings.TrimSpace(req.Name)
-	if err := plainText("name", req.Name, "domain", req.Domain); err != nil {
-		return nil, err
-	}
-	if name == "" {
-		return nil, fmt.Errorf("the task needs a name: itr init \"User authentication\"")
-	}
-	slug := req.Slug
-	if slug == "" {
-		slug = store.Slugify(name)
-	}
-	if err := store.ValidSlug(slug); err != nil {
-		return nil, err
-	}
-	mode := req.Mode
-	if mode == "" {
-		mode = w.Config.Mode
-	}
-	if mode == "" {
-		mode = string(state.Development)
-	}
-	m, err := state.ParseMode(mode)
+	name, slug, m, err := w.initNames(req)
 	if err != nil {
-		return nil, fmt.Errorf("--mode: %w", err)
+		return nil, err
 	}
 	unlock, err := w.lockIdle()
 	if err != nil {
@@ -68,25 +47,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		return nil, err
 	}
 	dir := w.TaskDir(slug)
-	// A folder holding only deliverables (the outputs/ and sources/ an
-	// archive left in place) is not a task: the new one starts around them.
-	leftover := false
-	if _, err := os.Lstat(w.Abs(dir)); err == nil {
-		if leftover, err = w.OnlyDeliverables(dir); err != nil {
-			return nil, err
-		} else if !leftover {
-			return nil, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	leftover, err := w.initFree(slug, dir, head)
+	if err != nil {
 		return nil, err
-	}
-	if !head.Unborn {
-		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 && !(leftover && allDeliverables(dir, names)) {
-			return nil, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
-		}
-	}
-	if ref, _, err := w.FindArchive(slug, ""); err == nil {
-		return nil, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
 	}
 	var lessons []progresslog.Guardrail
 	var lessonsFrom string
@@ -108,49 +71,12 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if req.GuardrailsFrom != "" {
 		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Guardrails from", Value: fmt.Sprintf("%s (%d from %s)", req.GuardrailsFrom, len(lessons), lessonsFrom)})
 	}
-	var changes []gitstate.FileChange
-	var after *state.State
-	for _, f := range files {
-		data := f.Data
-		switch f.Name {
-		case store.ProgressFile:
-			if data, err = progresslog.Append(data, entry); err != nil {
-				return nil, err
-			}
-			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
-			if len(problems) > 0 {
-				return nil, fmt.Errorf("new task: %w", problems[0])
-			}
-			after = s
-		case store.GuardrailsFile:
-			for _, g := range lessons {
-				g.Line, g.Side = 0, 0
-				// Each lesson says which task it came from.
-				g.Learned = strings.TrimSpace(g.Learned + " (from task " + req.GuardrailsFrom + ")")
-				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
-					return nil, fmt.Errorf("--guardrails-from %s: lesson %q: %w", req.GuardrailsFrom, g.Name, err)
-				}
-			}
-		}
-		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
-	}
-	for i := range changes {
-		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
-			changes[i].Data = after.Encode()
-		}
-	}
-	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
+	changes, after, err := initFiles(slug, dir, files, entry, lessons, req.GuardrailsFrom)
+	if err != nil {
 		return nil, err
-	} else if changed {
-		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 	}
-	if m == state.Knowledge {
-		for _, keep := range []string{dir + "/sources/.gitkeep", dir + "/outputs/.gitkeep"} {
-			if _, err := os.Lstat(w.Abs(keep)); leftover && err == nil {
-				continue // a deliverable in place: never overwritten
-			}
-			changes = append(changes, gitstate.FileChange{Path: keep, Data: []byte{}})
-		}
+	if changes, err = w.initExtras(changes, dir, m, leftover); err != nil {
+		return nil, err
 	}
 	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
 	commit, err := w.commit(head.Hash, slug, c, after, changes)
@@ -165,6 +91,125 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 		out.Files = append(out.Files, ch.Path)
 	}
 	return out, nil
+}
+
+// initNames validates what itr init is asked for and returns the task's
+// name, its slug (derived from the name when none is given) and its mode
+// (the configured default when none is given, else development).
+func (w *Workspace) initNames(req InitRequest) (string, string, state.Mode, error) {
+	name := strings.TrimSpace(req.Name)
+	if err := plainText("name", req.Name, "domain", req.Domain); err != nil {
+		return "", "", "", err
+	}
+	if name == "" {
+		return "", "", "", fmt.Errorf("the task needs a name: itr init \"User authentication\"")
+	}
+	slug := req.Slug
+	if slug == "" {
+		slug = store.Slugify(name)
+	}
+	if err := store.ValidSlug(slug); err != nil {
+		return "", "", "", err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = w.Config.Mode
+	}
+	if mode == "" {
+		mode = string(state.Development)
+	}
+	m, err := state.ParseMode(mode)
+	if err != nil {
+		return "", "", "", fmt.Errorf("--mode: %w", err)
+	}
+	return name, slug, m, nil
+}
+
+// initFree makes sure the slug is free for a new task at dir: no folder
+// on disk or in the last commit, no archive. A folder holding only
+// deliverables (the outputs/ and sources/ an archive left in place) is
+// not a task: the new one starts around them, and leftover says so.
+func (w *Workspace) initFree(slug, dir string, head gitstate.Head) (bool, error) {
+	leftover := false
+	if _, err := os.Lstat(w.Abs(dir)); err == nil {
+		if leftover, err = w.OnlyDeliverables(dir); err != nil {
+			return false, err
+		} else if !leftover {
+			return false, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if !head.Unborn {
+		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 && !(leftover && allDeliverables(dir, names)) {
+			return false, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
+		}
+	}
+	if ref, _, err := w.FindArchive(slug, ""); err == nil {
+		return false, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
+	}
+	return leftover, nil
+}
+
+// initFiles makes the new task's files from the templates: progress.md
+// with the Created entry, guardrails.md with the lessons taken from the
+// task from (each naming it), and state.json as the fold of the log,
+// which it returns.
+func initFiles(slug, dir string, files []templates.File, entry progresslog.Entry, lessons []progresslog.Guardrail, from string) ([]gitstate.FileChange, *state.State, error) {
+	var changes []gitstate.FileChange
+	var after *state.State
+	var err error
+	for _, f := range files {
+		data := f.Data
+		switch f.Name {
+		case store.ProgressFile:
+			if data, err = progresslog.Append(data, entry); err != nil {
+				return nil, nil, err
+			}
+			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
+			if len(problems) > 0 {
+				return nil, nil, fmt.Errorf("new task: %w", problems[0])
+			}
+			after = s
+		case store.GuardrailsFile:
+			for _, g := range lessons {
+				g.Line, g.Side = 0, 0
+				// Each lesson says which task it came from.
+				g.Learned = strings.TrimSpace(g.Learned + " (from task " + from + ")")
+				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
+					return nil, nil, fmt.Errorf("--guardrails-from %s: lesson %q: %w", from, g.Name, err)
+				}
+			}
+		}
+		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
+	}
+	for i := range changes {
+		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
+			changes[i].Data = after.Encode()
+		}
+	}
+	return changes, after, nil
+}
+
+// initExtras adds to a new task's changes itr's merge lines of
+// .gitattributes when they are missing and, in knowledge mode, the
+// .gitkeep files of sources/ and outputs/ (never over a deliverable left
+// in place).
+func (w *Workspace) initExtras(changes []gitstate.FileChange, dir string, m state.Mode, leftover bool) ([]gitstate.FileChange, error) {
+	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
+		return nil, err
+	} else if changed {
+		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+	}
+	if m == state.Knowledge {
+		for _, keep := range []string{dir + "/sources/.gitkeep", dir + "/outputs/.gitkeep"} {
+			if _, err := os.Lstat(w.Abs(keep)); leftover && err == nil {
+				continue // a deliverable in place: never overwritten
+			}
+			changes = append(changes, gitstate.FileChange{Path: keep, Data: []byte{}})
+		}
+	}
+	return changes, nil
 }
 
 // PlanReport says what itr plan changed.

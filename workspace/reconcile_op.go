@@ -30,155 +30,212 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 	if err != nil {
 		return nil, err
 	}
-	stages := map[string][4]string{}
+	o := &opResolve{w: w, slug: slug, dir: dir, opts: opts, rep: rep, stages: map[string][4]string{}}
 	for _, e := range all {
-		s := stages[e.Path]
+		s := o.stages[e.Path]
 		s[e.Stage] = e.Hash
-		stages[e.Path] = s
-	}
-	conflicted := func(rel string) bool {
-		s := stages[rel]
-		return s[1] != "" || s[2] != "" || s[3] != ""
-	}
-	// versions reads base, ours and theirs of a conflicted path.
-	versions := func(rel string) (v [4][]byte, err error) {
-		for stage := 1; stage <= 3; stage++ {
-			if h := stages[rel][stage]; h != "" {
-				if v[stage], err = w.Repo.ReadBlob(h); err != nil {
-					return v, err
-				}
-			}
-		}
-		return v, nil
+		o.stages[e.Path] = s
 	}
 	progressRel, stateRel, guardRel := dir+"/"+store.ProgressFile, dir+"/"+store.StateFile, dir+"/"+store.GuardrailsFile
-	var changes []gitstate.FileChange
 
 	// The log.
-	var logBytes []byte
-	if conflicted(progressRel) {
-		v, err := versions(progressRel)
-		if err != nil {
-			return nil, err
-		}
-		base, ours, theirs := v[1], v[2], v[3]
-		// A side that rewrote or lacks entries of the base does not win
-		// over what was committed: the base's text is kept, the side's
-		// own new entries follow, and its version is saved.
-		for i, side := range []*[]byte{&ours, &theirs} {
-			kept, changed, err := keepCommitted(base, *side)
-			if err != nil {
-				return nil, err
-			}
-			if len(changed) == 0 {
-				continue
-			}
-			name := [2]string{"ours", "theirs"}[i]
-			msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(store.FirstN(changed, 3), "; "))
-			if !opts.Check && !opts.DryRun {
-				saved, err := w.save(slug, name+"-"+store.ProgressFile, *side)
-				if err != nil {
-					return nil, err
-				}
-				rep.Saved = append(rep.Saved, saved)
-				msg += ", " + name + "'s version saved in " + saved
-			}
-			rep.Problems = append(rep.Problems, msg)
-			*side = kept
-		}
-		var added int
-		if logBytes, added, err = progresslog.Union(base, ours, theirs); err != nil {
-			return nil, err
-		}
-		rep.Adopted = added
-		changes = append(changes, gitstate.FileChange{Path: progressRel, Data: logBytes})
-	} else if logBytes, err = w.ReadWorktree(progressRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	logBytes, err := o.mergeLog(progressRel)
+	if err != nil {
 		return nil, err
 	}
-	if conflicted(guardRel) {
-		v, err := versions(guardRel)
-		if err != nil {
-			return nil, err
-		}
+	if err := o.join(guardRel, func(v [4][]byte) ([]byte, error) {
 		ours, theirs := v[2], v[3]
-		g, err := progresslog.UnionGuardrails(ours, theirs)
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, gitstate.FileChange{Path: guardRel, Data: g})
+		return progresslog.UnionGuardrails(ours, theirs)
+	}); err != nil {
+		return nil, err
 	}
-	if decRel := dir + "/" + store.DecisionsFile; conflicted(decRel) {
-		v, err := versions(decRel)
-		if err != nil {
-			return nil, err
-		}
-		d, err := progresslog.UnionDecisions(v[2], v[3])
-		if err != nil {
-			return nil, err
-		}
-		changes = append(changes, gitstate.FileChange{Path: decRel, Data: d})
+	if err := o.join(dir+"/"+store.DecisionsFile, func(v [4][]byte) ([]byte, error) {
+		return progresslog.UnionDecisions(v[2], v[3])
+	}); err != nil {
+		return nil, err
 	}
 
 	// The state, folded from the merged log; what no event knows comes
 	// from ours (or theirs).
-	var ours, theirs []byte
-	if conflicted(stateRel) {
-		v, err := versions(stateRel)
-		if err != nil {
-			return nil, err
-		}
-		ours, theirs = v[2], v[3]
-	} else if ours, err = w.ReadWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := o.mergeState(stateRel, logBytes); err != nil {
 		return nil, err
-	}
-	merged, err := merge.FoldMerged(w.Store, slug, ours, theirs, logBytes, dir)
-	if err != nil {
-		return nil, err
-	}
-	disk, _ := w.ReadWorktree(stateRel)
-	if conflicted(stateRel) || !bytes.Equal(disk, merged) {
-		changes = append(changes, gitstate.FileChange{Path: stateRel, Data: merged})
-		if recorded, err := state.Decode(disk); err == nil {
-			derived, _ := state.Decode(merged)
-			rep.Discrepancies = reconcile.Diff(recorded, derived, nil)
-		}
-		rep.Diff = progresslog.LineDiff(string(disk), string(merged))
 	}
 	// INDEX.md, derived from every task, is joined row by row (what the
 	// merge driver does when git runs it).
 	indexRel := index.Path(w.Store)
-	if conflicted(indexRel) {
-		v, err := versions(indexRel)
-		if err != nil {
-			return nil, err
-		}
+	if err := o.join(indexRel, func(v [4][]byte) ([]byte, error) {
 		joined, err := index.Merge(v[1], v[2], v[3])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w; resolve it by hand, or take either side and run `itr list --write-index` after the merge", indexRel, err)
 		}
-		changes = append(changes, gitstate.FileChange{Path: indexRel, Data: joined})
+		return joined, nil
+	}); err != nil {
+		return nil, err
 	}
-	for _, c := range changes {
+	for _, c := range o.changes {
 		rep.Staged = append(rep.Staged, c.Path)
 	}
-	var others []string
-	for p := range stages {
-		if conflicted(p) && path.Dir(p) != dir && p != indexRel {
-			others = append(others, p)
-		}
-	}
-	sort.Strings(others)
-	rep.Unresolved = others
-	if opts.Check || opts.DryRun || len(changes) == 0 {
+	rep.Unresolved = o.unresolved(indexRel)
+	if opts.Check || opts.DryRun || len(o.changes) == 0 {
 		if !opts.DryRun {
 			rep.Diff = ""
 		}
 		return rep, nil
 	}
-	if err := w.Repo.Stage(changes); err != nil {
+	if err := w.Repo.Stage(o.changes); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// opResolve is the resolution of a task's files inside a git operation:
+// the index stages of every path (base 1, ours 2, theirs 3 when
+// conflicted) and the changes to stage.
+type opResolve struct {
+	w       *Workspace
+	slug    string
+	dir     string
+	opts    ReconcileOptions
+	rep     *ReconcileReport
+	stages  map[string][4]string
+	changes []gitstate.FileChange
+}
+
+// conflicted reports whether the path rel is unmerged.
+func (o *opResolve) conflicted(rel string) bool {
+	s := o.stages[rel]
+	return s[1] != "" || s[2] != "" || s[3] != ""
+}
+
+// versions reads base, ours and theirs of a conflicted path.
+func (o *opResolve) versions(rel string) (v [4][]byte, err error) {
+	for stage := 1; stage <= 3; stage++ {
+		if h := o.stages[rel][stage]; h != "" {
+			if v[stage], err = o.w.Repo.ReadBlob(h); err != nil {
+				return v, err
+			}
+		}
+	}
+	return v, nil
+}
+
+// join resolves the path rel when it is conflicted: join makes its
+// content from base, ours and theirs, and it is staged.
+func (o *opResolve) join(rel string, join func(v [4][]byte) ([]byte, error)) error {
+	if !o.conflicted(rel) {
+		return nil
+	}
+	v, err := o.versions(rel)
+	if err != nil {
+		return err
+	}
+	data, err := join(v)
+	if err != nil {
+		return err
+	}
+	o.changes = append(o.changes, gitstate.FileChange{Path: rel, Data: data})
+	return nil
+}
+
+// mergeLog returns the task's log: the union of both sides when it is
+// conflicted (staged), else the one in the working tree.
+func (o *opResolve) mergeLog(progressRel string) ([]byte, error) {
+	if !o.conflicted(progressRel) {
+		logBytes, err := o.w.ReadWorktree(progressRel)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return logBytes, nil
+	}
+	v, err := o.versions(progressRel)
+	if err != nil {
+		return nil, err
+	}
+	base, ours, theirs := v[1], v[2], v[3]
+	// A side that rewrote or lacks entries of the base does not win
+	// over what was committed: the base's text is kept, the side's
+	// own new entries follow, and its version is saved.
+	for i, side := range []*[]byte{&ours, &theirs} {
+		if err := o.keepCommittedSide(progressRel, [2]string{"ours", "theirs"}[i], base, side); err != nil {
+			return nil, err
+		}
+	}
+	logBytes, added, err := progresslog.Union(base, ours, theirs)
+	if err != nil {
+		return nil, err
+	}
+	o.rep.Adopted = added
+	o.changes = append(o.changes, gitstate.FileChange{Path: progressRel, Data: logBytes})
+	return logBytes, nil
+}
+
+// keepCommittedSide replaces the side name of the log with the base's
+// text and the side's own new entries when it rewrote or lacks entries
+// of the base, saving its version (when writing) and reporting it.
+func (o *opResolve) keepCommittedSide(progressRel, name string, base []byte, side *[]byte) error {
+	kept, changed, err := keepCommitted(base, *side)
+	if err != nil {
+		return err
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: %s rewrote or lacks committed entries (%s); the committed text is kept", progressRel, name, strings.Join(store.FirstN(changed, 3), "; "))
+	if !o.opts.Check && !o.opts.DryRun {
+		saved, err := o.w.save(o.slug, name+"-"+store.ProgressFile, *side)
+		if err != nil {
+			return err
+		}
+		o.rep.Saved = append(o.rep.Saved, saved)
+		msg += ", " + name + "'s version saved in " + saved
+	}
+	o.rep.Problems = append(o.rep.Problems, msg)
+	*side = kept
+	return nil
+}
+
+// mergeState folds the merged log into state.json (what no event knows
+// comes from ours, or theirs), staged when it is conflicted or differs
+// from the working tree's, with the discrepancies and the diff reported.
+func (o *opResolve) mergeState(stateRel string, logBytes []byte) error {
+	var ours, theirs []byte
+	var err error
+	if o.conflicted(stateRel) {
+		v, err := o.versions(stateRel)
+		if err != nil {
+			return err
+		}
+		ours, theirs = v[2], v[3]
+	} else if ours, err = o.w.ReadWorktree(stateRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	merged, err := merge.FoldMerged(o.w.Store, o.slug, ours, theirs, logBytes, o.dir)
+	if err != nil {
+		return err
+	}
+	disk, _ := o.w.ReadWorktree(stateRel)
+	if o.conflicted(stateRel) || !bytes.Equal(disk, merged) {
+		o.changes = append(o.changes, gitstate.FileChange{Path: stateRel, Data: merged})
+		if recorded, err := state.Decode(disk); err == nil {
+			derived, _ := state.Decode(merged)
+			o.rep.Discrepancies = reconcile.Diff(recorded, derived, nil)
+		}
+		o.rep.Diff = progresslog.LineDiff(string(disk), string(merged))
+	}
+	return nil
+}
+
+// unresolved lists, sorted, the conflicted paths outside the task's
+// folder and INDEX.md, which the user still has to resolve.
+func (o *opResolve) unresolved(indexRel string) []string {
+	var others []string
+	for p := range o.stages {
+		if o.conflicted(p) && path.Dir(p) != o.dir && p != indexRel {
+			others = append(others, p)
+		}
+	}
+	sort.Strings(others)
+	return others
 }
 
 // keepCommitted returns side with every entry of base as base has it: an

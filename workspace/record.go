@@ -94,38 +94,15 @@ func retryMoved[T any](op func() (T, error)) (T, error) {
 	}
 }
 
+// recordOnce is record of one event under itr's lock, once: a commit that
+// lost the race for the branch makes the caller run it again.
 func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, error)) (*Outcome, error) {
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	t, err := w.loadReadable(slug)
+	t, repaired, err := w.repairBeforeRecord(slug)
 	if err != nil {
 		return nil, err
-	}
-	// A plain git commit that took out entries itr had committed (it
-	// committed an index from before a checkpoint) is repaired first, as
-	// its own reconcile commit: the record then builds on the whole log.
-	var repaired *ReconcileReport
-	if undos, err := verify.FindUndos(w.Store, t); err != nil {
-		return nil, err
-	} else if len(undos) > 0 {
-		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
-			return nil, fmt.Errorf("put back the entries %s: %w", undos[0], err)
-		}
-		if t, err = w.Load(slug); err != nil {
-			return nil, err
-		}
-	}
-	// A folder written without itr is adopted first, as its own commit:
-	// the record must not build on a fold that lacks what its state.json
-	// knows (done units, blocks, confirmations).
-	if t.State != nil && needsAdoption(t) && repaired == nil {
-		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
-			return nil, fmt.Errorf("adopt the task folder written without itr: %w", err)
-		}
-		if t, err = w.Load(slug); err != nil {
-			return nil, err
-		}
 	}
 	if err := w.CheckClean(t); err != nil {
 		return nil, err
@@ -147,6 +124,70 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		c.body = strings.TrimSpace(c.body + "\n\n" + MigrationNote(t.State.SchemaVersion))
 	}
 	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.warnings}
+	changes, err := w.recordChanges(slug, t, c, out)
+	if err != nil {
+		return nil, err
+	}
+	commit, err := w.commit(t.Head.Hash, slug, c, out.After, changes)
+	if err != nil {
+		return nil, err
+	}
+	out.Commit = commit.Hash
+	if c.after != nil {
+		c.after()
+	}
+	if c.guardrail != nil {
+		out.Guardrail = c.guardrail.Name
+	}
+	if c.decision != nil {
+		out.Decision = c.decision.Title
+	}
+	for _, ch := range changes {
+		out.Files = append(out.Files, ch.Path)
+	}
+	return out, nil
+}
+
+// repairBeforeRecord loads the task a record builds on, repaired first
+// when it has to be, each repair as its own reconcile commit (returned):
+// entries a plain git commit took out (it committed an index from before
+// a checkpoint) are put back, so the record builds on the whole log; a
+// folder written without itr is adopted, so the record does not build on
+// a fold that lacks what its state.json knows (done units, blocks,
+// confirmations).
+func (w *Workspace) repairBeforeRecord(slug string) (*store.Task, *ReconcileReport, error) {
+	t, err := w.loadReadable(slug)
+	if err != nil {
+		return nil, nil, err
+	}
+	var repaired *ReconcileReport
+	if undos, err := verify.FindUndos(w.Store, t); err != nil {
+		return nil, nil, err
+	} else if len(undos) > 0 {
+		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
+			return nil, nil, fmt.Errorf("put back the entries %s: %w", undos[0], err)
+		}
+		if t, err = w.Load(slug); err != nil {
+			return nil, nil, err
+		}
+	}
+	if t.State != nil && needsAdoption(t) && repaired == nil {
+		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
+			return nil, nil, fmt.Errorf("adopt the task folder written without itr: %w", err)
+		}
+		if t, err = w.Load(slug); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, repaired, nil
+}
+
+// recordChanges steps the view with the change's entry (or, with none,
+// with the plan alone), sets out's After and Entry, and returns the files
+// the record writes: the log, the view, the guardrail or decision added,
+// the change's own files, the plan's checkboxes and the rest of the
+// task's folder.
+func (w *Workspace) recordChanges(slug string, t *store.Task, c *change, out *Outcome) ([]gitstate.FileChange, error) {
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
 	if c.entry != nil {
@@ -200,25 +241,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 	if err != nil {
 		return nil, err
 	}
-	changes = append(changes, more...)
-	commit, err := w.commit(t.Head.Hash, slug, c, out.After, changes)
-	if err != nil {
-		return nil, err
-	}
-	out.Commit = commit.Hash
-	if c.after != nil {
-		c.after()
-	}
-	if c.guardrail != nil {
-		out.Guardrail = c.guardrail.Name
-	}
-	if c.decision != nil {
-		out.Decision = c.decision.Title
-	}
-	for _, ch := range changes {
-		out.Files = append(out.Files, ch.Path)
-	}
-	return out, nil
+	return append(changes, more...), nil
 }
 
 // loadReadable loads a task whose state.json and plan are readable, the

@@ -87,27 +87,82 @@ func (e *SyncStopped) Error() string {
 // another round. Claims are fetched (they are pushed when taken), and
 // archive refs go both ways without ever replacing one that differs.
 func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
-	if err := w.CheckRoot(); err != nil {
+	n, up, err := w.syncUpstream()
+	if err != nil {
 		return nil, err
 	}
+	to, err := syncTargetOf(req, up)
+	if err != nil {
+		return nil, err
+	}
+	rep := &SyncReport{Remote: to.fetchFrom, Branch: up.Branch, Upstream: to.mergeRef, PushedTo: to.pushRef}
+	if to.pushTo != to.fetchFrom {
+		rep.Remote = to.fetchFrom + " (push: " + to.pushTo + ")"
+	}
+	slugs, err := w.Slugs()
+	if err != nil {
+		return nil, err
+	}
+	if len(slugs) > 0 {
+		if err := w.syncDriver(rep); err != nil {
+			return nil, err
+		}
+	}
+	for rep.Attempts = 1; ; rep.Attempts++ {
+		done, err := w.syncRound(n, up, to, rep)
+		if err != nil {
+			return rep, err
+		}
+		if done {
+			break
+		}
+	}
+	w.syncArchives(n, to.pushTo, rep)
+	rep.Claims = w.claimCount(slugs)
+	return rep, nil
+}
+
+// syncUpstream checks that the current branch can be synced (a root, no
+// git operation in progress, a branch with commits) and returns the
+// network and the branch's upstream.
+func (w *Workspace) syncUpstream() (*gitstate.Network, gitstate.Upstream, error) {
+	if err := w.CheckRoot(); err != nil {
+		return nil, gitstate.Upstream{}, err
+	}
 	if op := w.Repo.Operation(); op != "" {
-		return nil, fmt.Errorf("a git %s is in progress; finish it (git status says how) and run `itr sync` again", op)
+		return nil, gitstate.Upstream{}, fmt.Errorf("a git %s is in progress; finish it (git status says how) and run `itr sync` again", op)
 	}
 	n, err := gitstate.NetworkOf(w.Repo)
 	if err != nil {
-		return nil, err
+		return nil, gitstate.Upstream{}, err
 	}
 	up, err := n.Upstream()
 	if err != nil {
-		return nil, err
+		return nil, gitstate.Upstream{}, err
 	}
 	if up.Branch == "" {
-		return nil, errors.New("HEAD is detached: check out the branch to sync (git switch BRANCH), then run `itr sync` again")
+		return nil, gitstate.Upstream{}, errors.New("HEAD is detached: check out the branch to sync (git switch BRANCH), then run `itr sync` again")
 	}
 	if head, err := w.Repo.Head(); err == nil && head.Unborn {
 		// A clone of a remote whose HEAD names a branch it lacks lands here.
-		return nil, fmt.Errorf("branch %s has no commits yet, so there is nothing to sync: check out the remote's branch (`git ls-remote --heads` lists them; `git switch -c NAME --track REMOTE/NAME`), or make a first commit", up.Branch)
+		return nil, gitstate.Upstream{}, fmt.Errorf("branch %s has no commits yet, so there is nothing to sync: check out the remote's branch (`git ls-remote --heads` lists them; `git switch -c NAME --track REMOTE/NAME`), or make a first commit", up.Branch)
 	}
+	return n, up, nil
+}
+
+// syncTarget is where a sync fetches from and pushes to.
+type syncTarget struct {
+	fetchFrom, pushTo string
+	// mergeRef is the remote's branch fetched, pushRef the one the push
+	// updates.
+	mergeRef, pushRef string
+	// short is mergeRef's branch name, tracking its remote-tracking ref.
+	short, tracking string
+}
+
+// syncTargetOf chooses the remotes and branches a sync uses: the
+// upstream's, or the remote req names.
+func syncTargetOf(req SyncRequest, up gitstate.Upstream) (*syncTarget, error) {
 	fetchFrom, pushTo, mergeRef := up.Remote, up.PushRemote, up.MergeRef
 	if req.Remote != "" {
 		if !slices.Contains(up.Remotes, req.Remote) {
@@ -128,87 +183,94 @@ func (w *Workspace) Sync(req SyncRequest) (*SyncReport, error) {
 	// decides (simple, git's default, refuses an upstream of another name).
 	pushRef := "refs/heads/" + up.Branch
 	if req.Remote == "" {
+		var err error
 		if pushRef, err = up.PushTarget(); err != nil {
 			return nil, err
 		}
 	}
-	short := strings.TrimPrefix(mergeRef, "refs/heads/")
-	tracking := gitstate.Upstream{Remote: fetchFrom, MergeRef: mergeRef}.Tracking()
-	rep := &SyncReport{Remote: fetchFrom, Branch: up.Branch, Upstream: mergeRef, PushedTo: pushRef}
-	if pushTo != fetchFrom {
-		rep.Remote = fetchFrom + " (push: " + pushTo + ")"
+	return &syncTarget{fetchFrom: fetchFrom, pushTo: pushTo, mergeRef: mergeRef, pushRef: pushRef,
+		short:    strings.TrimPrefix(mergeRef, "refs/heads/"),
+		tracking: gitstate.Upstream{Remote: fetchFrom, MergeRef: mergeRef}.Tracking()}, nil
+}
+
+// syncDriver registers itr's merge driver before merging (rep.Driver says
+// whether this clone lacked it) and warns when .gitattributes lacks some
+// of itr's merge lines.
+func (w *Workspace) syncDriver(rep *SyncReport) error {
+	before, _ := w.Repo.ConfigSection("merge", "itr")
+	if err := merge.Register(w.Store); err != nil {
+		return fmt.Errorf("register itr's merge driver before merging: %w", err)
 	}
-	slugs, err := w.Slugs()
+	after, _ := w.Repo.ConfigSection("merge", "itr")
+	rep.Driver = fmt.Sprint(before) != fmt.Sprint(after)
+	if _, missing, err := merge.Attributes(w.Store); err == nil && missing {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s/.gitattributes lacks some of itr's merge lines (a task made by an older itr): run `itr setup` and commit it, so plan files merge without conflicts", w.Root))
+	}
+	return nil
+}
+
+// syncRound is one round of a sync: fetch, integrate, push. done is set
+// when the branch needs no further round; a push rejected because the
+// remote's branch moved asks for another (up to syncAttempts).
+func (w *Workspace) syncRound(n *gitstate.Network, up gitstate.Upstream, to *syncTarget, rep *SyncReport) (bool, error) {
+	exists, err := w.fetchForSync(n, to.fetchFrom, to.mergeRef, to.tracking)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	if len(slugs) > 0 {
-		before, _ := w.Repo.ConfigSection("merge", "itr")
-		if err := merge.Register(w.Store); err != nil {
-			return nil, fmt.Errorf("register itr's merge driver before merging: %w", err)
+	rep.Fetched = 0
+	if exists {
+		if err := w.syncIntegrate(n, up, to, rep); err != nil {
+			return false, err
 		}
-		after, _ := w.Repo.ConfigSection("merge", "itr")
-		rep.Driver = fmt.Sprint(before) != fmt.Sprint(after)
-		if _, missing, err := merge.Attributes(w.Store); err == nil && missing {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s/.gitattributes lacks some of itr's merge lines (a task made by an older itr): run `itr setup` and commit it, so plan files merge without conflicts", w.Root))
-		}
+	} else {
+		rep.Integration = string(gitstate.UpToDate)
 	}
-	for rep.Attempts = 1; ; rep.Attempts++ {
-		exists, err := w.fetchForSync(n, fetchFrom, mergeRef, tracking)
+	if exists && to.pushRef == to.mergeRef && to.pushTo == to.fetchFrom {
+		ahead, _, err := n.Counts("HEAD", to.tracking)
 		if err != nil {
-			return rep, err
+			return false, err
 		}
-		rep.Fetched = 0
-		if exists {
-			if _, behind, err := n.Counts("HEAD", tracking); err == nil {
-				rep.Fetched = behind
-			}
-			// itr's lock keeps other itr commands of this repository out
-			// while the branch moves and its tasks are rebuilt.
-			unlock, err := w.lock()
-			if err != nil {
-				return rep, err
-			}
-			msg := fmt.Sprintf("Merge branch '%s' of %s (itr sync)", short, fetchFrom)
-			err = w.integrate(n, tracking, up.Rebases(), msg, rep)
-			if err == nil && rep.Integration != string(gitstate.UpToDate) {
-				err = w.reconcileAfterSync(rep)
-			}
-			unlock()
-			if err != nil {
-				return rep, err
-			}
-		} else {
-			rep.Integration = string(gitstate.UpToDate)
+		if rep.Pushed = ahead; ahead == 0 {
+			return true, nil
 		}
-		if exists && pushRef == mergeRef && pushTo == fetchFrom {
-			ahead, _, err := n.Counts("HEAD", tracking)
-			if err != nil {
-				return rep, err
-			}
-			if rep.Pushed = ahead; ahead == 0 {
-				break
-			}
-		} else if count, err := n.Unpushed(pushTo); err == nil {
-			// Another branch or remote than the one fetched: push (git
-			// says when it is up to date), counting what no ref of the
-			// push remote had.
-			rep.Pushed = count
-		}
-		_, err = n.Push(pushTo, []string{"HEAD:" + pushRef})
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, gitstate.ErrPushRejected) || pushTo != fetchFrom || rep.Attempts >= syncAttempts {
-			if errors.Is(err, gitstate.ErrPushRejected) {
-				return rep, fmt.Errorf("%w; the remote's branch kept moving over %d rounds, run `itr sync` again", err, rep.Attempts)
-			}
-			return rep, err
-		}
+	} else if count, err := n.Unpushed(to.pushTo); err == nil {
+		// Another branch or remote than the one fetched: push (git
+		// says when it is up to date), counting what no ref of the
+		// push remote had.
+		rep.Pushed = count
 	}
-	w.syncArchives(n, pushTo, rep)
-	rep.Claims = w.claimCount(slugs)
-	return rep, nil
+	_, err = n.Push(to.pushTo, []string{"HEAD:" + to.pushRef})
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, gitstate.ErrPushRejected) || to.pushTo != to.fetchFrom || rep.Attempts >= syncAttempts {
+		if errors.Is(err, gitstate.ErrPushRejected) {
+			return false, fmt.Errorf("%w; the remote's branch kept moving over %d rounds, run `itr sync` again", err, rep.Attempts)
+		}
+		return false, err
+	}
+	return false, nil
+}
+
+// syncIntegrate brings the fetched branch into the current one under
+// itr's lock, and rebuilds the tasks the integration changed.
+func (w *Workspace) syncIntegrate(n *gitstate.Network, up gitstate.Upstream, to *syncTarget, rep *SyncReport) error {
+	if _, behind, err := n.Counts("HEAD", to.tracking); err == nil {
+		rep.Fetched = behind
+	}
+	// itr's lock keeps other itr commands of this repository out
+	// while the branch moves and its tasks are rebuilt.
+	unlock, err := w.lock()
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("Merge branch '%s' of %s (itr sync)", to.short, to.fetchFrom)
+	err = w.integrate(n, to.tracking, up.Rebases(), msg, rep)
+	if err == nil && rep.Integration != string(gitstate.UpToDate) {
+		err = w.reconcileAfterSync(rep)
+	}
+	unlock()
+	return err
 }
 
 // fetchForSync fetches the remote's branch into its remote-tracking ref
