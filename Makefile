@@ -81,8 +81,8 @@ bench: build
 	$(GO) run ./internal/bench -gogit
 
 # gitstate against go-git on the same repositories: time, bytes allocated,
-# correctness, and commits lost next to a racing git (README, "How gitstate
-# uses go-git"; about 2 minutes, not part of CI).
+# correctness, and commits lost next to a racing git (docs/guide/architecture.md,
+# "How gitstate uses go-git"; about 2 minutes, not part of CI).
 bench-gogit:
 	$(GO) run ./internal/bench -gogit
 

@@ -49,6 +49,9 @@ want=$(ls ../docs/man | wc -l)
 have=$(ls "$tmp/docs/man" 2>/dev/null | wc -l)
 [ "$want" -gt 0 ] && [ "$have" -eq "$want" ] || fail "the archive has $have man pages, docs/man has $want"
 cmp -s "$tmp/docs/man/itr.1" ../docs/man/itr.1 || fail "docs/man/itr.1 in the archive differs from the repository's"
+want=$(ls ../docs/guide | wc -l)
+have=$(ls "$tmp/docs/guide" 2>/dev/null | wc -l)
+[ "$want" -gt 0 ] && [ "$have" -eq "$want" ] || fail "the archive has $have guide pages, docs/guide has $want (the README links to them)"
 
 json=$("$tmp/itr" version --json)
 echo "$json"

@@ -13,12 +13,13 @@ import (
 func newMCPCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve itr's tools to an MCP client over stdio (resume, start, checkpoint, finish, block, reopen, fail, skip, decide, summarize)",
+		Short: "Serve itr's tools to an MCP client over stdio (resume, start, checkpoint, finish, block, reopen, decide, summarize)",
 		Long: `Run a Model Context Protocol server on stdin and stdout (newline-delimited JSON-RPC)
 until the client closes stdin, for agents that have no shell. Its eight tools call the same code
 as the commands: resume (itr prime), start (check that a unit can start; writes nothing),
-checkpoint (itr checkpoint), finish (one step toward done with evidence), block (itr block), reopen (itr reopen),
-fail (itr fail), skip (itr skip), decide (itr decide) and summarize (itr summarize).
+checkpoint (itr checkpoint), finish (one step toward done with evidence), block (itr block;
+with as: failed or skipped, itr fail or itr skip), reopen (itr reopen), decide (itr decide) and
+summarize (itr summarize).
 
 Register it with a client, e.g. Claude Code: claude mcp add itr -- itr mcp
 -C, --root and --task apply to every call; each call opens the repository afresh, so what the

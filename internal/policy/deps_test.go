@@ -275,7 +275,7 @@ func walkImports(t *testing.T, start string, visit func(imp, via string)) map[st
 
 // TestHookProgramStaysSmall keeps itr-hook, which every `git commit` starts,
 // to the standard library's cheap packages: each package linked adds to the
-// start-up of a commit that stages no log (README, "The pre-commit hook").
+// start-up of a commit that stages no log (docs/guide/hooks.md, "The pre-commit hook").
 // No module outside this one; none of crypto (its FIPS self-checks start
 // with it), os/exec, net, regexp, encoding/json or text/template.
 func TestHookProgramStaysSmall(t *testing.T) {

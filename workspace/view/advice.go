@@ -22,7 +22,7 @@ import (
 // tool calls (mcpserver).
 
 // Action is one move the rule book accepts now, as the CLI runs it. Its
-// JSON field names are part of itr's interface (README, "status --json").
+// JSON field names are part of itr's interface (docs/guide/advice.md, "itr status --json").
 type Action struct {
 	// Op is the command (checkpoint, block, unblock, reopen, skip, resume,
 	// reconcile, plan, archive, restore) and Unit the unit it is about.

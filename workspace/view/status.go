@@ -81,7 +81,7 @@ type CompactionSummary struct {
 }
 
 // Summary is the resume summary of `itr status`. Its JSON field names are
-// part of itr's interface (see README, "itr status --json").
+// part of itr's interface (docs/guide/advice.md, "itr status --json").
 type Summary struct {
 	Task  string `json:"task"`
 	Slug  string `json:"slug"`
