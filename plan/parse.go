@@ -574,36 +574,47 @@ func (ps *parser) closeItem() {
 	if it == nil || u == nil {
 		return
 	}
-	if !it.keyed {
-		u.Extra = append(u.Extra, Field{Value: it.value})
-		u.extraLines = append(u.extraLines, it.line)
-		return
+	key := ""
+	if it.keyed {
+		key = canonicalKey(it.key)
 	}
-	key := canonicalKey(it.key)
-	if key == "" {
-		u.Extra = append(u.Extra, Field{Key: it.key, Value: it.value})
+	switch {
+	case key == "": // not a known key: kept as written
+		f := Field{Value: it.value}
+		if it.keyed {
+			f.Key = it.key
+		}
+		u.Extra = append(u.Extra, f)
 		u.extraLines = append(u.extraLines, it.line)
-		return
-	}
-	if key == keyCounter { // a unit may count several things
-		c, err := ParseCounter(it.value)
-		if err != nil {
-			ps.errorf(it.line, "%s: %v", u.ID, err)
+	case key == keyCounter: // a unit may count several things
+		ps.addCounter(u, it)
+	default:
+		if prev, dup := ps.seen[key]; dup {
+			ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)
 			return
 		}
-		u.Counters = append(u.Counters, c)
+		ps.seen[key] = it.line
+		if u.lines == nil {
+			u.lines = map[string]int{}
+		}
+		u.lines[key] = it.line
+		ps.setField(u, key, it.value, it.line)
+	}
+}
+
+// addCounter adds the counter sub-item it to unit u.
+func (ps *parser) addCounter(u *Unit, it *item) {
+	c, err := ParseCounter(it.value)
+	if err != nil {
+		ps.errorf(it.line, "%s: %v", u.ID, err)
 		return
 	}
-	if prev, dup := ps.seen[key]; dup {
-		ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)
-		return
-	}
-	ps.seen[key] = it.line
-	if u.lines == nil {
-		u.lines = map[string]int{}
-	}
-	u.lines[key] = it.line
-	v := it.value
+	u.Counters = append(u.Counters, c)
+}
+
+// setField sets the field of unit u that the known sub-item key holds,
+// from its value v on line n, noting an error when v is not valid there.
+func (ps *parser) setField(u *Unit, key, v string, n int) {
 	switch key {
 	case keyFiles:
 		u.Files = v
@@ -613,81 +624,119 @@ func (ps *parser) closeItem() {
 		u.Completion = v
 	case keyVerify:
 		u.Verify = strings.TrimSpace(v)
-	case keyEstimate:
-		u.Estimate = strings.TrimSpace(v)
-		if _, _, ok := u.Weight(); !ok && !isTemplate(v) {
-			ps.errorf(it.line, `%s: Estimate %q is not an estimate; write a positive number of points ("Estimate: 3") or of hours, days or minutes ("Estimate: 2h", "1.5d", "45m")`, u.ID, v)
-		}
-	case keyOutput:
-		u.Output = v
-		if !isTemplate(v) {
-			if bad := badOutput(v); bad != "" {
-				ps.errorf(it.line, "%s: Output names %q; write a relative path without \"..\", such as `outputs/review.md` (looked up in the task folder, then from the repository root)", u.ID, bad)
-			}
-		}
-	case keyInputs:
-		u.Inputs = v
-		if !isTemplate(v) {
-			if _, bad := parseInputs(v); bad != "" {
-				ps.errorf(it.line, "%s", inputsError(u.ID, bad))
-			}
-		}
-	case keyComplete:
-		c, ok := completeValue(v)
-		if !ok {
-			ps.errorf(it.line, `%s: Complete %q is not known; write "Complete: sentences" (the outputs end with a whole sentence) or leave it out`, u.ID, v)
-			return
-		}
-		u.Complete = c
 	case keyModel:
 		u.Model = v
+	case keyEstimate:
+		ps.setEstimate(u, v, n)
+	case keyOutput:
+		ps.setOutput(u, v, n)
+	case keyInputs:
+		ps.setInputs(u, v, n)
+	case keyComplete:
+		ps.setComplete(u, v, n)
 	case keyReplaces:
-		ids, bad, ok := parseReplaces(v)
-		if !ok {
-			ps.errorf(it.line, `%s: Replaces lists %q, which is not a unit ID; write the IDs of the units this one stands in for, such as "Replaces: T3"`, u.ID, bad)
-			return
-		}
-		u.Replaces = ids
+		ps.setReplaces(u, v, n)
 	case keyItems:
-		count, names, bad := parseItems(v)
-		if bad != "" {
-			ps.errorf(it.line, `%s: Items %q: %s; write the number of items ("Items: 17", items 1 to 17) or their IDs ("Items: intro, methods, results")`, u.ID, strings.TrimSpace(v), bad)
-			return
-		}
-		u.Items, u.ItemCount, u.ItemNames = strings.TrimSpace(v), count, names
+		ps.setItems(u, v, n)
 	case keyMax, keyDepends, keyMinWords:
-		if isTemplate(v) {
-			if u.Pending == nil {
-				u.Pending = map[string]string{}
-			}
-			u.Pending[key] = v
-			return
+		ps.setCounted(u, key, v, n)
+	}
+}
+
+// setEstimate sets the Estimate of unit u from v, on line n.
+func (ps *parser) setEstimate(u *Unit, v string, n int) {
+	u.Estimate = strings.TrimSpace(v)
+	if _, _, ok := u.Weight(); !ok && !isTemplate(v) {
+		ps.errorf(n, `%s: Estimate %q is not an estimate; write a positive number of points ("Estimate: 3") or of hours, days or minutes ("Estimate: 2h", "1.5d", "45m")`, u.ID, v)
+	}
+}
+
+// setOutput sets the Output of unit u from v, on line n.
+func (ps *parser) setOutput(u *Unit, v string, n int) {
+	u.Output = v
+	if isTemplate(v) {
+		return
+	}
+	if bad := badOutput(v); bad != "" {
+		ps.errorf(n, "%s: Output names %q; write a relative path without \"..\", such as `outputs/review.md` (looked up in the task folder, then from the repository root)", u.ID, bad)
+	}
+}
+
+// setInputs sets the Inputs of unit u from v, on line n.
+func (ps *parser) setInputs(u *Unit, v string, n int) {
+	u.Inputs = v
+	if isTemplate(v) {
+		return
+	}
+	if _, bad := parseInputs(v); bad != "" {
+		ps.errorf(n, "%s", inputsError(u.ID, bad))
+	}
+}
+
+// setComplete sets the Complete of unit u from v, on line n.
+func (ps *parser) setComplete(u *Unit, v string, n int) {
+	c, ok := completeValue(v)
+	if !ok {
+		ps.errorf(n, `%s: Complete %q is not known; write "Complete: sentences" (the outputs end with a whole sentence) or leave it out`, u.ID, v)
+		return
+	}
+	u.Complete = c
+}
+
+// setReplaces sets the Replaces of unit u from v, on line n.
+func (ps *parser) setReplaces(u *Unit, v string, n int) {
+	ids, bad, ok := parseReplaces(v)
+	if !ok {
+		ps.errorf(n, `%s: Replaces lists %q, which is not a unit ID; write the IDs of the units this one stands in for, such as "Replaces: T3"`, u.ID, bad)
+		return
+	}
+	u.Replaces = ids
+}
+
+// setItems sets the Items of unit u from v, on line n.
+func (ps *parser) setItems(u *Unit, v string, n int) {
+	count, names, bad := parseItems(v)
+	if bad != "" {
+		ps.errorf(n, `%s: Items %q: %s; write the number of items ("Items: 17", items 1 to 17) or their IDs ("Items: intro, methods, results")`, u.ID, strings.TrimSpace(v), bad)
+		return
+	}
+	u.Items, u.ItemCount, u.ItemNames = strings.TrimSpace(v), count, names
+}
+
+// setCounted sets the "Max iterations", "Depends" or "Min words" of unit
+// u from v, on line n; a value still template text is kept in Pending.
+func (ps *parser) setCounted(u *Unit, key, v string, n int) {
+	if isTemplate(v) {
+		if u.Pending == nil {
+			u.Pending = map[string]string{}
 		}
-		if key == keyMinWords {
-			n, ok := positive(v)
-			if !ok {
-				ps.errorf(it.line, "%s: min words %q is not a positive whole number", u.ID, v)
-				return
-			}
-			u.MinWords = n
-			return
-		}
-		if key == keyMax {
-			n, ok := positive(v)
-			if !ok {
-				ps.errorf(it.line, "%s: max iterations %q is not a positive whole number", u.ID, v)
-				return
-			}
-			u.MaxIterations = n
-			return
-		}
+		u.Pending[key] = v
+		return
+	}
+	switch key {
+	case keyMinWords:
+		ps.setPositive(u, &u.MinWords, "min words", v, n)
+	case keyMax:
+		ps.setPositive(u, &u.MaxIterations, "max iterations", v, n)
+	default:
 		deps, bad := parseDepends(v)
 		if bad != "" {
-			ps.errorf(it.line, `%s: Depends lists %q, which is not a unit ID; write unit IDs separated by commas, such as "T1, T2", or "none"`, u.ID, bad)
+			ps.errorf(n, `%s: Depends lists %q, which is not a unit ID; write unit IDs separated by commas, such as "T1, T2", or "none"`, u.ID, bad)
 			return
 		}
-		u.Depends, u.dependsLine = deps, it.line
+		u.Depends, u.dependsLine = deps, n
 	}
+}
+
+// setPositive sets *dst, a number of unit u named what, from v on line
+// n, which must be a positive whole number.
+func (ps *parser) setPositive(u *Unit, dst *int, what, v string, n int) {
+	k, ok := positive(v)
+	if !ok {
+		ps.errorf(n, "%s: %s %q is not a positive whole number", u.ID, what, v)
+		return
+	}
+	*dst = k
 }
 
 // positive reads a positive whole number written in decimal digits on one

@@ -302,78 +302,134 @@ func eventKind(w string) (Kind, bool) {
 // KindOther, with a message saying what is wrong and how to write it.
 func parseHeading(h string) (Entry, string) {
 	e := Entry{Kind: KindOther, Heading: h}
-	parts := strings.SplitN(h, " - ", 3)
-	if len(parts) < 2 {
-		return e, ""
-	}
-	subject, event := parts[0], parts[1]
-	words := strings.Fields(event)
-	if len(words) == 0 {
-		return e, ""
-	}
-	kind, ok := eventKind(words[0])
-	looksUnit, looksTask := ValidUnitID(strings.ToUpper(subject)), strings.EqualFold(subject, "Task")
-	if !ok || (!looksUnit && !looksTask) {
+	hp, ok := splitHeading(h)
+	if !ok {
 		return e, "" // a heading of someone's own
 	}
-	word := events[kind]
-	stamp := ""
+	reason := hp.subjectProblem()
+	iteration, phase := 0, ""
+	if reason == "" {
+		iteration, phase, reason = hp.readEvent()
+	}
+	if reason != "" {
+		return e, hp.invalid(reason)
+	}
+	e.Kind, e.Stamp = hp.kind, hp.stamp
+	e.Iteration, e.Phase = iteration, phase
+	if hp.kind.unitKind() {
+		e.Unit = hp.subject
+	}
+	return e, ""
+}
+
+// headingParts is a heading that names a known event, split into its
+// parts: "SUBJECT - EVENT - STAMP".
+type headingParts struct {
+	heading               string
+	subject, event, stamp string
+	words                 []string // the words of event
+	kind                  Kind     // the kind the first word of event names
+	looksUnit, looksTask  bool     // subject, ignoring case, is a unit ID or "Task"
+}
+
+// splitHeading splits a heading (without "## ") into its parts. It
+// reports false for a heading that names no known event or whose
+// subject is neither a unit ID nor "Task", ignoring case.
+func splitHeading(h string) (headingParts, bool) {
+	parts := strings.SplitN(h, " - ", 3)
+	if len(parts) < 2 {
+		return headingParts{}, false
+	}
+	hp := headingParts{heading: h, subject: parts[0], event: parts[1], words: strings.Fields(parts[1])}
+	if len(hp.words) == 0 {
+		return headingParts{}, false
+	}
+	kind, ok := eventKind(hp.words[0])
+	hp.kind = kind
+	hp.looksUnit, hp.looksTask = ValidUnitID(strings.ToUpper(hp.subject)), strings.EqualFold(hp.subject, "Task")
+	if !ok || (!hp.looksUnit && !hp.looksTask) {
+		return headingParts{}, false
+	}
 	if len(parts) == 3 {
-		stamp = parts[2]
+		hp.stamp = parts[2]
 	}
-	// What a correct heading would look like, for the message.
-	exSubject, exEvent, exStamp := "Task", word, stamp
+	return hp, true
+}
+
+// word is the event word of the heading's kind, as Title writes it.
+func (hp headingParts) word() string { return events[hp.kind] }
+
+// subjectProblem says what is wrong with the subject or the timestamp of
+// the heading, "" when nothing is.
+func (hp headingParts) subjectProblem() string {
+	unit, word := hp.kind.unitKind(), hp.word()
 	switch {
-	case kind.unitKind() && looksUnit:
-		exSubject = strings.ToUpper(subject)
-	case kind.unitKind():
-		exSubject = "T1"
+	case unit && !hp.looksUnit:
+		return fmt.Sprintf("%s is about a unit, so its subject must be a unit ID such as T1, not %q", word, hp.subject)
+	case !unit && !hp.looksTask:
+		return fmt.Sprintf("%s is about the whole task, so its subject must be \"Task\", not %q", word, hp.subject)
+	case unit && !ValidUnitID(hp.subject), !unit && hp.subject != "Task":
+		subject, _, _ := hp.example()
+		return fmt.Sprintf("the subject must be written %q", subject)
+	case strings.TrimSpace(hp.stamp) == "":
+		return "the timestamp is missing"
 	}
-	switch kind {
-	case KindIteration:
-		exEvent = "Iteration N"
-	case KindPhase:
-		exEvent = "Phase execute"
-	}
-	if strings.TrimSpace(exStamp) == "" {
-		exStamp = "2026-01-14T10:30:00Z"
-	}
-	bad := func(reason string) (Entry, string) {
-		return e, fmt.Sprintf("heading %q is not a valid %s entry: %s; write it as %q",
-			"## "+shorten(h, 80), strings.ToLower(word), reason, "## "+exSubject+" - "+exEvent+" - "+shorten(exStamp, 40))
-	}
-	switch {
-	case kind.unitKind() && !looksUnit:
-		return bad(fmt.Sprintf("%s is about a unit, so its subject must be a unit ID such as T1, not %q", word, subject))
-	case !kind.unitKind() && !looksTask:
-		return bad(fmt.Sprintf("%s is about the whole task, so its subject must be \"Task\", not %q", word, subject))
-	case kind.unitKind() && !ValidUnitID(subject), !kind.unitKind() && subject != "Task":
-		return bad(fmt.Sprintf("the subject must be written %q", exSubject))
-	case strings.TrimSpace(stamp) == "":
-		return bad("the timestamp is missing")
-	}
-	switch kind {
+	return ""
+}
+
+// readEvent reads the event of the heading: the iteration of an
+// iteration entry, the phase of a phase entry. reason says what is wrong
+// with the event, "" when nothing is.
+func (hp headingParts) readEvent() (iteration int, phase, reason string) {
+	event := hp.event
+	switch hp.kind {
 	case KindIteration:
 		n, err := strconv.Atoi(strings.TrimPrefix(event, "Iteration "))
 		if !strings.HasPrefix(event, "Iteration ") || err != nil || n < 1 || event != "Iteration "+strconv.Itoa(n) {
-			return bad(fmt.Sprintf("the event must be written \"Iteration N\" with N a whole number from 1, not %q", shorten(event, 40)))
+			return 0, "", fmt.Sprintf("the event must be written \"Iteration N\" with N a whole number from 1, not %q", shorten(event, 40))
 		}
-		e.Iteration = n
+		return n, "", ""
 	case KindPhase:
-		if len(words) != 2 || event != "Phase "+words[1] {
-			return bad(fmt.Sprintf("the event must be written \"Phase NAME\" with a one-word phase name, not %q", shorten(event, 40)))
+		if len(hp.words) != 2 || event != "Phase "+hp.words[1] {
+			return 0, "", fmt.Sprintf("the event must be written \"Phase NAME\" with a one-word phase name, not %q", shorten(event, 40))
 		}
-		e.Phase = words[1]
+		return 0, hp.words[1], ""
 	default:
-		if event != word {
-			return bad(fmt.Sprintf("the event must be written %q, not %q", word, shorten(event, 40)))
+		if word := hp.word(); event != word {
+			return 0, "", fmt.Sprintf("the event must be written %q, not %q", word, shorten(event, 40))
 		}
+		return 0, "", ""
 	}
-	e.Kind, e.Stamp = kind, stamp
-	if kind.unitKind() {
-		e.Unit = subject
+}
+
+// example is what a correct heading of the same event would look like,
+// for the message: its subject, event and timestamp.
+func (hp headingParts) example() (subject, event, stamp string) {
+	subject, event, stamp = "Task", hp.word(), hp.stamp
+	switch {
+	case hp.kind.unitKind() && hp.looksUnit:
+		subject = strings.ToUpper(hp.subject)
+	case hp.kind.unitKind():
+		subject = "T1"
 	}
-	return e, ""
+	switch hp.kind {
+	case KindIteration:
+		event = "Iteration N"
+	case KindPhase:
+		event = "Phase execute"
+	}
+	if strings.TrimSpace(stamp) == "" {
+		stamp = "2026-01-14T10:30:00Z"
+	}
+	return subject, event, stamp
+}
+
+// invalid is the message for a heading that is not a valid entry of its
+// event for reason: what is wrong and how to write it.
+func (hp headingParts) invalid(reason string) string {
+	subject, event, stamp := hp.example()
+	return fmt.Sprintf("heading %q is not a valid %s entry: %s; write it as %q",
+		"## "+shorten(hp.heading, 80), strings.ToLower(hp.word()), reason, "## "+subject+" - "+event+" - "+shorten(stamp, 40))
 }
 
 // renderEntryLines writes an entry as lines, without validating it.
@@ -406,41 +462,15 @@ func canonical(e Entry) (Entry, error) {
 	case !e.Kind.known() && e.Kind != KindOther:
 		return Entry{}, fmt.Errorf("unknown entry kind %d: use one of the Kind constants", int(e.Kind))
 	case e.Kind == KindOther:
-		if e.Unit != "" || e.Iteration != 0 || e.Phase != "" || e.Stamp != "" {
-			return Entry{}, errors.New("a KindOther entry is written from its Heading alone: leave Unit, Iteration, Phase and Stamp empty")
-		}
-		if strings.TrimSpace(e.Heading) == "" || strings.ContainsAny(e.Heading, "\r\n") {
-			return Entry{}, fmt.Errorf("heading %q must be one non-empty line", e.Heading)
-		}
-		if p, msg := parseHeading(e.Heading); p.Kind != KindOther {
-			return Entry{}, fmt.Errorf("heading %q would read as an event of kind %s: set Kind, Unit and Stamp instead of writing the heading", e.Heading, p.Kind)
-		} else if msg != "" {
-			return Entry{}, fmt.Errorf("KindOther entry: %s", msg)
+		if err := checkOther(e); err != nil {
+			return Entry{}, err
 		}
 	default:
-		if strings.TrimSpace(e.Stamp) == "" {
-			return Entry{}, fmt.Errorf("%s entry has no timestamp: set Stamp, e.g. 2026-01-14T10:30:00Z", e.Kind)
+		if err := checkEventSubject(e); err != nil {
+			return Entry{}, err
 		}
-		if strings.ContainsAny(e.Stamp, "\r\n") {
-			return Entry{}, fmt.Errorf("timestamp %q must be one line", e.Stamp)
-		}
-		if e.Kind.unitKind() && !ValidUnitID(e.Unit) {
-			return Entry{}, fmt.Errorf("%s entry: unit %q is not a unit ID such as T1 (upper-case letters, then digits)", e.Kind, e.Unit)
-		}
-		if !e.Kind.unitKind() && e.Unit != "" {
-			return Entry{}, fmt.Errorf("%s entry is about the whole task: leave Unit empty, not %q", e.Kind, e.Unit)
-		}
-		if e.Kind == KindIteration && e.Iteration < 1 {
-			return Entry{}, fmt.Errorf("iteration entry of %s: iteration %d must be 1 or more", e.Unit, e.Iteration)
-		}
-		if e.Kind != KindIteration && e.Iteration != 0 {
-			return Entry{}, fmt.Errorf("%s entry: leave Iteration 0, not %d (only iteration entries have one)", e.Kind, e.Iteration)
-		}
-		if e.Kind == KindPhase && (e.Phase == "" || len(strings.Fields(e.Phase)) != 1 || strings.Fields(e.Phase)[0] != e.Phase) {
-			return Entry{}, fmt.Errorf("phase entry: phase %q must be one word such as execute", e.Phase)
-		}
-		if e.Kind != KindPhase && e.Phase != "" {
-			return Entry{}, fmt.Errorf("%s entry: leave Phase empty, not %q (only phase entries have one)", e.Kind, e.Phase)
+		if err := checkEventDetail(e); err != nil {
+			return Entry{}, err
 		}
 		e.Heading = e.Title()
 		if p, msg := parseHeading(e.Heading); msg != "" || p.Kind != e.Kind {
@@ -453,6 +483,61 @@ func canonical(e Entry) (Entry, error) {
 	}
 	e.Fields, e.Line, e.Side = fields, 0, Both
 	return e, nil
+}
+
+// checkOther says why a KindOther entry cannot be written: it is written
+// from its Heading alone, which must be one line that reads back as
+// KindOther.
+func checkOther(e Entry) error {
+	if e.Unit != "" || e.Iteration != 0 || e.Phase != "" || e.Stamp != "" {
+		return errors.New("a KindOther entry is written from its Heading alone: leave Unit, Iteration, Phase and Stamp empty")
+	}
+	if strings.TrimSpace(e.Heading) == "" || strings.ContainsAny(e.Heading, "\r\n") {
+		return fmt.Errorf("heading %q must be one non-empty line", e.Heading)
+	}
+	if p, msg := parseHeading(e.Heading); p.Kind != KindOther {
+		return fmt.Errorf("heading %q would read as an event of kind %s: set Kind, Unit and Stamp instead of writing the heading", e.Heading, p.Kind)
+	} else if msg != "" {
+		return fmt.Errorf("KindOther entry: %s", msg)
+	}
+	return nil
+}
+
+// checkEventSubject says why the timestamp or the unit of an event entry
+// cannot be written.
+func checkEventSubject(e Entry) error {
+	if strings.TrimSpace(e.Stamp) == "" {
+		return fmt.Errorf("%s entry has no timestamp: set Stamp, e.g. 2026-01-14T10:30:00Z", e.Kind)
+	}
+	if strings.ContainsAny(e.Stamp, "\r\n") {
+		return fmt.Errorf("timestamp %q must be one line", e.Stamp)
+	}
+	if e.Kind.unitKind() && !ValidUnitID(e.Unit) {
+		return fmt.Errorf("%s entry: unit %q is not a unit ID such as T1 (upper-case letters, then digits)", e.Kind, e.Unit)
+	}
+	if !e.Kind.unitKind() && e.Unit != "" {
+		return fmt.Errorf("%s entry is about the whole task: leave Unit empty, not %q", e.Kind, e.Unit)
+	}
+	return nil
+}
+
+// checkEventDetail says why the iteration or the phase of an event entry
+// cannot be written: only iteration entries have an iteration, only
+// phase entries a phase.
+func checkEventDetail(e Entry) error {
+	if e.Kind == KindIteration && e.Iteration < 1 {
+		return fmt.Errorf("iteration entry of %s: iteration %d must be 1 or more", e.Unit, e.Iteration)
+	}
+	if e.Kind != KindIteration && e.Iteration != 0 {
+		return fmt.Errorf("%s entry: leave Iteration 0, not %d (only iteration entries have one)", e.Kind, e.Iteration)
+	}
+	if e.Kind == KindPhase && (e.Phase == "" || len(strings.Fields(e.Phase)) != 1 || strings.Fields(e.Phase)[0] != e.Phase) {
+		return fmt.Errorf("phase entry: phase %q must be one word such as execute", e.Phase)
+	}
+	if e.Kind != KindPhase && e.Phase != "" {
+		return fmt.Errorf("%s entry: leave Phase empty, not %q (only phase entries have one)", e.Kind, e.Phase)
+	}
+	return nil
 }
 
 // RenderEntry writes one entry, each line ended by newline ("\n" when

@@ -29,7 +29,23 @@ func newStatusCmd(g *globals) *cobra.Command {
 	}
 }
 
+// printSummary writes the resume summary of itr status: where the task
+// stands, the work in hand, what needs attention, what comes next, the
+// units and the warnings.
 func printSummary(w io.Writer, s *workspace.Summary) {
+	printSummaryHead(w, s)
+	printSummaryWork(w, s)
+	printSummaryAttention(w, s)
+	printSummaryNext(w, s)
+	printSummaryUnits(w, s.Units)
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+}
+
+// printSummaryHead writes where the task stands: its name, archive, mode,
+// phase, last checkpoint, pause, pace and flags.
+func printSummaryHead(w io.Writer, s *workspace.Summary) {
 	fmt.Fprintf(w, "Task:     %s (%s)\n", s.Task, s.Slug)
 	if s.Archive != "" {
 		fmt.Fprintf(w, "Archived: %s (not in the working tree; `itr restore %s` brings it back)\n", s.Archive, s.Slug)
@@ -56,6 +72,12 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if s.PhaseHint != "" {
 		fmt.Fprintf(w, "Phase?    %s\n", s.PhaseHint)
 	}
+}
+
+// printSummaryWork writes the work in hand: the current unit, the items
+// and counters it tracks, the other started units, what the last
+// iteration left and the units ready to start.
+func printSummaryWork(w io.Writer, s *workspace.Summary) {
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
 	}
@@ -85,6 +107,11 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if len(s.Ready) > 0 {
 		fmt.Fprintf(w, "Ready:    %s\n", strings.Join(s.Ready, ", "))
 	}
+}
+
+// printSummaryAttention writes what needs attention or care: checks,
+// claims, a due check-in, and the failed and skipped units.
+func printSummaryAttention(w io.Writer, s *workspace.Summary) {
 	for _, c := range s.Checks {
 		fmt.Fprintf(w, "Check:    %s\n", c)
 	}
@@ -108,6 +135,12 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	for _, u := range s.Skipped {
 		fmt.Fprintf(w, "Skipped:  %s: %s\n", u.ID, u.Reason)
 	}
+}
+
+// printSummaryNext writes the next action and what to read before it:
+// the units done, the decisions in force and where the last summary of
+// progress.md is.
+func printSummaryNext(w io.Writer, s *workspace.Summary) {
 	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
 	if len(s.DoNotRepeat) > 0 {
 		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))
@@ -118,19 +151,22 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	if ls := s.LastSummary; ls != nil {
 		fmt.Fprintf(w, "Summary:  progress.md line %d, %s; %d entr%s since (read from there on)\n", ls.Line, ls.Time, ls.Since, map[bool]string{true: "y", false: "ies"}[ls.Since == 1])
 	}
-	if len(s.Units) > 0 {
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "UNIT\tSTATUS\tITER\tTITLE")
-		for _, u := range s.Units {
-			title := u.Title + reasonSuffix(u)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
-		}
-		tw.Flush()
+}
+
+// printSummaryUnits writes the table of units, after a blank line; nothing
+// when there are none.
+func printSummaryUnits(w io.Writer, units []workspace.UnitStatus) {
+	if len(units) == 0 {
+		return
 	}
-	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "UNIT\tSTATUS\tITER\tTITLE")
+	for _, u := range units {
+		title := u.Title + reasonSuffix(u)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
 	}
+	tw.Flush()
 }
 
 // progressText is ", 40% (sections 1-3 of 6)" for a unit that gave its

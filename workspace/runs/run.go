@@ -232,26 +232,57 @@ func (r *runner) run(ctx context.Context, path string, res *Result) {
 	notifySignals(sigs)
 	defer stopSignals(sigs)
 
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		pr.Close()
-		res.Outcome = Error
-		res.Err = startError(r.spec.Argv[0], err)
-		return
-	}
-	if err := r.started(); err != nil {
-		r.kill()
-		_ = cmd.Wait()
-		r.release()
-		pw.Close()
-		pr.Close()
-		res.Outcome = Error
-		res.Err = fmt.Sprintf("%s: %v", r.spec.Argv[0], err)
+	if !r.start(pr, pw, res) {
 		return
 	}
 	defer r.release()
 	pw.Close()
 
+	readDone := r.copyOutput(pr)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	w := &watch{r: r, sigs: sigs, ctxDone: ctx.Done()}
+	if r.spec.Timeout > 0 {
+		w.timer = time.NewTimer(r.spec.Timeout)
+		w.timeout = w.timer.C
+	}
+	defer w.stopTimers()
+	waitErr := w.wait(ctx, exited)
+	w.reap(readDone)
+	closeOutput(pr, readDone)
+
+	r.capture.fill(res)
+	w.result(cmd.ProcessState, waitErr, res)
+}
+
+// start starts r.cmd, whose output goes to the pipe pw (read from pr),
+// and lets the platform take hold of its processes. When either fails it
+// closes both ends of the pipe, fills res with why and reports false.
+func (r *runner) start(pr, pw *os.File, res *Result) bool {
+	if err := r.cmd.Start(); err != nil {
+		pw.Close()
+		pr.Close()
+		res.Outcome = Error
+		res.Err = startError(r.spec.Argv[0], err)
+		return false
+	}
+	if err := r.started(); err != nil {
+		r.kill()
+		_ = r.cmd.Wait()
+		r.release()
+		pw.Close()
+		pr.Close()
+		res.Outcome = Error
+		res.Err = fmt.Sprintf("%s: %v", r.spec.Argv[0], err)
+		return false
+	}
+	return true
+}
+
+// copyOutput copies the command's output from pr into r.capture until
+// the pipe ends, in a goroutine; the channel it returns is closed then.
+func (r *runner) copyOutput(pr *os.File) <-chan struct{} {
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -266,95 +297,14 @@ func (r *runner) run(ctx context.Context, path string, res *Result) {
 			}
 		}
 	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	return readDone
+}
 
-	var timeout <-chan time.Time
-	if r.spec.Timeout > 0 {
-		t := time.NewTimer(r.spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	var (
-		stopped Outcome // why Run stopped the command, if it did
-		killAt  *time.Timer
-		killC   <-chan time.Time
-		killed  bool
-		waitErr error
-		ctxDone = ctx.Done()
-		stopWhy string
-	)
-	stop := func(o Outcome, why string, sig stopSignal) {
-		if stopped != "" {
-			r.kill()
-			killed = true
-			return
-		}
-		stopped, stopWhy = o, why
-		r.signal(sig)
-		killAt = time.NewTimer(r.grace)
-		killC = killAt.C
-	}
-	defer func() {
-		if killAt != nil {
-			killAt.Stop()
-		}
-	}()
-
-wait:
-	for {
-		select {
-		case waitErr = <-exited:
-			break wait
-		case <-timeout:
-			timeout = nil
-			stop(TimedOut, fmt.Sprintf("no exit after %v", r.spec.Timeout), sigTerm)
-		case s := <-sigs:
-			stop(Interrupted, fmt.Sprintf("stopped on %v", s), sigInt)
-		case <-ctxDone:
-			ctxDone = nil
-			stop(Interrupted, fmt.Sprintf("stopped: %v", context.Cause(ctx)), sigInt)
-		case <-killC:
-			killC = nil
-			r.kill()
-			killed = true
-		}
-	}
-
-	// The command has exited; stop what is left of its group.
-	if stopped == "" {
-		select {
-		case <-readDone:
-		case <-time.After(drainWait):
-		}
-		if r.groupAlive() {
-			r.signal(sigTerm)
-			killAt = time.NewTimer(r.grace)
-			killC = killAt.C
-		}
-	}
-	if !killed && killC != nil {
-		tick := time.NewTicker(20 * time.Millisecond)
-	clean:
-		for {
-			select {
-			case <-tick.C:
-				if !r.groupAlive() {
-					break clean
-				}
-			case <-killC:
-				r.kill()
-				break clean
-			case <-sigs:
-				r.kill()
-				break clean
-			case <-ctxDone:
-				r.kill()
-				break clean
-			}
-		}
-		tick.Stop()
-	}
+// closeOutput waits a little for the rest of the output (readDone is
+// closed when it has all been read), then closes the pipe's read end,
+// which ends the reading when processes outside the group still hold the
+// pipe open.
+func closeOutput(pr *os.File, readDone <-chan struct{}) {
 	select {
 	case <-readDone:
 	case <-time.After(drainWait):
@@ -362,9 +312,124 @@ wait:
 		<-readDone
 	}
 	pr.Close()
+}
 
-	r.capture.fill(res)
-	st := cmd.ProcessState
+// watch follows a started command until it exits. At the timeout, on a
+// signal to this process or when the context ends it stops the command:
+// a polite signal to its group, then SIGKILL after the grace, or at once
+// when asked again.
+type watch struct {
+	r       *runner
+	sigs    <-chan os.Signal
+	ctxDone <-chan struct{}  // nil once the context has ended
+	timer   *time.Timer      // the timeout, nil without one
+	timeout <-chan time.Time // nil without a timeout or once it passed
+	stopped Outcome          // why Run stopped the command, if it did
+	stopWhy string           // what stopped it, for Result.Err
+	killAt  *time.Timer      // when the grace ends, once a polite signal went
+	killC   <-chan time.Time // killAt's channel, nil once it fired
+	killed  bool             // SIGKILL was sent
+}
+
+// wait waits for the command to exit (its Wait's error comes on exited),
+// stopping it on the way when asked to; it returns that error.
+func (w *watch) wait(ctx context.Context, exited <-chan error) error {
+	r := w.r
+	for {
+		select {
+		case err := <-exited:
+			return err
+		case <-w.timeout:
+			w.timeout = nil
+			w.stop(TimedOut, fmt.Sprintf("no exit after %v", r.spec.Timeout), sigTerm)
+		case s := <-w.sigs:
+			w.stop(Interrupted, fmt.Sprintf("stopped on %v", s), sigInt)
+		case <-w.ctxDone:
+			w.ctxDone = nil
+			w.stop(Interrupted, fmt.Sprintf("stopped: %v", context.Cause(ctx)), sigInt)
+		case <-w.killC:
+			w.killC = nil
+			r.kill()
+			w.killed = true
+		}
+	}
+}
+
+// stop stops the command for reason o (what why says): a polite sig to
+// its group, SIGKILL after the grace; when it was already stopped, SIGKILL
+// at once.
+func (w *watch) stop(o Outcome, why string, sig stopSignal) {
+	if w.stopped != "" {
+		w.r.kill()
+		w.killed = true
+		return
+	}
+	w.stopped, w.stopWhy = o, why
+	w.r.signal(sig)
+	w.graceKill()
+}
+
+// graceKill starts the grace after which the group gets SIGKILL.
+func (w *watch) graceKill() {
+	w.killAt = time.NewTimer(w.r.grace)
+	w.killC = w.killAt.C
+}
+
+// reap stops what is left of the command's group once the command has
+// exited. When Run did not stop the command it waits a little for the
+// output to end (readDone is closed then) and sends SIGTERM to the
+// processes left in the group; then, unless SIGKILL was sent, it waits
+// for the group to end until the grace ends or this process is asked to
+// stop, and kills the group then.
+func (w *watch) reap(readDone <-chan struct{}) {
+	r := w.r
+	if w.stopped == "" {
+		select {
+		case <-readDone:
+		case <-time.After(drainWait):
+		}
+		if r.groupAlive() {
+			r.signal(sigTerm)
+			w.graceKill()
+		}
+	}
+	if w.killed || w.killC == nil {
+		return
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if !r.groupAlive() {
+				return
+			}
+		case <-w.killC:
+			r.kill()
+			return
+		case <-w.sigs:
+			r.kill()
+			return
+		case <-w.ctxDone:
+			r.kill()
+			return
+		}
+	}
+}
+
+// stopTimers stops the grace's timer and the timeout's.
+func (w *watch) stopTimers() {
+	if w.killAt != nil {
+		w.killAt.Stop()
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// result fills res's outcome from how the command ended: st is its state
+// (nil when Wait failed with waitErr).
+func (w *watch) result(st *os.ProcessState, waitErr error, res *Result) {
 	if st == nil {
 		res.Outcome = Error
 		res.Err = fmt.Sprintf("wait: %v", waitErr)
@@ -373,9 +438,9 @@ wait:
 	res.ExitCode = st.ExitCode()
 	res.Signal = signalOf(st)
 	switch {
-	case stopped != "":
-		res.Outcome = stopped
-		res.Err = stopWhy
+	case w.stopped != "":
+		res.Outcome = w.stopped
+		res.Err = w.stopWhy
 	case res.ExitCode == 0:
 		res.Outcome = Passed
 	default:

@@ -71,45 +71,64 @@ func skipEscape(b []byte, i int) int {
 	}
 	switch c := b[j]; {
 	case c == '[': // CSI
-		k := j + 1
-		for k < len(b) && b[k] >= 0x30 && b[k] <= 0x3f {
-			k++
-		}
-		for k < len(b) && b[k] >= 0x20 && b[k] <= 0x2f {
-			k++
-		}
-		if k < len(b) && b[k] >= 0x40 && b[k] <= 0x7e {
-			return k + 1
-		}
-		return k
+		return skipCSI(b, j+1)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_': // OSC, DCS, SOS, PM, APC
-		for k := j + 1; ; k++ {
-			switch {
-			case k >= len(b):
-				return k
-			case b[k] == 0x07:
-				return k + 1
-			case b[k] == 0x1b:
-				if k+1 < len(b) && b[k+1] == '\\' {
-					return k + 2
-				}
-				return k
-			case b[k] == '\n':
-				return k
-			}
-		}
-	case c >= 0x20 && c <= 0x2f: // nF: intermediates, then a final byte
-		k := j + 1
-		for k < len(b) && b[k] >= 0x20 && b[k] <= 0x2f {
-			k++
-		}
-		if k < len(b) && b[k] >= 0x30 && b[k] <= 0x7e {
-			return k + 1
-		}
-		return k
-	case c >= 0x30 && c <= 0x7e: // two-byte sequence
+		return skipString(b, j+1)
+	case inRange(c, 0x20, 0x2f): // nF: intermediates, then a final byte
+		return skipFinal(b, skipRun(b, j+1, 0x20, 0x2f), 0x30, 0x7e)
+	case inRange(c, 0x30, 0x7e): // two-byte sequence
 		return j + 1
 	default:
 		return j
 	}
 }
+
+// skipCSI returns the index of the first byte after the CSI sequence
+// whose parameters start at b[k]: parameter bytes, intermediate bytes,
+// then a final byte.
+func skipCSI(b []byte, k int) int {
+	k = skipRun(b, k, 0x30, 0x3f)
+	k = skipRun(b, k, 0x20, 0x2f)
+	return skipFinal(b, k, 0x40, 0x7e)
+}
+
+// skipString returns the index of the first byte after the string
+// sequence (OSC, DCS, SOS, PM, APC) whose text starts at b[k]: past its
+// BEL or "ESC \" terminator, or at the ESC or newline that breaks it.
+func skipString(b []byte, k int) int {
+	for ; k < len(b); k++ {
+		switch b[k] {
+		case 0x07:
+			return k + 1
+		case 0x1b:
+			if k+1 < len(b) && b[k+1] == '\\' {
+				return k + 2
+			}
+			return k
+		case '\n':
+			return k
+		}
+	}
+	return k
+}
+
+// skipRun returns the index of the first byte from b[k] on that is not in
+// lo..hi.
+func skipRun(b []byte, k int, lo, hi byte) int {
+	for k < len(b) && inRange(b[k], lo, hi) {
+		k++
+	}
+	return k
+}
+
+// skipFinal returns the index after b[k] when it is a final byte, in
+// lo..hi, else k.
+func skipFinal(b []byte, k int, lo, hi byte) int {
+	if k < len(b) && inRange(b[k], lo, hi) {
+		return k + 1
+	}
+	return k
+}
+
+// inRange reports whether lo <= c <= hi.
+func inRange(c, lo, hi byte) bool { return c >= lo && c <= hi }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,11 +131,7 @@ func LoadConfig(top string) (Config, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			return c, fmt.Errorf("%s:%s: %s", ConfigFile, m[1], strings.TrimSpace(m[2]))
-		}
-		return c, fmt.Errorf("%s: %s", ConfigFile, msg)
+		return c, syntaxError(err)
 	}
 	if len(doc.Content) == 0 {
 		return c, nil // empty file
@@ -143,115 +140,198 @@ func LoadConfig(top string) (Config, error) {
 	if top0.Kind != yaml.MappingNode {
 		return c, fmt.Errorf("%s:%d: expected keys such as `root: .claude/iterative`", ConfigFile, top0.Line)
 	}
-	bad := func(n *yaml.Node, format string, args ...any) error {
-		return fmt.Errorf("%s:%d: %s", ConfigFile, n.Line, fmt.Sprintf(format, args...))
+	err = c.decode(top0)
+	return c, err
+}
+
+// syntaxError names the file, and the line when the YAML error gives one,
+// in the error of a file that is not YAML.
+func syntaxError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", ConfigFile, m[1], strings.TrimSpace(m[2]))
 	}
-	str := func(k, v *yaml.Node) (string, error) {
-		if v.Kind != yaml.ScalarNode {
-			return "", bad(v, "%s must be a single value", k.Value)
+	return fmt.Errorf("%s: %s", ConfigFile, msg)
+}
+
+// decode sets c from the top mapping of .itr.yaml, key by key, stopping
+// at the first key that is unknown, set twice or has a bad value; the
+// keys before it stay set.
+func (c *Config) decode(m *yaml.Node) error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if err := setOnce(seen, k); err != nil {
+			return err
 		}
-		return v.Value, nil
+		set, ok := configKeys[k.Value]
+		if !ok {
+			return configError(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit, index)", k.Value)
+		}
+		if err := set(c, k, v); err != nil {
+			return err
+		}
 	}
-	twice := func(seen map[string]int, k *yaml.Node) error {
-		if first, ok := seen[k.Value]; ok {
-			return bad(k, "%s is set twice (first on line %d); keep one", k.Value, first)
+	return nil
+}
+
+// configKeys sets the field of each key of .itr.yaml from its value node,
+// or says what is wrong with the value.
+var configKeys = map[string]func(c *Config, k, v *yaml.Node) error{
+	"root": func(c *Config, k, v *yaml.Node) (err error) {
+		c.Root, err = configScalar(k, v)
+		return err
+	},
+	"mode": func(c *Config, k, v *yaml.Node) (err error) {
+		if c.Mode, err = configScalar(k, v); err != nil {
+			return err
 		}
-		seen[k.Value] = k.Line
+		if c.Mode != "development" && c.Mode != "knowledge" {
+			return configError(v, "mode %q is not development or knowledge", c.Mode)
+		}
 		return nil
+	},
+	"identity": func(c *Config, k, v *yaml.Node) error {
+		return c.Identity.decode(k, v)
+	},
+	"run_hooks": func(c *Config, _, v *yaml.Node) error {
+		if !isOneOf(v, "true", "false") {
+			return configError(v, "run_hooks is true or false")
+		}
+		c.RunHooks = v.Value == "true"
+		return nil
+	},
+	"uncommitted_work": func(c *Config, _, v *yaml.Node) error {
+		if !isOneOf(v, "warn", "refuse") {
+			return configError(v, "uncommitted_work is warn or refuse")
+		}
+		c.UncommittedWork = v.Value
+		return nil
+	},
+	"verify_timeout": func(c *Config, _, v *yaml.Node) error {
+		d, ok := positiveDuration(v)
+		if !ok {
+			return configError(v, "verify_timeout %q is not a duration such as 10m or 90s", v.Value)
+		}
+		c.VerifyTimeout = d
+		return nil
+	},
+	"stale_after": func(c *Config, _, v *yaml.Node) error {
+		d, ok := positiveDuration(v)
+		if !ok {
+			return configError(v, "stale_after %q is not a duration such as 1h or 30m", v.Value)
+		}
+		c.StaleAfter = d
+		return nil
+	},
+	"check_in_every": func(c *Config, _, v *yaml.Node) error {
+		n, ok := positiveInt(v)
+		if !ok {
+			return configError(v, "check_in_every %q is not a positive whole number of iterations", v.Value)
+		}
+		c.CheckInEvery = n
+		return nil
+	},
+	"claims_remote": func(c *Config, _, v *yaml.Node) error {
+		if !isRemoteName(v) {
+			return configError(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
+		}
+		c.ClaimsRemote = v.Value
+		return nil
+	},
+	"index": func(c *Config, _, v *yaml.Node) error {
+		if !isOneOf(v, "true", "false") {
+			return configError(v, "index is true (keep <root>/INDEX.md in step) or false, not %q", v.Value)
+		}
+		c.Index = v.Value == "true"
+		return nil
+	},
+	"progress_token_limit": func(c *Config, _, v *yaml.Node) error {
+		n, ok := positiveInt(v)
+		if !ok {
+			return configError(v, "progress_token_limit %q is not a positive whole number of tokens (such as 20000)", v.Value)
+		}
+		c.ProgressTokenLimit = n
+		return nil
+	},
+}
+
+// decode sets id from the identity mapping (key k, value v): name and
+// email, both or neither.
+func (id *Identity) decode(k, v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return configError(v, "identity holds name and email")
 	}
 	seen := map[string]int{}
-	for i := 0; i+1 < len(top0.Content); i += 2 {
-		k, v := top0.Content[i], top0.Content[i+1]
-		if err := twice(seen, k); err != nil {
-			return c, err
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		ik, iv := v.Content[j], v.Content[j+1]
+		if err := setOnce(seen, ik); err != nil {
+			return err
 		}
-		switch k.Value {
-		case "root":
-			if c.Root, err = str(k, v); err != nil {
-				return c, err
-			}
-		case "mode":
-			if c.Mode, err = str(k, v); err != nil {
-				return c, err
-			}
-			if c.Mode != "development" && c.Mode != "knowledge" {
-				return c, bad(v, "mode %q is not development or knowledge", c.Mode)
-			}
-		case "identity":
-			if v.Kind != yaml.MappingNode {
-				return c, bad(v, "identity holds name and email")
-			}
-			inner := map[string]int{}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				ik, iv := v.Content[j], v.Content[j+1]
-				if err := twice(inner, ik); err != nil {
-					return c, err
-				}
-				switch ik.Value {
-				case "name":
-					if c.Identity.Name, err = str(ik, iv); err != nil {
-						return c, err
-					}
-				case "email":
-					if c.Identity.Email, err = str(ik, iv); err != nil {
-						return c, err
-					}
-				default:
-					return c, bad(ik, "unknown key %q under identity (keys: name, email)", ik.Value)
-				}
-			}
-			if (c.Identity.Name == "") != (c.Identity.Email == "") {
-				return c, bad(k, "identity needs both name and email")
-			}
-		case "run_hooks":
-			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
-				return c, bad(v, "run_hooks is true or false")
-			}
-			c.RunHooks = v.Value == "true"
-		case "uncommitted_work":
-			if v.Kind != yaml.ScalarNode || (v.Value != "warn" && v.Value != "refuse") {
-				return c, bad(v, "uncommitted_work is warn or refuse")
-			}
-			c.UncommittedWork = v.Value
-		case "verify_timeout":
-			d, err := time.ParseDuration(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-				return c, bad(v, "verify_timeout %q is not a duration such as 10m or 90s", v.Value)
-			}
-			c.VerifyTimeout = d
-		case "stale_after":
-			d, err := time.ParseDuration(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-				return c, bad(v, "stale_after %q is not a duration such as 1h or 30m", v.Value)
-			}
-			c.StaleAfter = d
-		case "check_in_every":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
-				return c, bad(v, "check_in_every %q is not a positive whole number of iterations", v.Value)
-			}
-			c.CheckInEvery = n
-		case "claims_remote":
-			if v.Kind != yaml.ScalarNode || v.Value == "" || strings.ContainsAny(v.Value, " \t\n/:\\") || strings.HasPrefix(v.Value, "-") {
-				return c, bad(v, "claims_remote %q is not a remote's name (such as origin) or none", v.Value)
-			}
-			c.ClaimsRemote = v.Value
-		case "index":
-			if v.Kind != yaml.ScalarNode || (v.Value != "true" && v.Value != "false") {
-				return c, bad(v, "index is true (keep <root>/INDEX.md in step) or false, not %q", v.Value)
-			}
-			c.Index = v.Value == "true"
-		case "progress_token_limit":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
-				return c, bad(v, "progress_token_limit %q is not a positive whole number of tokens (such as 20000)", v.Value)
-			}
-			c.ProgressTokenLimit = n
+		var err error
+		switch ik.Value {
+		case "name":
+			id.Name, err = configScalar(ik, iv)
+		case "email":
+			id.Email, err = configScalar(ik, iv)
 		default:
-			return c, bad(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit, index)", k.Value)
+			err = configError(ik, "unknown key %q under identity (keys: name, email)", ik.Value)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return c, nil
+	if (id.Name == "") != (id.Email == "") {
+		return configError(k, "identity needs both name and email")
+	}
+	return nil
+}
+
+// configError is an error about node n of .itr.yaml, naming the file and
+// the node's line.
+func configError(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", ConfigFile, n.Line, fmt.Sprintf(format, args...))
+}
+
+// configScalar is the value v of key k, which must be a single value.
+func configScalar(k, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", configError(v, "%s must be a single value", k.Value)
+	}
+	return v.Value, nil
+}
+
+// setOnce records the line of key k in seen, or says where k was set
+// before.
+func setOnce(seen map[string]int, k *yaml.Node) error {
+	if first, ok := seen[k.Value]; ok {
+		return configError(k, "%s is set twice (first on line %d); keep one", k.Value, first)
+	}
+	seen[k.Value] = k.Line
+	return nil
+}
+
+// isOneOf reports whether v is a single value that is one of values.
+func isOneOf(v *yaml.Node, values ...string) bool {
+	return v.Kind == yaml.ScalarNode && slices.Contains(values, v.Value)
+}
+
+// positiveDuration reads v as a duration above zero, such as 10m.
+func positiveDuration(v *yaml.Node) (time.Duration, bool) {
+	d, err := time.ParseDuration(v.Value)
+	return d, v.Kind == yaml.ScalarNode && err == nil && d > 0
+}
+
+// positiveInt reads v as a whole number above zero.
+func positiveInt(v *yaml.Node) (int, bool) {
+	n, err := strconv.Atoi(v.Value)
+	return n, v.Kind == yaml.ScalarNode && err == nil && n > 0
+}
+
+// isRemoteName reports whether v can be the name of a git remote: one
+// non-empty word without slashes or colons that does not start with "-".
+func isRemoteName(v *yaml.Node) bool {
+	return v.Kind == yaml.ScalarNode && v.Value != "" && !strings.ContainsAny(v.Value, " \t\n/:\\") && !strings.HasPrefix(v.Value, "-")
 }
 
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)

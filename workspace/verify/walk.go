@@ -119,116 +119,19 @@ const correctionPrefix = "## Correction of "
 
 // history checks every commit of the task's line, oldest first.
 func (v *verifier) history() error {
-	// The task's history on the first-parent line, oldest first: every
-	// commit since the task's Created commit, so commits made with plain
-	// git (a revert, a hand edit) are checked too.
 	// A walk remembered from an earlier verify (cache.go) ends the list
 	// at its commit: only the commits since are checked.
 	cached := v.loadCache()
-	var commits []gitstate.Commit
-	found := false
-	err := v.st.Repo.History("HEAD", func(c gitstate.Commit) bool {
-		if cached != nil && c.Hash == cached.commit {
-			found = true
-			return false
-		}
-		commits = append(commits, c)
-		s, _ := c.Trailer(store.TrailerTask)
-		ev, _ := c.Trailer(store.TrailerEvent)
-		return !(s == v.slug && ev == store.EventCreated)
-	})
+	commits, found, err := v.lineCommits(cached)
 	if err != nil {
 		return err
 	}
-	for i, j := 0, len(commits)-1; i < j; i, j = i+1, j-1 {
-		commits[i], commits[j] = commits[j], commits[i]
-	}
-	base := 0
-	if found {
-		v.resume(cached)
-		base = v.index
-	} else {
-		v.walked = make(map[string]bool, len(commits))
-	}
-	for _, c := range commits {
-		v.walked[c.Hash] = true
-	}
+	base := v.startWalk(cached, found, commits)
 	removed := false // the task folder was removed (archived) since the last version
 	for i, c := range commits {
 		v.index = base + i
-		if len(c.Parents) >= 2 {
-			if err := v.merge(c); err != nil {
-				return err
-			}
-		}
-		s, _ := c.Trailer(store.TrailerTask)
-		ev, _ := c.Trailer(store.TrailerEvent)
-		mine := s == v.slug && len(c.Parents) < 2
-		if mine {
-			v.rep.Commits++
-		}
-		hashes, err := v.st.Repo.FolderHashes(c.Hash, v.st.TaskDir(v.slug))
-		if err != nil {
+		if removed, err = v.checkCommit(c, removed); err != nil {
 			return err
-		}
-		logHash, guardHash := hashes[store.ProgressFile], hashes[store.GuardrailsFile]
-		p := v.progress
-		if logHash == "" && p.prev != nil {
-			// The task was archived (its folder removed) here. (A pending
-			// claim is checked when the log comes back, or at the end.)
-			removed = true
-			continue
-		}
-		// A restore brings back an archived log (perhaps an older one
-		// than this line last had) plus one Restored entry: a new base.
-		restore := mine && ev == store.EventRestored && (removed || p.prev == nil)
-		removed = false
-		v.rebased = v.rebased || restore
-		before := p.entries
-		if logHash != p.prevHash {
-			if before, err = v.progressAt(c, logHash, mine, restore, ev); err != nil {
-				return err
-			}
-		}
-		if logHash != "" {
-			p.prevAt = c.Hash
-		}
-		if guardHash != v.guard.prevHash {
-			now, err := v.st.Blob(guardHash)
-			if err != nil {
-				return err
-			}
-			v.step(v.guard, c, now, restore)
-			v.guard.prev, v.guard.prevHash = now, guardHash
-		}
-		if guardHash != "" {
-			v.guard.prevAt = c.Hash
-		}
-		if decHash := hashes[store.DecisionsFile]; decHash != v.decide.prevHash {
-			now, err := v.st.Blob(decHash)
-			if err != nil {
-				return err
-			}
-			v.step(v.decide, c, now, restore)
-			v.decide.prev, v.decide.prevHash = now, decHash
-		}
-		if hashes[store.DecisionsFile] != "" {
-			v.decide.prevAt = c.Hash
-		}
-		if restore {
-			v.leftBehind(c)
-		}
-		if mine {
-			n, want := p.entries, wantOf(ev, before)
-			if ev == store.EventReconciled && n > want {
-				want = n // a reconcile commits the entries it adopted with its own
-			}
-			if restore {
-				want = n
-			}
-			if n != want {
-				v.miscounted(c, ev, before, n)
-			}
 		}
 	}
 	v.index = base + len(commits)
@@ -243,6 +146,150 @@ func (v *verifier) history() error {
 	}
 	v.saveCache(head, removed)
 	return nil
+}
+
+// lineCommits lists the task's history on the first-parent line, oldest
+// first: every commit since the task's Created commit, so commits made
+// with plain git (a revert, a hand edit) are checked too. When the line
+// reaches the commit of the remembered walk cached, the list starts after
+// it and found is true.
+func (v *verifier) lineCommits(cached *walkCache) (commits []gitstate.Commit, found bool, err error) {
+	err = v.st.Repo.History("HEAD", func(c gitstate.Commit) bool {
+		if cached != nil && c.Hash == cached.commit {
+			found = true
+			return false
+		}
+		commits = append(commits, c)
+		s, _ := c.Trailer(store.TrailerTask)
+		ev, _ := c.Trailer(store.TrailerEvent)
+		return !(s == v.slug && ev == store.EventCreated)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	slices.Reverse(commits)
+	return commits, found, nil
+}
+
+// startWalk sets the walk's state before commits are checked: the
+// remembered walk's when it was found, else a fresh one. It marks the
+// commits walked and returns the index of the first one on the line.
+func (v *verifier) startWalk(cached *walkCache, found bool, commits []gitstate.Commit) int {
+	base := 0
+	if found {
+		v.resume(cached)
+		base = v.index
+	} else {
+		v.walked = make(map[string]bool, len(commits))
+	}
+	for _, c := range commits {
+		v.walked[c.Hash] = true
+	}
+	return base
+}
+
+// checkCommit checks commit c of the line: a merge's branch, then the
+// versions of the logs it holds and, for an itr commit of the task, the
+// entries it brought. removed says the task folder was removed (archived)
+// by a commit since the last version of the log; checkCommit returns
+// whether it still is.
+func (v *verifier) checkCommit(c gitstate.Commit, removed bool) (bool, error) {
+	if len(c.Parents) >= 2 {
+		if err := v.merge(c); err != nil {
+			return removed, err
+		}
+	}
+	s, _ := c.Trailer(store.TrailerTask)
+	ev, _ := c.Trailer(store.TrailerEvent)
+	mine := s == v.slug && len(c.Parents) < 2
+	if mine {
+		v.rep.Commits++
+	}
+	hashes, err := v.st.Repo.FolderHashes(c.Hash, v.st.TaskDir(v.slug))
+	if err != nil {
+		return removed, err
+	}
+	p := v.progress
+	if hashes[store.ProgressFile] == "" && p.prev != nil {
+		// The task was archived (its folder removed) here. (A pending
+		// claim is checked when the log comes back, or at the end.)
+		return true, nil
+	}
+	// A restore brings back an archived log (perhaps an older one than
+	// this line last had) plus one Restored entry: a new base.
+	restore := mine && ev == store.EventRestored && (removed || p.prev == nil)
+	v.rebased = v.rebased || restore
+	before, err := v.followLogs(c, hashes, mine, restore, ev)
+	if err != nil {
+		return false, err
+	}
+	if restore {
+		v.leftBehind(c)
+	}
+	if mine {
+		v.checkCount(c, ev, before, restore)
+	}
+	return false, nil
+}
+
+// followLogs checks the versions of progress.md, guardrails.md and
+// decisions.md that commit c holds (hashes: the blobs of the task
+// folder) against the ones before. It returns how many entries
+// progress.md held before c.
+func (v *verifier) followLogs(c gitstate.Commit, hashes map[string]string, mine, restore bool, event string) (int, error) {
+	p := v.progress
+	logHash := hashes[store.ProgressFile]
+	before := p.entries
+	if logHash != p.prevHash {
+		var err error
+		if before, err = v.progressAt(c, logHash, mine, restore, event); err != nil {
+			return 0, err
+		}
+	}
+	if logHash != "" {
+		p.prevAt = c.Hash
+	}
+	if err := v.follow(v.guard, c, hashes[store.GuardrailsFile], restore); err != nil {
+		return 0, err
+	}
+	if err := v.follow(v.decide, c, hashes[store.DecisionsFile], restore); err != nil {
+		return 0, err
+	}
+	return before, nil
+}
+
+// follow checks the version of a lessons or decisions log (blob hash)
+// that commit c holds against the one before, when it changed.
+func (v *verifier) follow(tr *track, c gitstate.Commit, hash string, restore bool) error {
+	if hash != tr.prevHash {
+		now, err := v.st.Blob(hash)
+		if err != nil {
+			return err
+		}
+		v.step(tr, c, now, restore)
+		tr.prev, tr.prevHash = now, hash
+	}
+	if hash != "" {
+		tr.prevAt = c.Hash
+	}
+	return nil
+}
+
+// checkCount checks that an itr commit c of the task (event ev) left the
+// entries it should on a log of before entries: one more, none more for
+// a lesson or a decision, the ones it adopted for a reconcile, any number
+// for a restore.
+func (v *verifier) checkCount(c gitstate.Commit, ev string, before int, restore bool) {
+	n, want := v.progress.entries, wantOf(ev, before)
+	if ev == store.EventReconciled && n > want {
+		want = n // a reconcile commits the entries it adopted with its own
+	}
+	if restore {
+		want = n
+	}
+	if n != want {
+		v.miscounted(c, ev, before, n)
+	}
 }
 
 // progressAt checks the version of progress.md (blob hash) that commit c

@@ -115,8 +115,27 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 	if s == nil {
 		s = sum.facts.derived
 	}
+	d := reportHeader(st, t, sum, now)
+	g := d.addGraph(slug, s, t, sum.Claims)
+
+	// The timeline: the moves of each unit as the reducer saw them.
+	entries := t.Log().Entries
+	byUnit := d.addEntries(entries, unitMoves(slug, t, entries))
+	d.addUnits(g, s, t, byUnit, entries)
+	d.Guardrails = progresslog.ParseGuardrails(t.GuardrailsRaw).Entries
+
+	var out bytes.Buffer
+	if err := reportTmpl().Execute(&out, d); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// reportHeader is the report's header: the task, where it stands, its
+// pace, pause, checks and warnings, as of now.
+func reportHeader(st *store.Store, t *store.Task, sum *Summary, now time.Time) *ReportData {
 	d := &ReportData{
-		Task: sum.Task, Slug: slug, Mode: sum.Mode, Phase: sum.Phase, Dir: sum.Dir,
+		Task: sum.Task, Slug: sum.Slug, Mode: sum.Mode, Phase: sum.Phase, Dir: sum.Dir,
 		Done: sum.Done, Total: sum.Total, Percent: sum.Pace.PercentUnits,
 		Pace: sum.Pace.String(), NextAction: sum.NextAction, Archive: sum.Archive,
 		Generated:     now.UTC().Format(time.RFC3339),
@@ -125,7 +144,7 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 		Warnings: sum.Warnings, Flags: sum.Flags,
 	}
 	if d.Task == "" {
-		d.Task = slug
+		d.Task = sum.Slug
 	}
 	if len(d.Head) > 12 {
 		d.HeadShort = d.Head[:12]
@@ -135,24 +154,36 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 	if sum.Archive == "" {
 		d.Goal = briefGoal(st, t)
 	}
-	if r := sum.Pace.Remaining; r != nil {
-		d.Remaining = fmt.Sprintf("%d unit%s left: %s iterations", r.Units, store.Plural(r.Units, "", "s"), span(r.IterationsLow, r.IterationsHigh))
-		if r.SecondsHigh > 0 {
-			d.Remaining += ", " + timeSpan(r.SecondsLow, r.SecondsHigh)
-		}
-	} else if sum.Pace.Note != "" {
-		d.Remaining = sum.Pace.Note
-	}
+	d.Remaining = remainingText(sum.Pace)
 	if sum.Paused != nil {
 		d.Paused = pauseText(sum.Paused)
 	}
 	for _, c := range sum.Checks {
 		d.Checks = append(d.Checks, c.String())
 	}
+	return d
+}
 
-	// The graph.
+// remainingText is the pace's estimate of what is left ("2 units left: 3-5
+// iterations, 1-2 hours"), else its note, else "".
+func remainingText(p Pace) string {
+	r := p.Remaining
+	if r == nil {
+		return p.Note
+	}
+	text := fmt.Sprintf("%d unit%s left: %s iterations", r.Units, store.Plural(r.Units, "", "s"), span(r.IterationsLow, r.IterationsHigh))
+	if r.SecondsHigh > 0 {
+		text += ", " + timeSpan(r.SecondsLow, r.SecondsHigh)
+	}
+	return text
+}
+
+// addGraph draws the plan of task t (state s, the units agents claim)
+// into the report, with its critical path and legend, and returns the
+// graph.
+func (d *ReportData) addGraph(slug string, s *state.State, t *store.Task, held []store.Claim) *GraphModel {
 	claims := map[string]store.Claim{}
-	for _, c := range sum.Claims {
+	for _, c := range held {
 		claims[c.Unit] = c
 	}
 	g := GraphOf(slug, s, t.Plan, claims)
@@ -167,9 +198,13 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 	for _, c := range GraphClasses {
 		d.Legend = append(d.Legend, ReportLegend{Class: c, Count: count[c]})
 	}
+	return g
+}
 
-	// The timeline: the moves of each unit as the reducer saw them.
-	entries := t.Log().Entries
+// unitMoves folds the entries of task t's log as the reducer does and
+// returns, by the line of each entry that changed a unit's status, the
+// move: "pending → in_progress".
+func unitMoves(slug string, t *store.Task, entries []progresslog.Entry) map[int]string {
 	moves := map[int]string{}
 	reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries,
 		Observe: func(ev reconcile.Event, from, to state.Status) {
@@ -177,6 +212,13 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 				moves[ev.Line] = string(from) + " → " + string(to)
 			}
 		}})
+	return moves
+}
+
+// addEntries adds the entries of the whole task to the report (those of
+// reconcile to Reconciles too) and returns the entries of each unit, in
+// log order; moves are the units' moves by entry line (unitMoves).
+func (d *ReportData) addEntries(entries []progresslog.Entry, moves map[int]string) map[string][]ReportEntry {
 	byUnit := map[string][]ReportEntry{}
 	for _, e := range entries {
 		re := reportEntry(e)
@@ -193,6 +235,13 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 			}
 		}
 	}
+	return byUnit
+}
+
+// addUnits adds the units of graph g to the report, with their entries
+// (byUnit): to Units those with entries, to Idle the others; then the
+// units of entries no longer in the plan or the state, as history.
+func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUnit map[string][]ReportEntry, entries []progresslog.Entry) {
 	critical := map[string]bool{}
 	for _, id := range g.Critical {
 		critical[id] = true
@@ -207,12 +256,7 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 		ru := ReportUnit{ID: n.ID, Title: n.Title, Status: n.Status, Class: n.Class, Iterations: n.Iterations, Max: n.Max,
 			Critical: critical[n.ID], Entries: byUnit[n.ID]}
 		ru.Depends = deps[n.ID]
-		if u := s.Units[n.ID]; u != nil {
-			ru.Reason = state.Val(u.Reason)
-			if u.ReasonKind != nil || u.ClearWhen != nil {
-				ru.Reason = blockWords(UnitStatus{Reason: ru.Reason, ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)})
-			}
-		}
+		ru.Reason = unitReason(s.Units[n.ID])
 		if len(ru.Entries) == 0 {
 			d.Idle = append(d.Idle, ru)
 		} else {
@@ -226,13 +270,19 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 			d.Units = append(d.Units, ReportUnit{ID: e.Unit, Title: "(no longer in the plan)", Status: "removed", Class: ClassWaiting, Entries: byUnit[e.Unit]})
 		}
 	}
-	d.Guardrails = progresslog.ParseGuardrails(t.GuardrailsRaw).Entries
+}
 
-	var out bytes.Buffer
-	if err := reportTmpl().Execute(&out, d); err != nil {
-		return nil, err
+// unitReason is why unit u is blocked or failed, in the words of the
+// report; "" for a unit without a reason or not in the state (nil).
+func unitReason(u *state.Unit) string {
+	if u == nil {
+		return ""
 	}
-	return out.Bytes(), nil
+	reason := state.Val(u.Reason)
+	if u.ReasonKind != nil || u.ClearWhen != nil {
+		reason = blockWords(UnitStatus{Reason: reason, ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)})
+	}
+	return reason
 }
 
 // The fields an entry's timeline shows in their own places.
@@ -248,62 +298,105 @@ func reportEntry(e progresslog.Entry) ReportEntry {
 	if tm, ok := e.Time(); ok {
 		re.When = tm.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
+	re.Label = entryLabel(e)
+	if e.Kind == progresslog.KindOther {
+		re.When = ""
+	}
+	re.Did, _ = e.Field("Did")
+	re.Badges = entryBadges(e)
+	re.addRun(e)
+	if v, ok := e.Field("Commit"); ok && !isNone(v) {
+		re.Fields = append(re.Fields, progresslog.Field{Name: "Commit", Value: v})
+	}
+	if e.Kind == progresslog.KindReconciled {
+		re.Lines = foundLines(e)
+	}
+	re.Fields = append(re.Fields, otherFields(e)...)
+	return re
+}
+
+// entryLabel is what the timeline calls an entry: "Iteration 2", "Phase
+// execute", "Blocked", or the heading of an entry that is not an event.
+func entryLabel(e progresslog.Entry) string {
 	switch e.Kind {
 	case progresslog.KindIteration:
-		re.Label = fmt.Sprintf("Iteration %d", e.Iteration)
+		return fmt.Sprintf("Iteration %d", e.Iteration)
 	case progresslog.KindPhase:
-		re.Label = "Phase " + e.Phase
+		return "Phase " + e.Phase
 	case progresslog.KindOther:
-		re.Label, re.When = e.Heading, ""
+		return e.Heading
 	default:
 		title := e.Title() // "T1 - Blocked - ts"
 		if parts := strings.Split(title, " - "); len(parts) >= 2 {
-			re.Label = parts[1]
-		} else {
-			re.Label = title
+			return parts[1]
 		}
+		return title
 	}
-	re.Did, _ = e.Field("Did")
+}
+
+// entryBadges are the marks of an entry's signal, verification and
+// verifier, in that order.
+func entryBadges(e progresslog.Entry) []ReportBadge {
+	var badges []ReportBadge
 	if v, ok := e.Field("Signal"); ok && !isNone(v) {
-		re.Badges = append(re.Badges, ReportBadge{"signal", "signal " + v})
+		badges = append(badges, ReportBadge{"signal", "signal " + v})
 	}
 	if v, ok := e.Field("Verification"); ok && !isNone(v) {
 		class := "pass"
 		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "pass") {
 			class = "fail"
 		}
-		re.Badges = append(re.Badges, ReportBadge{class, "verification " + v})
+		badges = append(badges, ReportBadge{class, "verification " + v})
 	}
 	if v, ok := e.Field(reconcile.FieldVerifiedBy); ok && !isNone(v) {
-		re.Badges = append(re.Badges, ReportBadge{"pass", "verified by " + v})
+		badges = append(badges, ReportBadge{"pass", "verified by " + v})
 	}
+	return badges
+}
+
+// addRun sets the verification run of entry e, its command and result,
+// and adds the result's badge.
+func (re *ReportEntry) addRun(e progresslog.Entry) {
 	if v, ok := e.Field(reconcile.FieldRun); ok {
 		re.Run = strings.Trim(strings.TrimSpace(v), "`")
 	}
-	if v, ok := e.Field(reconcile.FieldRunResult); ok {
-		re.Result = v
-		switch r := strings.ToLower(strings.TrimSpace(v)); {
-		case strings.HasPrefix(r, "passed"):
-			re.RunClass = "pass"
-		case strings.HasPrefix(r, "failed"):
-			re.RunClass = "fail"
-		default:
-			re.RunClass = "other"
+	v, ok := e.Field(reconcile.FieldRunResult)
+	if !ok {
+		return
+	}
+	re.Result = v
+	switch r := strings.ToLower(strings.TrimSpace(v)); {
+	case strings.HasPrefix(r, "passed"):
+		re.RunClass = "pass"
+	case strings.HasPrefix(r, "failed"):
+		re.RunClass = "fail"
+	default:
+		re.RunClass = "other"
+	}
+	re.Badges = append(re.Badges, ReportBadge{re.RunClass, "run " + strings.SplitN(v, ":", 2)[0]})
+}
+
+// foundLines are the lines of a Reconciled entry's Found field, one a
+// finding, without their "- ".
+func foundLines(e progresslog.Entry) []string {
+	v, ok := e.Field("Found")
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
+			lines = append(lines, l)
 		}
-		re.Badges = append(re.Badges, ReportBadge{re.RunClass, "run " + strings.SplitN(v, ":", 2)[0]})
 	}
-	if v, ok := e.Field("Commit"); ok && !isNone(v) {
-		re.Fields = append(re.Fields, progresslog.Field{Name: "Commit", Value: v})
-	}
-	if e.Kind == progresslog.KindReconciled {
-		if v, ok := e.Field("Found"); ok {
-			for _, l := range strings.Split(v, "\n") {
-				if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
-					re.Lines = append(re.Lines, l)
-				}
-			}
-		}
-	}
+	return lines
+}
+
+// otherFields are the fields of entry e that the timeline shows as a
+// list: not those shown in their own places, not an iteration's empty
+// Remaining or Blockers, not blank lines.
+func otherFields(e progresslog.Entry) []progresslog.Field {
+	var fields []progresslog.Field
 	for _, f := range e.Fields {
 		name := strings.ToLower(f.Name)
 		if placedFields[name] || (e.Kind == progresslog.KindIteration && (name == "remaining" || name == "blockers") && isNone(f.Value)) {
@@ -312,9 +405,9 @@ func reportEntry(e progresslog.Entry) ReportEntry {
 		if f.Name == "" && strings.TrimSpace(f.Value) == "" {
 			continue
 		}
-		re.Fields = append(re.Fields, f)
+		fields = append(fields, f)
 	}
-	return re
+	return fields
 }
 
 // isNone reports whether a field says nothing ("None", "", "-").
