@@ -578,15 +578,15 @@ func (ps *parser) closeItem() {
 	if it.keyed {
 		key = canonicalKey(it.key)
 	}
-	switch {
-	case key == "": // not a known key: kept as written
+	switch key {
+	case "": // not a known key: kept as written
 		f := Field{Value: it.value}
 		if it.keyed {
 			f.Key = it.key
 		}
 		u.Extra = append(u.Extra, f)
 		u.extraLines = append(u.extraLines, it.line)
-	case key == keyCounter: // a unit may count several things
+	case keyCounter: // a unit may count several things
 		ps.addCounter(u, it)
 	default:
 		if prev, dup := ps.seen[key]; dup {
