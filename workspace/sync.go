@@ -303,19 +303,21 @@ func (w *Workspace) integrate(n *gitstate.Network, tracking string, rebase bool,
 		if !errors.As(err, &ce) || round > 10_000 {
 			return err
 		}
-		ours, others := w.splitConflicts(ce.Unmerged)
-		if len(others) > 0 {
-			return &SyncStopped{Op: ce.Op, Unmerged: others}
-		}
+		// itr's own files are resolved first, also when others conflict:
+		// the person who resolves those finds itr's done (as the stop
+		// says).
+		ours, unresolved := w.splitConflicts(ce.Unmerged)
 		for _, slug := range ours {
 			r, rerr := w.reconcileLocked(slug)
 			if rerr != nil {
 				return fmt.Errorf("resolve %s's files during the %s: %w", slug, ce.Op, rerr)
 			}
 			rep.Resolved = append(rep.Resolved, r.Staged...)
-			if len(r.Unresolved) > 0 {
-				return &SyncStopped{Op: ce.Op, Unmerged: r.Unresolved}
-			}
+			unresolved = append(unresolved, r.Unresolved...)
+		}
+		if len(unresolved) > 0 {
+			slices.Sort(unresolved)
+			return &SyncStopped{Op: ce.Op, Unmerged: slices.Compact(unresolved)}
 		}
 		err = n.Continue(ce.Op)
 	}

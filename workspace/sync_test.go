@@ -153,6 +153,8 @@ func TestSyncStopsOnConflictOutsideItr(t *testing.T) {
 	assert.Contains(t, err.Error(), "sync stopped: the merge has conflicts in notes.txt")
 	ucGit(t, b, "rev-parse", "-q", "--verify", "MERGE_HEAD") // the merge is left in progress
 	assert.Contains(t, ucGit(t, b, "status", "--porcelain"), "UU notes.txt\n")
+	assert.Equal(t, "notes.txt\n", ucGit(t, b, "diff", "--name-only", "--diff-filter=U"),
+		"itr's own files are resolved before the sync stops, as it says")
 	assert.Equal(t, pushedByA, remoteMain(), "nothing pushed")
 
 	_, err = ucOpen(t, b, "bob", clock).Sync(SyncRequest{})
