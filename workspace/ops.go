@@ -16,6 +16,7 @@ import (
 	"github.com/itr-dev/itr/workspace/merge"
 	"github.com/itr-dev/itr/workspace/runs"
 	"github.com/itr-dev/itr/workspace/store"
+	"github.com/itr-dev/itr/workspace/verify"
 	"github.com/itr-dev/itr/workspace/view"
 )
 
@@ -475,12 +476,20 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 		return nil, t.StateErr
 	}
 	// What a record would refuse, starting refuses too: a git operation
-	// under way, itr's files changed without a commit.
+	// under way, itr's files changed without a commit (unless the record
+	// would reconcile first: entries a plain commit took out, a folder
+	// written without itr).
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	if err := w.CheckClean(t); err != nil {
+	undos, err := verify.FindUndos(w.Store, t)
+	if err != nil {
 		return nil, err
+	}
+	if len(undos) == 0 && !needsAdoption(t) {
+		if err := w.CheckClean(t); err != nil {
+			return nil, err
+		}
 	}
 	held, err := w.heldFor(slug)
 	if err != nil {
