@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/agentsetup"
+	"github.com/itr-dev/itr/internal/agentsetup"
 )
 
 func newAgentHookCmd(g *globals) *cobra.Command {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 // claimView is the --json output of itr claim and itr release.

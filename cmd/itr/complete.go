@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // Completion. `itr completion bash|zsh|fish|powershell` (cobra's) writes

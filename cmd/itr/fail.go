@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/state"
-	"github.com/itr-dev/itr/workspace"
 )
 
 func newFailCmd(g *globals) *cobra.Command {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
-	"github.com/itr-dev/itr/workspace"
 )
 
 func newInitCmd(g *globals) *cobra.Command {

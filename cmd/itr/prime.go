@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/agentsetup"
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/agentsetup"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 func newPrimeCmd(g *globals) *cobra.Command {

@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/internal/mcpcmd"
-	"github.com/itr-dev/itr/mcpserver"
+	"github.com/itr-dev/itr/internal/mcpserver"
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // TestSameRefusalInCLIAndMCP sends the same bad request through the CLI

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/state"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // reopenView is the --json output of itr reopen: the event as the other

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 func newRestoreCmd(g *globals) *cobra.Command {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/itr-dev/itr/internal/cliopts"
 	"github.com/itr-dev/itr/internal/version"
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // Exit codes; documented in `itr help exit-codes` and the README.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/agentsetup"
+	"github.com/itr-dev/itr/internal/agentsetup"
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/progresslog"
-	"github.com/itr-dev/itr/workspace"
 )
 
 func newSetupCmd(g *globals) *cobra.Command {

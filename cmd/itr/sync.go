@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 // syncView is the --json output of itr sync: the report, and the paths

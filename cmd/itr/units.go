@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // runUnitEvent records an event of the selected task and prints its outcome.

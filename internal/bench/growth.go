@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 // buildHistory makes a task with n checkpoints in a fresh clone of base,

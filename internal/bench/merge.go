@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
-	"github.com/itr-dev/itr/workspace"
 )
 
 // mergeCheckpointLimit is the largest side built with real checkpoints;

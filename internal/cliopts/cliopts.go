@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 // Resolve fills what the flags left empty in opts from getenv.

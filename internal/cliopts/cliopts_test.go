@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 func TestResolve(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"io"
 
 	"github.com/itr-dev/itr/internal/cliopts"
-	"github.com/itr-dev/itr/mcpserver"
-	"github.com/itr-dev/itr/workspace"
+	"github.com/itr-dev/itr/internal/mcpserver"
+	"github.com/itr-dev/itr/internal/workspace"
 )
 
 // Main runs itr-mcp with args: -C DIR, --root PATH and -t/--task SLUG as

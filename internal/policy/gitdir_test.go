@@ -19,7 +19,7 @@ func gitDirLiteral(s string) bool {
 		strings.HasPrefix(s, "/proc/") || s == "/proc"
 }
 
-// ownProcesses allows workspace/runs to read /proc: it watches the
+// ownProcesses allows internal/workspace/runs to read /proc: it watches the
 // processes of the check it started itself (to tell the zombies an init
 // that reaps nothing leaves from a group still running), never git's.
 func ownProcesses(file, s string) bool {

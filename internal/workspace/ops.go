@@ -1,0 +1,725 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/workspace/merge"
+	"github.com/itr-dev/itr/internal/workspace/runs"
+	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/verify"
+	"github.com/itr-dev/itr/internal/workspace/view"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+	"github.com/itr-dev/itr/templates"
+)
+
+// InitRequest starts a task.
+type InitRequest struct {
+	Name   string
+	Slug   string // "" derives it from Name
+	Mode   string // "" is the configured default, else development
+	Domain string
+	// GuardrailsFrom is the slug of an active or archived task whose
+	// lessons the new task's guardrails.md starts with.
+	GuardrailsFrom string
+}
+
+// Init creates the task folder from the templates, with state.json in phase
+// discover and a Created entry in progress.md, as one commit.
+func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
+	name, slug, m, err := w.initNames(req)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := w.lockIdle()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	head, err := w.Repo.Head()
+	if err != nil {
+		return nil, err
+	}
+	dir := w.TaskDir(slug)
+	leftover, err := w.initFree(slug, dir, head)
+	if err != nil {
+		return nil, err
+	}
+	var lessons []progresslog.Guardrail
+	var lessonsFrom string
+	if req.GuardrailsFrom != "" {
+		if lessons, lessonsFrom, err = w.guardrailsFrom(req.GuardrailsFrom); err != nil {
+			return nil, err
+		}
+	}
+	created := w.Stamp()
+	files, err := templates.Task(templates.Data{Name: name, Slug: slug, Created: created, Mode: string(m), Domain: req.Domain})
+	if err != nil {
+		return nil, err
+	}
+	entry := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
+		Fields: []progresslog.Field{{Name: "Name", Value: name}, {Name: "Mode", Value: string(m)}}}
+	if req.Domain != "" {
+		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Domain", Value: req.Domain})
+	}
+	if req.GuardrailsFrom != "" {
+		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Guardrails from", Value: fmt.Sprintf("%s (%d from %s)", req.GuardrailsFrom, len(lessons), lessonsFrom)})
+	}
+	changes, after, err := initFiles(slug, dir, files, entry, lessons, req.GuardrailsFrom)
+	if err != nil {
+		return nil, err
+	}
+	if changes, err = w.initExtras(changes, dir, m, leftover); err != nil {
+		return nil, err
+	}
+	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
+	commit, err := w.commit(head.Hash, slug, c, after, changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := merge.Register(w.Store); err != nil {
+		return nil, fmt.Errorf("the task is committed (%s), but registering itr's merge driver failed: %w; run `itr setup`", store.Short(commit.Hash), err)
+	}
+	out := &Outcome{Slug: slug, Commit: commit.Hash, After: after, Entry: &entry}
+	for _, ch := range changes {
+		out.Files = append(out.Files, ch.Path)
+	}
+	return out, nil
+}
+
+// initNames validates what itr init is asked for and returns the task's
+// name, its slug (derived from the name when none is given) and its mode
+// (the configured default when none is given, else development).
+func (w *Workspace) initNames(req InitRequest) (string, string, state.Mode, error) {
+	name := strings.TrimSpace(req.Name)
+	if err := plainText("name", req.Name, "domain", req.Domain); err != nil {
+		return "", "", "", err
+	}
+	if name == "" {
+		return "", "", "", fmt.Errorf("the task needs a name: itr init \"User authentication\"")
+	}
+	slug := req.Slug
+	if slug == "" {
+		slug = store.Slugify(name)
+	}
+	if err := store.ValidSlug(slug); err != nil {
+		return "", "", "", err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = w.Config.Mode
+	}
+	if mode == "" {
+		mode = string(state.Development)
+	}
+	m, err := state.ParseMode(mode)
+	if err != nil {
+		return "", "", "", fmt.Errorf("--mode: %w", err)
+	}
+	return name, slug, m, nil
+}
+
+// initFree makes sure the slug is free for a new task at dir: no folder
+// on disk or in the last commit, no archive. A folder holding only
+// deliverables (the outputs/ and sources/ an archive left in place) is
+// not a task: the new one starts around them, and leftover says so.
+func (w *Workspace) initFree(slug, dir string, head gitstate.Head) (bool, error) {
+	leftover := false
+	if _, err := os.Lstat(w.Abs(dir)); err == nil {
+		if leftover, err = w.OnlyDeliverables(dir); err != nil {
+			return false, err
+		} else if !leftover {
+			return false, fmt.Errorf("task %q already exists at %s; pick another --slug", slug, dir)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if !head.Unborn {
+		if names, err := w.Repo.ListFiles(head.Hash, dir); err == nil && len(names) > 0 && !(leftover && allDeliverables(dir, names)) {
+			return false, fmt.Errorf("task %q exists in the last commit but not on disk; restore it with `git checkout -- %s`", slug, dir)
+		}
+	}
+	if ref, _, err := w.FindArchive(slug, ""); err == nil {
+		return false, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
+	}
+	return leftover, nil
+}
+
+// initFiles makes the new task's files from the templates: progress.md
+// with the Created entry, guardrails.md with the lessons taken from the
+// task from (each naming it), and state.json as the fold of the log,
+// which it returns.
+func initFiles(slug, dir string, files []templates.File, entry progresslog.Entry, lessons []progresslog.Guardrail, from string) ([]gitstate.FileChange, *state.State, error) {
+	var changes []gitstate.FileChange
+	var after *state.State
+	var err error
+	for _, f := range files {
+		data := f.Data
+		switch f.Name {
+		case store.ProgressFile:
+			if data, err = progresslog.Append(data, entry); err != nil {
+				return nil, nil, err
+			}
+			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
+			if len(problems) > 0 {
+				return nil, nil, fmt.Errorf("new task: %w", problems[0])
+			}
+			after = s
+		case store.GuardrailsFile:
+			for _, g := range lessons {
+				g.Line, g.Side = 0, 0
+				// Each lesson says which task it came from.
+				g.Learned = strings.TrimSpace(g.Learned + " (from task " + from + ")")
+				if data, err = progresslog.AppendGuardrail(data, g); err != nil {
+					return nil, nil, fmt.Errorf("--guardrails-from %s: lesson %q: %w", from, g.Name, err)
+				}
+			}
+		}
+		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
+	}
+	for i := range changes {
+		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
+			changes[i].Data = after.Encode()
+		}
+	}
+	return changes, after, nil
+}
+
+// initExtras adds to a new task's changes itr's merge lines of
+// .gitattributes when they are missing and, in knowledge mode, the
+// .gitkeep files of sources/ and outputs/ (never over a deliverable left
+// in place).
+func (w *Workspace) initExtras(changes []gitstate.FileChange, dir string, m state.Mode, leftover bool) ([]gitstate.FileChange, error) {
+	if attrs, changed, err := merge.Attributes(w.Store); err != nil {
+		return nil, err
+	} else if changed {
+		changes = append(changes, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+	}
+	if m == state.Knowledge {
+		for _, keep := range []string{dir + "/sources/.gitkeep", dir + "/outputs/.gitkeep"} {
+			if _, err := os.Lstat(w.Abs(keep)); leftover && err == nil {
+				continue // a deliverable in place: never overwritten
+			}
+			changes = append(changes, gitstate.FileChange{Path: keep, Data: []byte{}})
+		}
+	}
+	return changes, nil
+}
+
+// PlanReport says what itr plan changed.
+type PlanReport struct {
+	Outcome *Outcome
+	Added   []string
+	Removed []string
+	Changed []string // "T2 max_iterations 5 → 8"
+	Dropped []string // started units dropped on purpose (--drop)
+	// Warnings name what the plan holds that will not work as written:
+	// a Verify line that needs a shell.
+	Warnings []string
+}
+
+// PlanRequest applies the plan file. Drop names started units the file no
+// longer has that are to be dropped on purpose, with Reason.
+type PlanRequest struct {
+	Slug   string
+	Drop   []string
+	Reason string
+}
+
+// Plan applies tasks.md or plan.md to the task: new units become pending,
+// changed limits apply, removed units are reported and dropped, and the
+// phase moves to plan. A unit that was started (it has iterations, or is
+// blocked or done) is never removed silently: the plan is refused, naming
+// it, unless it is in Drop, which records the drop and its reason in the
+// Planned entry so that every later fold and verify understands it. A
+// plan that changes nothing records nothing.
+func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
+	if len(req.Drop) > 0 && strings.TrimSpace(req.Reason) == "" {
+		return nil, required("reason", "say why the units are dropped")
+	}
+	if err := plainText("reason", req.Reason); err != nil {
+		return nil, err
+	}
+	rep := &PlanReport{}
+	out, err := w.record(req.Slug, func(t *store.Task) (*change, error) {
+		if t.Plan == nil {
+			if t.PlanName == "" {
+				return nil, fmt.Errorf("no plan: write %s in %s first", store.PlanNameFor(t.State.Mode), t.Dir)
+			}
+			return nil, fmt.Errorf("%s still holds the template's placeholder units; write your units (- [ ] **T1**: title) first", w.Rel(t.Slug, t.PlanName))
+		}
+		rep.Added, rep.Removed, rep.Changed = reconcile.PlanChanges(t.State, t.Plan)
+		rep.Warnings = checkWarnings(t.Plan)
+		drop := map[string]bool{}
+		for _, id := range req.Drop {
+			if t.Plan.Unit(id) != nil {
+				return nil, fmt.Errorf("%s still has unit %s: remove it from the file first, then run `itr plan --drop %s --reason ...`", t.Plan.File, id, id)
+			}
+			if t.State.Units[id] == nil {
+				return nil, fmt.Errorf("--drop %s: the task has no unit %s (units: %s)", id, id, strings.Join(t.State.IDs(), ", "))
+			}
+			drop[id] = true
+		}
+		var started, dropped []string
+		for _, id := range rep.Removed {
+			u := t.State.Units[id]
+			if u.Status == state.Pending && state.Val(u.IterationsUsed) == 0 {
+				continue
+			}
+			if drop[id] {
+				dropped = append(dropped, id)
+				continue
+			}
+			started = append(started, fmt.Sprintf("%s (%s, %d iteration%s)", id, u.Status, state.Val(u.IterationsUsed), store.Plural(state.Val(u.IterationsUsed), "", "s")))
+		}
+		if len(started) > 0 {
+			return nil, fmt.Errorf("%s no longer has %s, which %s started; put %s back, or drop %s on purpose: itr plan --drop %s --reason \"...\"",
+				t.Plan.File, strings.Join(started, ", "), store.Plural(len(started), "was", "were"),
+				store.Plural(len(started), "it", "them"), store.Plural(len(started), "it", "them"), strings.Join(idsOf(started), " --drop "))
+		}
+		if len(rep.Added)+len(rep.Removed)+len(rep.Changed) == 0 && t.State.Phase.Rank() >= state.Plan.Rank() {
+			return nil, errUnchanged
+		}
+		e := &progresslog.Entry{Kind: progresslog.KindPlanned, Stamp: w.Stamp()}
+		for _, f := range []struct {
+			name string
+			list []string
+		}{{"Added", rep.Added}, {"Changed", rep.Changed}, {"Removed", rep.Removed}, {"Dropped", dropped}} {
+			if len(f.list) > 0 {
+				e.Fields = append(e.Fields, progresslog.Field{Name: f.name, Value: strings.Join(f.list, ", ")})
+			}
+		}
+		if len(dropped) > 0 {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Reason", Value: req.Reason})
+		}
+		if len(e.Fields) == 0 {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Units", Value: strings.Join(t.Plan.IDs(), ", ")})
+		}
+		rep.Dropped = dropped
+		return &change{entry: e, event: store.EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return rep, nil
+	}
+	rep.Outcome = out
+	return rep, err
+}
+
+// idsOf takes the unit IDs from "T2 (in_progress, 3 iterations)" texts.
+func idsOf(texts []string) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i], _, _ = strings.Cut(t, " ")
+	}
+	return out
+}
+
+var errUnchanged = errors.New("unchanged")
+
+// checkWarnings names the units whose Verify line checkpoint --verify
+// would refuse (it needs a shell, or is not a command line).
+func checkWarnings(p *plan.Plan) []string {
+	var out []string
+	for _, u := range p.Units {
+		line := u.Check()
+		if line == "" {
+			continue
+		}
+		if _, err := runs.SplitCommand(line); err != nil {
+			out = append(out, fmt.Sprintf("%s: its Verify line %q will not run: %v", u.ID, line, err))
+		}
+	}
+	return out
+}
+
+// CheckpointRequest records one iteration.
+type CheckpointRequest struct {
+	Slug      string
+	Unit      string // "" is the current unit, else the next ready one
+	Did       string
+	Remaining string
+	Blockers  string
+	Signal    bool     // the work is declared done (in_progress) or confirmed (confirming)
+	Verified  bool     // verification passed (verifying)
+	Commits   []string // revisions of work commits to name; none: found from git
+	// VerifiedBy names the person or external check that verified the
+	// unit (it implies Verified).
+	VerifiedBy string
+	// Check runs a verification first; a run that does not pass takes
+	// back Signal and Verified.
+	Check CheckRequest
+	// Progress is the unit's own progress in percent (nil: not given),
+	// with ProgressDetail saying what it means.
+	Progress       *int
+	ProgressDetail string
+	// Items are the items of the unit's ledger this iteration records, as
+	// given: "ID", "ID=STATE", "N-M=STATE", or several separated by commas
+	// (STATE is done, skipped or failed; done when left out).
+	Items []string
+}
+
+// itemMarks reads the items a request records. A bad item is a
+// FieldError naming it; nothing is recorded.
+func itemMarks(items []string) ([]state.ItemMark, error) {
+	var out []state.ItemMark
+	for _, v := range items {
+		marks, err := progresslog.ParseItems(v)
+		if err != nil {
+			return nil, &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+		}
+		out = append(out, marks...)
+	}
+	return out, nil
+}
+
+// Checkpoint appends one iteration entry, folds it into state.json and
+// commits both as one commit.
+func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
+	if strings.TrimSpace(req.Did) == "" {
+		return nil, required("did", "say what this iteration did")
+	}
+	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
+		return nil, err
+	}
+	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
+		return nil, &FieldError{Field: "progress", Problem: fmt.Sprintf("is %d", *p), Fix: "give the unit's own progress as a whole percent from 0 to 100"}
+	}
+	marks, err := itemMarks(req.Items)
+	if err != nil {
+		return nil, err
+	}
+	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
+		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
+	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
+		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+			return w.iteration(t, in, req, ran)
+		})
+	})
+}
+
+// checked runs the request's check, when it asks for one, and then the
+// record with the run as evidence; the record is made whatever the run's
+// outcome (a failing run is evidence too).
+func (w *Workspace) checked(slug string, in reconcile.Intent, check CheckRequest, rec func(reconcile.Intent, *ranCheck) (*Outcome, error)) (*Outcome, error) {
+	if !check.Verify {
+		return rec(in, nil)
+	}
+	ran, err := w.runCheck(slug, in, check)
+	if err != nil {
+		return nil, err
+	}
+	defer ran.done()
+	in.Unit, in.Run = ran.unit, ran.run
+	return rec(in, ran)
+}
+
+// FinishRequest moves a unit one step along the closing path with the
+// evidence as the iteration's Did: in_progress → confirming, confirming →
+// verifying, verifying → done. Failed records a check that did not hold:
+// the unit goes back to in_progress.
+type FinishRequest struct {
+	Slug     string
+	Unit     string // "" is the unit the rule book names
+	Evidence string
+	Failed   bool
+	// VerifiedBy names the person or external check that verified the
+	// unit, the evidence the last step needs when no run is made.
+	VerifiedBy string
+	// Check runs a verification first (see CheckpointRequest.Check).
+	Check CheckRequest
+	// Items are the items of the unit's ledger recorded with the step
+	// (see CheckpointRequest.Items).
+	Items []string
+}
+
+// Finish records one iteration that takes a unit a step toward done, as
+// the rule book maps the unit's status and the verdict to a signal or a
+// verification.
+func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
+	if strings.TrimSpace(req.Evidence) == "" {
+		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
+	}
+	if err := plainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
+		return nil, err
+	}
+	marks, err := itemMarks(req.Items)
+	if err != nil {
+		return nil, err
+	}
+	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
+	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
+		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+			return w.iteration(t, in, CheckpointRequest{Slug: req.Slug, Did: req.Evidence, VerifiedBy: req.VerifiedBy}, ran)
+		})
+	})
+}
+
+// Start checks with the rule book that a unit can be worked on now (the
+// one it names when id is "") and describes it. It records nothing.
+func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
+	slug, err := w.Select(slug)
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.Load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if t.StateErr != nil {
+		return nil, t.StateErr
+	}
+	// What a record would refuse, starting refuses too: a git operation
+	// under way, itr's files changed without a commit (unless the record
+	// would reconcile first: entries a plain commit took out, a folder
+	// written without itr).
+	if err := w.noOperation(); err != nil {
+		return nil, err
+	}
+	undos, err := verify.FindUndos(w.Store, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(undos) == 0 && !needsAdoption(t) {
+		if err := w.CheckClean(t); err != nil {
+			return nil, err
+		}
+	}
+	held, err := w.heldFor(slug)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Start, Unit: id, Activity: activity(t), Held: held, Missing: w.MissingInputs(t)})
+	if err != nil {
+		return nil, err
+	}
+	us := view.UnitOf(w.Store, t, t.State, ev.Unit)
+	return &us, nil
+}
+
+// iteration builds the entry of one iteration the rule book allows.
+func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest, ran *ranCheck) (*change, error) {
+	in.Activity = activity(t)
+	held, err := w.heldFor(t.Slug)
+	if err != nil {
+		return nil, err
+	}
+	in.Held = held
+	in.Missing = w.MissingInputs(t)
+	ev, err := reconcile.Decide(t.State, t.Plan, in)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.checkOutputs(t, ev); err != nil {
+		return nil, err
+	}
+	renewal, err := w.renewClaim(t.Slug, ev.Unit)
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := w.checkUncommitted(t, ev)
+	if err != nil {
+		return nil, err
+	}
+	if renewal != "" {
+		warnings = append(warnings, renewal)
+	}
+	id, n := ev.Unit, ev.Iteration
+	commits, err := w.WorkCommits(t, req.Commits)
+	if err != nil {
+		return nil, err
+	}
+	e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.Stamp()}
+	add := func(name, value string) {
+		e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
+	}
+	add("Did", req.Did)
+	add("Remaining", orNone(req.Remaining))
+	add("Blockers", orNone(req.Blockers))
+	if req.Progress != nil {
+		add(reconcile.FieldProgress, reconcile.FormatProgress(*req.Progress))
+		if d := strings.TrimSpace(req.ProgressDetail); d != "" {
+			add(reconcile.FieldProgressDetail, d)
+		}
+	}
+	if len(ev.Items) > 0 {
+		add(progresslog.FieldItems, progresslog.FormatItems(ev.Items))
+	}
+	if ev.Signal != "" {
+		add("Signal", ev.Signal)
+	}
+	if ev.Verification != "" {
+		add("Verification", ev.Verification)
+	}
+	c := &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), warnings: warnings}
+	if ev.VerifiedBy != "" {
+		add(reconcile.FieldVerifiedBy, ev.VerifiedBy)
+	}
+	if ran != nil {
+		run := *ran.run
+		var log *gitstate.FileChange
+		run.Log, log = w.runLog(t.Slug, id, n, ran.output)
+		if log != nil {
+			c.files = append(c.files, *log)
+		}
+		e.Fields = append(e.Fields, reconcile.RunFields(run)...)
+	}
+	if f, forget := w.interruptedRun(t.Slug, id, ran); f != nil {
+		e.Fields = append(e.Fields, *f)
+		c.after = forget
+	}
+	add("Commit", orNone(strings.Join(commits, "\n")))
+	return c, nil
+}
+
+// checkUncommitted looks, when an iteration declares work done (a signal or
+// a passed verification), for work files outside the task folder that no
+// commit holds: such a declaration rests on work the log cannot name (its
+// Commit field says None, or names older commits). It returns a warning
+// naming them, or, where .itr.yaml says uncommitted_work: refuse, an error
+// that records nothing.
+func (w *Workspace) checkUncommitted(t *store.Task, ev reconcile.Event) ([]string, error) {
+	if !reconcile.Closing(ev) {
+		return nil, nil
+	}
+	paths, err := w.Repo.Uncommitted(t.Dir)
+	if err != nil {
+		return []string{fmt.Sprintf("could not look for uncommitted work (%v)", err)}, nil
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	shown := strings.Join(store.FirstN(paths, 5), ", ")
+	if len(paths) > 5 {
+		shown += fmt.Sprintf(" and %d more", len(paths)-5)
+	}
+	what := "declared done"
+	if ev.Verification == "passed" {
+		what = "verified"
+	}
+	if w.Config.UncommittedWork == "refuse" {
+		return nil, fmt.Errorf("%s is %s while %d work file%s no commit holds: %s; commit the work first (git add ... && git commit), then checkpoint again (.itr.yaml says uncommitted_work: refuse)",
+			ev.Unit, what, len(paths), store.Plural(len(paths), "", "s"), shown)
+	}
+	return []string{fmt.Sprintf("%s is %s while %d work file%s no commit holds: %s; the entry cannot name that work (commit it, then name it with --commit on the next checkpoint; uncommitted_work: refuse in .itr.yaml makes this a refusal)",
+		ev.Unit, what, len(paths), store.Plural(len(paths), "", "s"), shown)}, nil
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "None"
+	}
+	return s
+}
+
+// Block marks a unit blocked with a reason.
+func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, required("unit", "name the unit to block")
+	}
+	if strings.TrimSpace(reason) == "" {
+		return nil, required("reason", "say what the unit waits for")
+	}
+	if err := plainText("reason", reason, "unit", id); err != nil {
+		return nil, err
+	}
+	return w.unitEvent(slug, id, progresslog.KindBlocked, store.EventBlocked, "block "+id+": "+reason,
+		[]progresslog.Field{{Name: "Reason", Value: reason}})
+}
+
+// Unblock returns a blocked unit to pending (not started) or in_progress.
+func (w *Workspace) Unblock(slug, id string) (*Outcome, error) {
+	return w.unitEvent(slug, id, progresslog.KindUnblocked, store.EventUnblocked, "unblock "+id, nil)
+}
+
+func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, subject string, fields []progresslog.Field) (*Outcome, error) {
+	return w.record(slug, func(t *store.Task) (*change, error) {
+		in := reconcile.Intent{Action: reconcile.Unblock, Unit: id}
+		if kind == progresslog.KindBlocked {
+			in.Action = reconcile.Block
+		}
+		// The rule book decides before anything is written.
+		if _, err := reconcile.Decide(t.State, t.Plan, in); err != nil {
+			return nil, err
+		}
+		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.Stamp(), Fields: fields}
+		return &change{entry: e, event: event, subject: subject}, nil
+	})
+}
+
+// SetPhase moves the task to a phase.
+func (w *Workspace) SetPhase(slug, phase string, force bool) (*Outcome, error) {
+	p, err := state.ParsePhase(phase)
+	if err != nil {
+		return nil, err
+	}
+	if p == state.Complete {
+		return nil, fmt.Errorf("phase complete is set by `itr archive`, which also checks that every unit is done")
+	}
+	return w.record(slug, func(t *store.Task) (*change, error) {
+		if t.State.Phase == p {
+			return nil, fmt.Errorf("the task is already in phase %s", p)
+		}
+		if err := reconcile.CheckPhaseIn(t.State, t.Plan, p, force); err != nil {
+			return nil, err
+		}
+		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.Stamp()}
+		return &change{entry: e, event: store.EventPhase, subject: "phase " + string(p)}, nil
+	})
+}
+
+// GuardrailRequest adds a lesson to guardrails.md.
+type GuardrailRequest struct {
+	Slug, Name, When, Problem, Solution, Learned string
+}
+
+// Guardrail appends a lesson to guardrails.md as one commit.
+func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
+	for _, f := range []struct{ field, v, fix string }{
+		{"name", req.Name, "name the lesson"},
+		{"when", req.When, "say when it applies"},
+		{"problem", req.Problem, "say what went wrong"},
+		{"solution", req.Solution, "say what to do instead"},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			return nil, required(f.field, f.fix)
+		}
+	}
+	if err := plainText("name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
+		return nil, err
+	}
+	return w.record(req.Slug, func(t *store.Task) (*change, error) {
+		learned := req.Learned
+		if learned == "" {
+			learned = fmt.Sprintf("task %s, %s", t.Slug, w.Stamp())
+			if c := state.Val(t.State.Current); c != "" {
+				learned = fmt.Sprintf("%s iteration %d", c, state.Val(t.State.CurrentIteration))
+			}
+		}
+		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
+		return &change{guardrail: g, event: store.EventGuardrail, subject: "guardrail: " + req.Name}, nil
+	})
+}
+
+// activity gives the rule book the order of the units' last entries, read
+// from the committed log only when it asks.
+func activity(t *store.Task) func() reconcile.Activity {
+	return func() reconcile.Activity { return reconcile.ActivityOf(t.Log().Entries) }
+}
+
+// allDeliverables reports whether every one of files (slash paths under
+// dir) lies in a Deliverables folder.
+func allDeliverables(dir string, files []string) bool {
+	for _, f := range files {
+		if !store.IsDeliverable(dir, f) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,100 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/state"
+)
+
+// CounterCheck is one "Counter:" of the plan checked against the file on
+// disk: the count in the file and the items recorded done. Its JSON field
+// names are part of itr's interface.
+type CounterCheck struct {
+	Unit    string `json:"unit"`
+	Counter string `json:"counter"`
+	// Path is the file counted, as the repository names it.
+	Path string `json:"path"`
+	// InFile is the count in the file (0 when it is missing); ItemsDone
+	// the items the unit's ledger records done.
+	InFile    int  `json:"in_file"`
+	ItemsDone int  `json:"items_done"`
+	Missing   bool `json:"missing,omitempty"`
+	Agrees    bool `json:"agrees"`
+	// Text says what disagrees ("footnotes in outputs/memo.md: 85 in the
+	// file, 87 items done"); Fix which to trust and what to do.
+	Text string `json:"text"`
+	Fix  string `json:"fix,omitempty"`
+}
+
+// String reads "T2: footnotes in outputs/memo.md: 85 in the file, 87 items
+// done".
+func (c CounterCheck) String() string { return c.Unit + ": " + c.Text }
+
+// Counters counts every counter of the plan in its file as on disk
+// (the work may not be committed yet) and compares it with the items
+// recorded done, for each unit that has started or has a ledger. The
+// file is looked up in the task folder, then from the repository root,
+// as outputs are. warnings are files that could not be read.
+func Counters(st *store.Store, t *store.Task, s *state.State) ([]CounterCheck, []string) {
+	if t.Plan == nil {
+		return nil, nil
+	}
+	var out []CounterCheck
+	var warnings []string
+	for _, id := range s.IDs() {
+		u, pu := s.Units[id], t.Plan.Unit(id)
+		if pu == nil || len(pu.Counters) == 0 || u.Status == state.Pending && u.Items.Empty() {
+			continue
+		}
+		done := pu.Recorded(u.Items, state.ItemDone).Len()
+		for _, c := range pu.Counters {
+			chk := CounterCheck{Unit: id, Counter: c.Name, ItemsDone: done, Path: st.Rel(t.Slug, c.Path)}
+			var data []byte
+			found := false
+			for _, p := range []string{st.Rel(t.Slug, c.Path), c.Path} {
+				b, err := st.ReadWorktree(p)
+				if err == nil {
+					data, chk.Path, found = b, p, true
+					break
+				}
+				if !errors.Is(err, fs.ErrNotExist) {
+					warnings = append(warnings, fmt.Sprintf("%s: counter %s: %v", id, c, err))
+				}
+			}
+			chk.Missing = !found
+			chk.InFile = c.Count(data)
+			chk.Agrees = found && chk.InFile == done || !found && done == 0
+			what := fmt.Sprintf("%s in %s", c.Name, chk.Path)
+			switch {
+			case chk.Missing:
+				chk.Text = fmt.Sprintf("%s: the file is missing, %d item%s done", what, done, store.Plural(done, "", "s"))
+			default:
+				chk.Text = fmt.Sprintf("%s: %d in the file, %d item%s done", what, chk.InFile, done, store.Plural(done, "", "s"))
+			}
+			if !chk.Agrees {
+				chk.Fix = counterFix(id, chk)
+			}
+			out = append(out, chk)
+		}
+	}
+	return out, warnings
+}
+
+// counterFix says which to trust and how to bring the two together: the
+// file, as seed 001's recovery rule says ("use the file's count as the
+// authoritative source"), since the ledger only records what was said.
+func counterFix(unit string, c CounterCheck) string {
+	switch {
+	case c.Missing:
+		return fmt.Sprintf("trust the file: its work is gone, so put it back from git (`git log -- %s` finds it) or redo the items; the ledger records what was done, not where it went", c.Path)
+	case c.InFile < c.ItemsDone:
+		n := c.ItemsDone - c.InFile
+		return fmt.Sprintf("trust the file: %d item%s recorded done %s not in it (lost or overwritten after the checkpoint); find which, redo %s in the file (or put the file back from git), and do not record %s again: the ledger has %s done",
+			n, store.Plural(n, "", "s"), store.Plural(n, "is", "are"), store.Plural(n, "it", "them"), store.Plural(n, "it", "them"), store.Plural(n, "it", "them"))
+	}
+	return fmt.Sprintf("trust the file: it holds %d more than the ledger (work written after the last checkpoint, or a stop before it); record the items it holds with `itr checkpoint %s --item ID`, or take out what should not be there",
+		c.InFile-c.ItemsDone, unit)
+}

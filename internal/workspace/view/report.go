@@ -1,0 +1,417 @@
+package view
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
+)
+
+//go:embed report.tmpl.html
+var reportTemplate string
+
+// reportTmpl is the page of itr report; html/template escapes every value
+// for where it lands, so a collaborator's text is only ever text. It is
+// parsed on first use: parsing at package init cost every itr command
+// about 1 ms (GODEBUG=inittrace=1).
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"color": func(class string) template.CSS {
+			c := colorOf(class)
+			return template.CSS("background:" + c.Fill + ";border-color:" + c.Stroke) //nolint:gosec // G203: colours from the fixed palette (classColors), never user text
+		},
+		"stroke": func(class string) template.CSS { return template.CSS(colorOf(class).Stroke) }, //nolint:gosec // G203: as above
+		"label":  func(class string) string { return strings.ReplaceAll(class, "_", " ") },
+	}).Parse(reportTemplate))
+})
+
+// ReportData is what the report page shows.
+type ReportData struct {
+	Task, Slug, Goal, Mode, Phase string
+	Dir                           string
+	Done, Total, Percent          int
+	Pace                          string
+	Remaining                     string // the pace's estimate of what is left, "" without one
+	Generated                     string // RFC 3339, UTC
+	GeneratedText                 string
+	Head, HeadShort, Branch       string
+	Paused                        string
+	NextAction                    string
+	Archive                       string
+	Warnings, Checks              []string
+	Flags                         []Flag
+
+	Graph       template.HTML // the SVG GraphSVG drew
+	NotDrawn    []GraphNode   // units left out of a capped drawing
+	Drawn       int
+	Legend      []ReportLegend
+	Critical    string // the critical path, "T1 → T3"
+	Weight      string
+	EdgeCount   int
+	Units       []ReportUnit
+	Idle        []ReportUnit // units without entries
+	TaskEntries []ReportEntry
+	Guardrails  []progresslog.Guardrail
+	Reconciles  []ReportEntry
+}
+
+// ReportLegend is one class of the legend, with how many units it has.
+type ReportLegend struct {
+	Class string
+	Count int
+}
+
+// ReportUnit is a unit of the timeline with its entries in log order.
+type ReportUnit struct {
+	ID, Title, Status, Class string
+	Iterations, Max          int
+	Depends                  []string
+	Reason                   string
+	Critical                 bool
+	Entries                  []ReportEntry
+}
+
+// ReportEntry is one entry of the log as the timeline shows it.
+type ReportEntry struct {
+	Kind     string // the entry's kind ("iteration", "blocked", ...)
+	Label    string // "Iteration 2", "Blocked", "Reconciled"
+	Stamp    string // as written
+	When     string // the stamp made readable
+	Did      string
+	Move     string // the unit's status before → after, as the fold saw it
+	Badges   []ReportBadge
+	Run      string // the command of a verification run
+	Result   string // its result
+	RunClass string // pass, fail or other
+	Fields   []progresslog.Field
+	Lines    []string // Reconciled: what it found, one a line
+}
+
+// ReportBadge is a short mark on an entry: signal, verification...
+type ReportBadge struct{ Class, Text string }
+
+// Report renders a task as one self-contained HTML page: the header, the
+// plan as an SVG graph, every unit's entries in order, the guardrails and
+// what reconcile fixed. The page holds no script and loads nothing: its
+// CSS is inline and its Content-Security-Policy forbids everything else.
+func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
+	sum, t, err := status(st, slug)
+	if err != nil {
+		return nil, err
+	}
+	slug = sum.Slug
+	if t.Progress(); t.ProgressErr != nil {
+		return nil, t.ProgressErr
+	}
+	s := t.State
+	if s == nil {
+		s = sum.facts.derived
+	}
+	d := reportHeader(st, t, sum, now)
+	g := d.addGraph(slug, s, t, sum.Claims)
+
+	// The timeline: the moves of each unit as the reducer saw them.
+	entries := t.Log().Entries
+	byUnit := d.addEntries(entries, unitMoves(slug, t, entries))
+	d.addUnits(g, s, t, byUnit, entries)
+	d.Guardrails = progresslog.ParseGuardrails(t.GuardrailsRaw).Entries
+
+	var out bytes.Buffer
+	if err := reportTmpl().Execute(&out, d); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// reportHeader is the report's header: the task, where it stands, its
+// pace, pause, checks and warnings, as of now.
+func reportHeader(st *store.Store, t *store.Task, sum *Summary, now time.Time) *ReportData {
+	d := &ReportData{
+		Task: sum.Task, Slug: sum.Slug, Mode: sum.Mode, Phase: sum.Phase, Dir: sum.Dir,
+		Done: sum.Done, Total: sum.Total, Percent: sum.Pace.PercentUnits,
+		Pace: sum.Pace.String(), NextAction: sum.NextAction, Archive: sum.Archive,
+		Generated:     now.UTC().Format(time.RFC3339),
+		GeneratedText: now.UTC().Format("2006-01-02 15:04 UTC"),
+		Head:          t.Head.Hash, Branch: strings.TrimPrefix(t.Head.Branch, "refs/heads/"),
+		Warnings: sum.Warnings, Flags: sum.Flags,
+	}
+	if d.Task == "" {
+		d.Task = sum.Slug
+	}
+	if len(d.Head) > 12 {
+		d.HeadShort = d.Head[:12]
+	} else {
+		d.HeadShort = d.Head
+	}
+	if sum.Archive == "" {
+		d.Goal = briefGoal(st, t)
+	}
+	d.Remaining = remainingText(sum.Pace)
+	if sum.Paused != nil {
+		d.Paused = pauseText(sum.Paused)
+	}
+	for _, c := range sum.Checks {
+		d.Checks = append(d.Checks, c.String())
+	}
+	return d
+}
+
+// remainingText is the pace's estimate of what is left ("2 units left: 3-5
+// iterations, 1-2 hours"), else its note, else "".
+func remainingText(p Pace) string {
+	r := p.Remaining
+	if r == nil {
+		return p.Note
+	}
+	text := fmt.Sprintf("%d unit%s left: %s iterations", r.Units, store.Plural(r.Units, "", "s"), span(r.IterationsLow, r.IterationsHigh))
+	if r.SecondsHigh > 0 {
+		text += ", " + timeSpan(r.SecondsLow, r.SecondsHigh)
+	}
+	return text
+}
+
+// addGraph draws the plan of task t (state s, the units agents claim)
+// into the report, with its critical path and legend, and returns the
+// graph.
+func (d *ReportData) addGraph(slug string, s *state.State, t *store.Task, held []store.Claim) *GraphModel {
+	claims := map[string]store.Claim{}
+	for _, c := range held {
+		claims[c.Unit] = c
+	}
+	g := GraphOf(slug, s, t.Plan, claims)
+	svg, left := GraphSVG(g)
+	d.Graph = template.HTML(svg) //nolint:gosec // G203: GraphSVG escapes every text it draws
+	d.NotDrawn, d.Drawn, d.EdgeCount = left, len(g.Nodes)-len(left), len(g.Edges)
+	d.Critical, d.Weight = strings.Join(g.Critical, " → "), g.Weight
+	count := map[string]int{}
+	for _, n := range g.Nodes {
+		count[n.Class]++
+	}
+	for _, c := range GraphClasses {
+		d.Legend = append(d.Legend, ReportLegend{Class: c, Count: count[c]})
+	}
+	return g
+}
+
+// unitMoves folds the entries of task t's log as the reducer does and
+// returns, by the line of each entry that changed a unit's status, the
+// move: "pending → in_progress".
+func unitMoves(slug string, t *store.Task, entries []progresslog.Entry) map[int]string {
+	moves := map[int]string{}
+	reconcile.Fold(reconcile.Input{Slug: slug, Base: t.State, Plan: t.Plan, Entries: entries,
+		Observe: func(ev reconcile.Event, from, to state.Status) {
+			if ev.Line > 0 && from != to {
+				moves[ev.Line] = string(from) + " → " + string(to)
+			}
+		}})
+	return moves
+}
+
+// addEntries adds the entries of the whole task to the report (those of
+// reconcile to Reconciles too) and returns the entries of each unit, in
+// log order; moves are the units' moves by entry line (unitMoves).
+func (d *ReportData) addEntries(entries []progresslog.Entry, moves map[int]string) map[string][]ReportEntry {
+	byUnit := map[string][]ReportEntry{}
+	for _, e := range entries {
+		re := reportEntry(e)
+		if e.Line > 0 {
+			re.Move = moves[e.Line]
+		}
+		switch {
+		case e.Unit != "":
+			byUnit[e.Unit] = append(byUnit[e.Unit], re)
+		default:
+			d.TaskEntries = append(d.TaskEntries, re)
+			if e.Kind == progresslog.KindReconciled || e.Kind == progresslog.KindAdopted {
+				d.Reconciles = append(d.Reconciles, re)
+			}
+		}
+	}
+	return byUnit
+}
+
+// addUnits adds the units of graph g to the report, with their entries
+// (byUnit): to Units those with entries, to Idle the others; then the
+// units of entries no longer in the plan or the state, as history.
+func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUnit map[string][]ReportEntry, entries []progresslog.Entry) {
+	critical := map[string]bool{}
+	for _, id := range g.Critical {
+		critical[id] = true
+	}
+	var deps map[string][]string
+	if t.Plan != nil {
+		deps = t.Plan.DepMap()
+	}
+	known := map[string]bool{}
+	for _, n := range g.Nodes {
+		known[n.ID] = true
+		ru := ReportUnit{ID: n.ID, Title: n.Title, Status: n.Status, Class: n.Class, Iterations: n.Iterations, Max: n.Max,
+			Critical: critical[n.ID], Entries: byUnit[n.ID]}
+		ru.Depends = deps[n.ID]
+		ru.Reason = unitReason(s.Units[n.ID])
+		if len(ru.Entries) == 0 {
+			d.Idle = append(d.Idle, ru)
+		} else {
+			d.Units = append(d.Units, ru)
+		}
+	}
+	// Entries of units no longer in the plan or the state: history.
+	for _, e := range entries {
+		if e.Unit != "" && !known[e.Unit] {
+			known[e.Unit] = true
+			d.Units = append(d.Units, ReportUnit{ID: e.Unit, Title: "(no longer in the plan)", Status: "removed", Class: ClassWaiting, Entries: byUnit[e.Unit]})
+		}
+	}
+}
+
+// unitReason is why unit u is blocked or failed, in the words of the
+// report; "" for a unit without a reason or not in the state (nil).
+func unitReason(u *state.Unit) string {
+	if u == nil {
+		return ""
+	}
+	reason := state.Val(u.Reason)
+	if u.ReasonKind != nil || u.ClearWhen != nil {
+		reason = blockWords(UnitStatus{Reason: reason, ReasonKind: state.Val(u.ReasonKind), ClearWhen: state.Val(u.ClearWhen)})
+	}
+	return reason
+}
+
+// The fields an entry's timeline shows in their own places.
+var placedFields = map[string]bool{
+	"did": true, "signal": true, "verification": true, "commit": true,
+	strings.ToLower(reconcile.FieldRun): true, strings.ToLower(reconcile.FieldRunResult): true,
+	strings.ToLower(reconcile.FieldVerifiedBy): true, "found": true,
+}
+
+// reportEntry is how the timeline shows an entry.
+func reportEntry(e progresslog.Entry) ReportEntry {
+	re := ReportEntry{Kind: e.Kind.String(), Stamp: e.Stamp, When: e.Stamp}
+	if tm, ok := e.Time(); ok {
+		re.When = tm.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	re.Label = entryLabel(e)
+	if e.Kind == progresslog.KindOther {
+		re.When = ""
+	}
+	re.Did, _ = e.Field("Did")
+	re.Badges = entryBadges(e)
+	re.addRun(e)
+	if v, ok := e.Field("Commit"); ok && !isNone(v) {
+		re.Fields = append(re.Fields, progresslog.Field{Name: "Commit", Value: v})
+	}
+	if e.Kind == progresslog.KindReconciled {
+		re.Lines = foundLines(e)
+	}
+	re.Fields = append(re.Fields, otherFields(e)...)
+	return re
+}
+
+// entryLabel is what the timeline calls an entry: "Iteration 2", "Phase
+// execute", "Blocked", or the heading of an entry that is not an event.
+func entryLabel(e progresslog.Entry) string {
+	switch e.Kind {
+	case progresslog.KindIteration:
+		return fmt.Sprintf("Iteration %d", e.Iteration)
+	case progresslog.KindPhase:
+		return "Phase " + e.Phase
+	case progresslog.KindOther:
+		return e.Heading
+	default:
+		title := e.Title() // "T1 - Blocked - ts"
+		if parts := strings.Split(title, " - "); len(parts) >= 2 {
+			return parts[1]
+		}
+		return title
+	}
+}
+
+// entryBadges are the marks of an entry's signal, verification and
+// verifier, in that order.
+func entryBadges(e progresslog.Entry) []ReportBadge {
+	var badges []ReportBadge
+	if v, ok := e.Field("Signal"); ok && !isNone(v) {
+		badges = append(badges, ReportBadge{"signal", "signal " + v})
+	}
+	if v, ok := e.Field("Verification"); ok && !isNone(v) {
+		class := "pass"
+		if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "pass") {
+			class = "fail"
+		}
+		badges = append(badges, ReportBadge{class, "verification " + v})
+	}
+	if v, ok := e.Field(reconcile.FieldVerifiedBy); ok && !isNone(v) {
+		badges = append(badges, ReportBadge{"pass", "verified by " + v})
+	}
+	return badges
+}
+
+// addRun sets the verification run of entry e, its command and result,
+// and adds the result's badge.
+func (re *ReportEntry) addRun(e progresslog.Entry) {
+	if v, ok := e.Field(reconcile.FieldRun); ok {
+		re.Run = strings.Trim(strings.TrimSpace(v), "`")
+	}
+	v, ok := e.Field(reconcile.FieldRunResult)
+	if !ok {
+		return
+	}
+	re.Result = v
+	switch r := strings.ToLower(strings.TrimSpace(v)); {
+	case strings.HasPrefix(r, "passed"):
+		re.RunClass = "pass"
+	case strings.HasPrefix(r, "failed"):
+		re.RunClass = "fail"
+	default:
+		re.RunClass = "other"
+	}
+	re.Badges = append(re.Badges, ReportBadge{re.RunClass, "run " + strings.SplitN(v, ":", 2)[0]})
+}
+
+// foundLines are the lines of a Reconciled entry's Found field, one a
+// finding, without their "- ".
+func foundLines(e progresslog.Entry) []string {
+	v, ok := e.Field("Found")
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// otherFields are the fields of entry e that the timeline shows as a
+// list: not those shown in their own places, not an iteration's empty
+// Remaining or Blockers, not blank lines.
+func otherFields(e progresslog.Entry) []progresslog.Field {
+	var fields []progresslog.Field
+	for _, f := range e.Fields {
+		name := strings.ToLower(f.Name)
+		if placedFields[name] || (e.Kind == progresslog.KindIteration && (name == "remaining" || name == "blockers") && isNone(f.Value)) {
+			continue
+		}
+		if f.Name == "" && strings.TrimSpace(f.Value) == "" {
+			continue
+		}
+		fields = append(fields, f)
+	}
+	return fields
+}
+
+// isNone reports whether a field says nothing ("None", "", "-").
+func isNone(v string) bool {
+	v = strings.TrimSpace(v)
+	return v == "" || v == "-" || strings.EqualFold(v, "none") || strings.EqualFold(v, "n/a")
+}

@@ -1,0 +1,128 @@
+// Package workspace holds itr's use cases: it opens a repository and runs
+// each write (init, plan, checkpoint, finish, block, unblock, phase,
+// guardrail, reconcile, archive, restore) as lock → read → decide → reduce
+// → write → commit. The rule book (reconcile.Decide) decides, the reducer
+// (reconcile.Step) reduces, gitstate commits. What is read or shown lives
+// in rooms below it, each reached through gitstate.Repository and tested
+// against a fake of it: store (where tasks are and how they are read),
+// view (status, next, log, list, prime), verify (the proof of a history),
+// merge (the merge driver), hooks (git's and the agents' hooks) and
+// recovery (the repair after a killed commit). Workspace delegates to them
+// so that front ends see one API.
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/workspace/recovery"
+	"github.com/itr-dev/itr/internal/workspace/store"
+)
+
+// Options open a workspace. Zero values take the defaults.
+type Options struct {
+	Dir  string           // where the command runs (-C); "" is the current directory
+	Root string           // the task root relative to the repository top (--root, ITR_ROOT, .itr.yaml)
+	Task string           // the selected task's slug (-t, ITR_TASK)
+	Now  func() time.Time // the clock; nil is time.Now
+	// Agent names the agent this command acts for in claims (ITR_AGENT);
+	// "" is store.AgentName's default.
+	Agent string
+}
+
+// Workspace is an opened repository with its task root: the store every
+// room reads through, and the use cases that write.
+type Workspace struct {
+	*store.Store
+	// The claims remote, read once per command (claimsVia).
+	claimsRead   bool
+	claimsRemote string
+	net          *gitstate.Network
+	claimsErr    error
+}
+
+// Open opens the repository around opts.Dir and reads .itr.yaml. Settings:
+// flags beat the environment, which beats the file; the caller has already
+// merged flags and environment into opts.
+func Open(opts Options) (*Workspace, error) {
+	dir := opts.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("find the current directory: %w", err)
+		}
+	}
+	loc, err := gitstate.Locate(dir)
+	if err != nil {
+		return nil, err
+	}
+	var cfg store.Config
+	if loc.Root != "" {
+		if cfg, err = store.LoadConfig(loc.Root); err != nil {
+			return nil, err
+		}
+	}
+	root := opts.Root
+	if root == "" {
+		root = cfg.Root
+	}
+	if root == "" {
+		root = store.DefaultRoot
+	}
+	// The engine is chosen once per command, from the repository, the
+	// environment and the attributes that apply to the task root.
+	repo, choice, err := gitstate.OpenAt(loc, gitstate.OpenOptions{Scope: root, RunHooks: cfg.RunHooks})
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.New(repo, root, cfg, opts.Task, opts.Now)
+	if err != nil {
+		repo.Close()
+		return nil, err
+	}
+	st.Engine = choice
+	st.Agent = strings.TrimSpace(opts.Agent)
+	return &Workspace{Store: st}, nil
+}
+
+// Close releases the repository.
+func (w *Workspace) Close() error { return w.Repo.Close() }
+
+// lock serialises itr processes on one repository with an flock on
+// <common git dir>/itr.lock (LockFileEx on Windows: lock_windows.go); the
+// kernel releases it when a process dies, so a killed itr never leaves a
+// stale lock. The git CLI is excluded by the
+// lock files gitstate takes on refs and the index.
+func (w *Workspace) lock() (func(), error) {
+	if err := w.CheckRoot(); err != nil {
+		return nil, err
+	}
+	p := w.Repo.ItrPath("itr.lock")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", p, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err = tryLock(f)
+		if err == nil {
+			unlock := func() {
+				unlockFile(f)
+				f.Close()
+			}
+			if err := recovery.Recover(w.Store); err != nil {
+				unlock()
+				return nil, err
+			}
+			return unlock, nil
+		}
+		if !lockBusy(err) || time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: another itr command is still running (%w); wait for it to finish", p, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
