@@ -253,7 +253,7 @@ are there, each with its handoff; --json adds each one's brief (what itr prime -
 						}
 						return
 					}
-					if h := info.Hold; h != nil && h.Code != "none-ready" {
+					if info.Hold.Whole() {
 						fmt.Fprintln(w, "Nothing can be recorded now:")
 					} else {
 						fmt.Fprintln(w, "No unit is ready:")

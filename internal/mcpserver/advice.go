@@ -39,40 +39,13 @@ func callOf(a workspace.Action) Call {
 	}
 	switch o.Op {
 	case reconcile.OpCheckpoint:
-		c.Tool = "checkpoint"
-		args["did"] = "..."
-		switch {
-		case o.Intent.Verified || o.For == reconcile.MoveVerify || o.For == reconcile.MoveConfirm && !o.Intent.Signal:
-			// The closing path's verdicts are finish's.
-			c.Tool = "finish"
-			delete(args, "did")
-			args["evidence"] = "..."
-			switch {
-			case !o.Intent.Signal && !o.Intent.Verified:
-				args["passed"] = false
-			case o.Intent.VerifiedBy != "":
-				args["verified_by"] = "..."
-			}
-		case o.Intent.Signal:
-			args["done"] = true
+		if o.Verify && o.For == reconcile.MoveRerun {
+			// checkpoint runs no check, and finish would declare the work
+			// done: the rerun of an interrupted check is the CLI's.
+			c.Command, args = a.Command, nil
+			break
 		}
-		if o.Verify {
-			if c.Tool == "checkpoint" && o.For != reconcile.MoveRerun {
-				c.Tool = "finish"
-				delete(args, "did")
-				delete(args, "done")
-				args["evidence"] = "..."
-			}
-			if c.Tool == "finish" {
-				args["verify"] = argvOrEmpty(o.Argv)
-			} else {
-				// checkpoint runs no check; finish does, and a rerun
-				// of an interrupted one with its work not done yet is
-				// the CLI's.
-				c.Tool, args = "", nil
-				c.Command = a.Command
-			}
-		}
+		c.Tool = checkpointCall(o, args)
 	case reconcile.OpBlock:
 		c.Tool = "block"
 		args["reason"] = "..."
@@ -91,6 +64,30 @@ func callOf(a workspace.Action) Call {
 		c.Args = args
 	}
 	return c
+}
+
+// checkpointCall fills args for a checkpoint offer and names its tool:
+// finish for the closing path's verdicts and for a check to run (finish
+// runs it), else checkpoint.
+func checkpointCall(o reconcile.Offer, args map[string]any) string {
+	finish := o.Verify || o.Intent.Verified || o.For == reconcile.MoveVerify || o.For == reconcile.MoveConfirm && !o.Intent.Signal
+	if !finish {
+		args["did"] = "..."
+		if o.Intent.Signal {
+			args["done"] = true
+		}
+		return "checkpoint"
+	}
+	args["evidence"] = "..."
+	switch {
+	case o.Verify:
+		args["verify"] = argvOrEmpty(o.Argv)
+	case o.Intent.VerifiedBy != "":
+		args["verified_by"] = "..."
+	case !o.Intent.Signal && !o.Intent.Verified:
+		args["passed"] = false
+	}
+	return "finish"
 }
 
 func argvOrEmpty(argv []string) []string {

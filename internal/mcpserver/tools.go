@@ -480,7 +480,7 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 	// task paused) is the news; a finished unit hands over to the next.
 	if nx, err := ws.Next(out.Slug); err == nil {
 		switch {
-		case nx.Hold != nil && nx.Hold.Code != "none-ready" && nx.Hold.Code != "no-units":
+		case nx.Hold.Whole():
 			st.Next = holdText(nx.Hold)
 		case st.Status == done && nx.Unit != "":
 			st.Next = fmt.Sprintf("%s is done; the next unit is %s (%s): call start", st.Unit, nx.Unit, nx.Title)

@@ -11,7 +11,6 @@ import (
 	"github.com/itr-dev/itr/internal/workspace/merge"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
-	"github.com/itr-dev/itr/internal/workspace/verify"
 	"github.com/itr-dev/itr/internal/workspace/view"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -482,11 +481,11 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
-	undos, err := verify.FindUndos(w.Store, t)
+	undos, adopt, err := w.repairsDue(t)
 	if err != nil {
 		return nil, err
 	}
-	if len(undos) == 0 && !needsAdoption(t) {
+	if len(undos) == 0 && !adopt {
 		if err := w.CheckClean(t); err != nil {
 			return nil, err
 		}

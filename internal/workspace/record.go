@@ -160,26 +160,37 @@ func (w *Workspace) repairBeforeRecord(slug string) (*store.Task, *ReconcileRepo
 	if err != nil {
 		return nil, nil, err
 	}
-	var repaired *ReconcileReport
-	if undos, err := verify.FindUndos(w.Store, t); err != nil {
+	undos, adopt, err := w.repairsDue(t)
+	if err != nil {
 		return nil, nil, err
-	} else if len(undos) > 0 {
+	}
+	var repaired *ReconcileReport
+	switch {
+	case len(undos) > 0:
 		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
 			return nil, nil, fmt.Errorf("put back the entries %s: %w", undos[0], err)
 		}
-		if t, err = w.Load(slug); err != nil {
-			return nil, nil, err
-		}
-	}
-	if t.State != nil && needsAdoption(t) && repaired == nil {
+	case adopt:
 		if repaired, err = w.reconcileOnce(slug, ReconcileOptions{Slug: slug}); err != nil {
 			return nil, nil, fmt.Errorf("adopt the task folder written without itr: %w", err)
 		}
-		if t, err = w.Load(slug); err != nil {
-			return nil, nil, err
-		}
+	default:
+		return t, nil, nil
+	}
+	if t, err = w.Load(slug); err != nil {
+		return nil, nil, err
 	}
 	return t, repaired, nil
+}
+
+// repairsDue are what a record reconciles first, each as its own commit:
+// the entries plain commits took out of the logs, else a folder written
+// without itr to adopt. Whatever itr's files hold unsaved is taken in by
+// that reconcile, so only without either does a record (or a start)
+// refuse unsaved files.
+func (w *Workspace) repairsDue(t *store.Task) (undos []*verify.Undo, adopt bool, err error) {
+	undos, err = verify.FindUndos(w.Store, t)
+	return undos, t.State != nil && needsAdoption(t), err
 }
 
 // recordChanges steps the view with the change's entry (or, with none,

@@ -66,8 +66,6 @@ type situation struct {
 	reconcile.Situation
 	// appended are the entries of progress.md no commit holds yet.
 	unsaved []store.UnsavedFile
-	// interrupted are the markers of checks cut off before itr recorded them.
-	interrupted []store.RunMarker
 }
 
 // situationOf reads the workspace's side of the advice for task t (read
@@ -136,7 +134,6 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 	}
 	for _, m := range st.RunMarkers(t.Slug) {
 		if !m.Alive() {
-			sit.interrupted = append(sit.interrupted, m)
 			sit.Interrupted = append(sit.Interrupted, reconcile.Interrupted{Unit: m.Unit, Command: m.Command, Argv: m.Argv})
 		}
 	}
@@ -389,11 +386,12 @@ func entryName(e progresslog.Entry) string {
 	return quote(t, 80)
 }
 
-// taskHold reports whether the advice holds the task as a whole (paused,
-// budget spent, unsaved files, a git operation, archived, unreadable), not
-// just its units: then the hold is the news, worded before any unit.
-func taskHold(adv reconcile.Advice) bool {
-	return adv.Hold != nil && adv.Hold.Code != reconcile.NoneReady && adv.Hold.Code != reconcile.NoUnits
+// Whole reports whether the hold is on the task as a whole (paused, budget
+// spent, unsaved files, a git operation, archived, unreadable), not on its
+// units one by one (none ready, no units): then it is the news, worded
+// before any unit. A nil hold holds nothing.
+func (h *Hold) Whole() bool {
+	return h != nil && h.Code != string(reconcile.NoneReady) && h.Code != string(reconcile.NoUnits)
 }
 
 // Accepted lists the units of a task for which the rule book accepts the
@@ -422,7 +420,7 @@ func nextAction(slug string, s *state.State, adv reconcile.Advice, sum *Summary)
 			u = x
 		}
 	}
-	if h := sum.Hold; h != nil && taskHold(adv) {
+	if h := sum.Hold; h.Whole() {
 		text := h.Reason + "; " + h.Clear
 		if adv.Hold.Code == reconcile.TaskPaused {
 			// What comes after the hold: the work as it stands.

@@ -743,7 +743,7 @@ func Next(st *store.Store, slug string) (*NextInfo, error) {
 	// its own error, and what clears it.
 	adv := sum.adv
 	info := &NextInfo{Reasons: []string{}, Next: sum.NextAction, Actions: sum.Actions, Hold: sum.Hold}
-	if h := sum.Hold; h != nil && taskHold(adv) {
+	if h := sum.Hold; h.Whole() {
 		info.Reasons = append(info.Reasons, h.Reason+"; "+h.Clear)
 		return info, nil
 	}

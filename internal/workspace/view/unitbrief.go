@@ -260,7 +260,7 @@ func NextAll(st *store.Store, slug string) (*NextAllInfo, error) {
 		return nil, t.PlanErr
 	}
 	info := &NextAllInfo{Units: []NextUnit{}, Reasons: []string{}}
-	if h := sum.Hold; h != nil && taskHold(sum.adv) {
+	if h := sum.Hold; h.Whole() {
 		info.Reasons = append(info.Reasons, h.Reason+"; "+h.Clear)
 		return info, nil
 	}
