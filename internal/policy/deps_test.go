@@ -134,6 +134,7 @@ var rooms = map[string][]string{
 	ws + "/hooks":    {ws + "/store", ws + "/verify"},
 	ws + "/index":    {ws + "/store"},
 	ws + "/view":     {ws + "/store", ws + "/verify", ws + "/runs"},
+	ws + "/record":   {ws + "/store", ws + "/verify", ws + "/recovery", ws + "/index", ws + "/merge", ws + "/view"},
 }
 
 // ws is the use cases' package, the rooms' parent.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/merge"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/view"
 	"github.com/itr-dev/itr/progresslog"
@@ -95,7 +96,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if !req.Force && req.Reason != "" {
 		return nil, fmt.Errorf("--reason goes with --force; drop it, or add --force to archive unfinished units")
 	}
-	if err := plainText("reason", req.Reason); err != nil {
+	if err := record.PlainText("reason", req.Reason); err != nil {
 		return nil, err
 	}
 	slug, err := w.Select(req.Slug)
@@ -106,7 +107,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := w.lockIdle()
+	unlock, err := record.LockIdle(w.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +121,8 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 		if err := w.onlyRegularFiles(t.Dir); err != nil {
 			return nil, err
 		}
-		_, err = retryMoved(func() (*Outcome, error) {
-			return w.recordOnce(slug, func(t *store.Task) (*change, error) { return w.archiveChange(t, req) })
+		_, err = record.RetryMoved(func() (*Outcome, error) {
+			return record.RecordLocked(w.Store, slug, func(t *store.Task) (*record.Change, error) { return w.archiveChange(t, req) })
 		})
 		if err != nil {
 			return nil, err
@@ -190,7 +191,7 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 
 // archiveChange builds the Archived entry, refusing unfinished units
 // unless forced.
-func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*change, error) {
+func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*record.Change, error) {
 	// Skipped units and failed units a done unit replaces are accounted
 	// for; a failed unit nothing replaces is unfinished.
 	done, total, _ := view.ProgressOf(t.State)
@@ -213,7 +214,7 @@ func (w *Workspace) archiveChange(t *store.Task, req ArchiveRequest) (*change, e
 	if req.Force {
 		subject += " (forced: " + req.Reason + ")"
 	}
-	return &change{entry: e, event: store.EventArchived, subject: subject}, nil
+	return &record.Change{Entry: e, Event: store.EventArchived, Subject: subject}, nil
 }
 
 // archivedLast reports whether the task's newest entry is Archived and its
@@ -260,7 +261,7 @@ func (w *Workspace) onlyRegularFiles(dir string) error {
 // signature is who tags and moves the archive refs: .itr.yaml's identity,
 // else git's committer.
 func (w *Workspace) signature() (gitstate.Signature, error) {
-	if id := w.identity(); id != nil {
+	if id := record.Identity(w.Store); id != nil {
 		return gitstate.Signature{Name: id.Name, Email: id.Email, When: w.Now()}, nil
 	}
 	return w.Repo.Committer(w.Now())
@@ -443,7 +444,7 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 	}
 	msg += "\n" + gitstate.FormatTrailers([]gitstate.Trailer{
 		{Key: store.TrailerTask, Value: t.Slug}, {Key: store.TrailerEvent, Value: store.EventArchived}, {Key: store.TrailerArchive, Value: rep.Tag}})
-	return retryMoved(func() (string, error) {
+	return record.RetryMoved(func() (string, error) {
 		head, err := w.Repo.Head()
 		if err != nil {
 			return "", err
@@ -452,15 +453,15 @@ func (w *Workspace) removeFolder(t *store.Task, at, folder string, rep *ArchiveR
 			return "", fmt.Errorf("%s changed in commit %s while it was archived; the archive refs hold the version before: run `itr archive` again", t.Dir, store.Short(head.Hash))
 		}
 		// INDEX.md shows the task archived, on top of the index at HEAD.
-		more, err := w.indexChanges(head.Hash, t.Slug, t.State, rep.Tag, changes)
+		more, err := record.IndexChanges(w.Store, head.Hash, t.Slug, t.State, rep.Tag, changes)
 		if err != nil {
 			return "", err
 		}
 		all := append(append([]gitstate.FileChange{}, changes...), more...)
-		commitGate.Lock()
-		c, err := w.Repo.CommitFiles(gitstate.CommitRequest{Changes: all, Message: msg, When: w.Now(),
-			Expect: head.Hash, Worktree: true, Author: w.identity()})
-		commitGate.Unlock()
+		c, err := record.Gated(func() (gitstate.Commit, error) {
+			return w.Repo.CommitFiles(gitstate.CommitRequest{Changes: all, Message: msg, When: w.Now(),
+				Expect: head.Hash, Worktree: true, Author: record.Identity(w.Store)})
+		})
 		if errors.Is(err, gitstate.ErrHeadMoved) {
 			return "", err
 		}
@@ -498,12 +499,12 @@ func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
 	if err := store.ValidSlug(slug); err != nil {
 		return nil, err
 	}
-	unlock, err := w.lockIdle()
+	unlock, err := record.LockIdle(w.Store)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return retryMoved(func() (*RestoreReport, error) { return w.restoreOnce(slug, req.From) })
+	return record.RetryMoved(func() (*RestoreReport, error) { return w.restoreOnce(slug, req.From) })
 }
 
 // restoreOnce is Restore under itr's lock, once: a commit that lost the
@@ -545,15 +546,15 @@ func (w *Workspace) restoreOnce(slug, from string) (*RestoreReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &change{entry: &entry, event: store.EventRestored, subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
-		body: "Brought back from " + ref + " (" + store.Short(t.Head.Hash) + ")."}
+	c := &record.Change{Entry: &entry, Event: store.EventRestored, Subject: "restore from " + strings.TrimPrefix(ref, "refs/tags/"),
+		Body: "Brought back from " + ref + " (" + store.Short(t.Head.Hash) + ")."}
 	if len(keptNewer) > 0 {
-		c.body += "\n\nKept the working tree's version (changed since the archive) of: " + strings.Join(keptNewer, ", ") + "."
+		c.Body += "\n\nKept the working tree's version (changed since the archive) of: " + strings.Join(keptNewer, ", ") + "."
 	}
 	if t.State.Outdated() {
-		c.body += "\n\n" + MigrationNote(t.State.SchemaVersion)
+		c.Body += "\n\n" + MigrationNote(t.State.SchemaVersion)
 	}
-	commit, err := w.commit(head.Hash, slug, c, after, changes)
+	commit, err := record.Commit(w.Store, head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/reconcile"
 )
@@ -137,14 +138,14 @@ func (w *Workspace) Claim(req ClaimRequest) (*ClaimReport, error) {
 	if agent == "" {
 		agent = w.AgentName()
 	}
-	if err := plainText("agent", agent); err != nil {
+	if err := record.PlainText("agent", agent); err != nil {
 		return nil, err
 	}
 	lease := req.For
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	t, err := w.loadReadable(req.Slug)
+	t, err := record.LoadReadable(w.Store, req.Slug)
 	if err != nil {
 		return nil, err
 	}

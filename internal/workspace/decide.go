@@ -6,6 +6,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/merge"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
@@ -32,10 +33,10 @@ func (w *Workspace) Decide(req DecideRequest) (*Outcome, error) {
 		{"why", req.Why, "say why, so later sessions do not argue it again"},
 	} {
 		if strings.TrimSpace(f.v) == "" {
-			return nil, required(f.field, f.fix)
+			return nil, record.Required(f.field, f.fix)
 		}
 	}
-	if err := plainText("title", req.Title, "choice", req.Choice, "why", req.Why, "unit", req.Unit); err != nil {
+	if err := record.PlainText("title", req.Title, "choice", req.Choice, "why", req.Why, "unit", req.Unit); err != nil {
 		return nil, err
 	}
 	if strings.ContainsAny(req.Title, "\r\n") {
@@ -44,7 +45,7 @@ func (w *Workspace) Decide(req DecideRequest) (*Outcome, error) {
 	if err := noControls("title", req.Title, "choice", req.Choice, "why", req.Why, "unit", req.Unit); err != nil {
 		return nil, err
 	}
-	return w.record(req.Slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 		unit := strings.TrimSpace(req.Unit)
 		if unit != "" {
 			if t.State.Units[unit] == nil {
@@ -59,14 +60,14 @@ func (w *Workspace) Decide(req DecideRequest) (*Outcome, error) {
 		}
 		d := &progresslog.Decision{Title: strings.TrimSpace(req.Title), Choice: strings.TrimSpace(req.Choice),
 			Why: strings.TrimSpace(req.Why), Unit: unit, Decided: w.Stamp()}
-		c := &change{decision: d, event: store.EventDecision, subject: "decide: " + d.Title}
+		c := &record.Change{Decision: d, Event: store.EventDecision, Subject: "decide: " + d.Title}
 		// A task made by an older itr may lack the merge line of
 		// decisions.md: the first decision brings it, so branches merge
 		// their decisions through the driver.
 		if attrs, changed, err := merge.Attributes(w.Store); err != nil {
 			return nil, err
 		} else if changed {
-			c.files = append(c.files, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
+			c.Files = append(c.Files, gitstate.FileChange{Path: w.Root + "/.gitattributes", Data: attrs})
 		}
 		return c, nil
 	})
@@ -89,15 +90,15 @@ type SummarizeRequest struct {
 // summarize.
 func (w *Workspace) Summarize(req SummarizeRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
-		return nil, required("did", "say what the work so far came to: what is done, what was decided, what is left")
+		return nil, record.Required("did", "say what the work so far came to: what is done, what was decided, what is left")
 	}
-	if err := plainText("did", req.Did); err != nil {
+	if err := record.PlainText("did", req.Did); err != nil {
 		return nil, err
 	}
 	if err := noControls("did", req.Did); err != nil {
 		return nil, err
 	}
-	return w.record(req.Slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 		entries := t.Log().Entries
 		n := len(entries)
 		if n == 0 {
@@ -110,7 +111,7 @@ func (w *Workspace) Summarize(req SummarizeRequest) (*Outcome, error) {
 		covers := fmt.Sprintf("entries 1–%d, through %s", n, store.OneLine(last.Title(), 120))
 		e := &progresslog.Entry{Kind: progresslog.KindSummary, Stamp: w.Stamp(), Fields: []progresslog.Field{
 			{Name: "Did", Value: strings.TrimSpace(req.Did)}, {Name: "Covers", Value: covers}}}
-		return &change{entry: e, event: store.EventSummary, subject: "summary: " + req.Did}, nil
+		return &record.Change{Entry: e, Event: store.EventSummary, Subject: "summary: " + req.Did}, nil
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
@@ -19,12 +20,12 @@ import (
 // **Clear when:** fields.
 func (w *Workspace) BlockTyped(slug, id, reason, kind, clearWhen string) (*Outcome, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the unit to block")
+		return nil, record.Required("unit", "name the unit to block")
 	}
 	if strings.TrimSpace(reason) == "" {
-		return nil, required("reason", "say what the unit waits for")
+		return nil, record.Required("reason", "say what the unit waits for")
 	}
-	if err := plainText("reason", reason, "unit", id, "kind", kind, "clear-when", clearWhen); err != nil {
+	if err := record.PlainText("reason", reason, "unit", id, "kind", kind, "clear-when", clearWhen); err != nil {
 		return nil, err
 	}
 	if err := checkKind(kind, "block kind", state.BlockKinds); err != nil {
@@ -49,12 +50,12 @@ func (w *Workspace) BlockTyped(slug, id, reason, kind, clearWhen string) (*Outco
 // itr reopen; dependants wait unless a done unit replaces it.
 func (w *Workspace) Fail(slug, id, reason, kind string) (*Outcome, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the unit that failed")
+		return nil, record.Required("unit", "name the unit that failed")
 	}
 	if strings.TrimSpace(reason) == "" {
-		return nil, required("reason", "say why the unit cannot go on")
+		return nil, record.Required("reason", "say why the unit cannot go on")
 	}
-	if err := plainText("reason", reason, "unit", id, "kind", kind); err != nil {
+	if err := record.PlainText("reason", reason, "unit", id, "kind", kind); err != nil {
 		return nil, err
 	}
 	if err := checkKind(kind, "failure kind", state.FailKinds); err != nil {
@@ -72,12 +73,12 @@ func (w *Workspace) Fail(slug, id, reason, kind string) (*Outcome, error) {
 // history, and its dependants may proceed. A failed unit may be skipped.
 func (w *Workspace) Skip(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the unit to skip")
+		return nil, record.Required("unit", "name the unit to skip")
 	}
 	if strings.TrimSpace(reason) == "" {
-		return nil, required("reason", "say why the unit is left out")
+		return nil, record.Required("reason", "say why the unit is left out")
 	}
-	if err := plainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText("reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	in := reconcile.Intent{Action: reconcile.Skip, Unit: id, Reason: reason}
@@ -112,13 +113,13 @@ func (w *Workspace) settledBy(slug, id string) func(*Outcome, error) (*Outcome, 
 // decided records the event the rule book gives for in, with fields, as
 // one entry and one commit; a refusal records nothing.
 func (w *Workspace) decided(slug string, in reconcile.Intent, event, subject string, fields []progresslog.Field) (*Outcome, error) {
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		ev, err := reconcile.Decide(t.State, t.Plan, in)
 		if err != nil {
 			return nil, err
 		}
 		e := &progresslog.Entry{Kind: ev.Kind, Unit: ev.Unit, Stamp: w.Stamp(), Fields: fields}
-		return &change{entry: e, event: event, subject: subject}, nil
+		return &record.Change{Entry: e, Event: event, Subject: subject}, nil
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/merge"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/view"
@@ -37,7 +38,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := w.lockIdle()
+	unlock, err := record.LockIdle(w.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +79,8 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if changes, err = w.initExtras(changes, dir, m, leftover); err != nil {
 		return nil, err
 	}
-	c := &change{entry: &entry, event: store.EventCreated, subject: "start task " + name}
-	commit, err := w.commit(head.Hash, slug, c, after, changes)
+	c := &record.Change{Entry: &entry, Event: store.EventCreated, Subject: "start task " + name}
+	commit, err := record.Commit(w.Store, head.Hash, slug, c, after, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 // (the configured default when none is given, else development).
 func (w *Workspace) initNames(req InitRequest) (string, string, state.Mode, error) {
 	name := strings.TrimSpace(req.Name)
-	if err := plainText("name", req.Name, "domain", req.Domain); err != nil {
+	if err := record.PlainText("name", req.Name, "domain", req.Domain); err != nil {
 		return "", "", "", err
 	}
 	if name == "" {
@@ -241,13 +242,13 @@ type PlanRequest struct {
 // plan that changes nothing records nothing.
 func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 	if len(req.Drop) > 0 && strings.TrimSpace(req.Reason) == "" {
-		return nil, required("reason", "say why the units are dropped")
+		return nil, record.Required("reason", "say why the units are dropped")
 	}
-	if err := plainText("reason", req.Reason); err != nil {
+	if err := record.PlainText("reason", req.Reason); err != nil {
 		return nil, err
 	}
 	rep := &PlanReport{}
-	out, err := w.record(req.Slug, func(t *store.Task) (*change, error) {
+	out, err := record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 		if t.Plan == nil {
 			if t.PlanName == "" {
 				return nil, fmt.Errorf("no plan: write %s in %s first", store.PlanNameFor(t.State.Mode), t.Dir)
@@ -302,7 +303,7 @@ func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Units", Value: strings.Join(t.Plan.IDs(), ", ")})
 		}
 		rep.Dropped = dropped
-		return &change{entry: e, event: store.EventPlanned, subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
+		return &record.Change{Entry: e, Event: store.EventPlanned, Subject: fmt.Sprintf("plan %d units", len(t.Plan.Units))}, nil
 	})
 	if errors.Is(err, errUnchanged) {
 		return rep, nil
@@ -382,9 +383,9 @@ func itemMarks(items []string) ([]state.ItemMark, error) {
 // commits both as one commit.
 func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
-		return nil, required("did", "say what this iteration did")
+		return nil, record.Required("did", "say what this iteration did")
 	}
-	if err := plainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
+	if err := record.PlainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
 		return nil, err
 	}
 	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
@@ -397,7 +398,7 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
 		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
-		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+		return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 			return w.iteration(t, in, req, ran)
 		})
 	})
@@ -443,9 +444,9 @@ type FinishRequest struct {
 // verification.
 func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Evidence) == "" {
-		return nil, required("evidence", "say what shows the work is done (tests run, results, review)")
+		return nil, record.Required("evidence", "say what shows the work is done (tests run, results, review)")
 	}
-	if err := plainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
+	if err := record.PlainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
 	marks, err := itemMarks(req.Items)
@@ -454,7 +455,7 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	}
 	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
-		return w.record(req.Slug, func(t *store.Task) (*change, error) {
+		return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 			return w.iteration(t, in, CheckpointRequest{Slug: req.Slug, Did: req.Evidence, VerifiedBy: req.VerifiedBy}, ran)
 		})
 	})
@@ -478,10 +479,10 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 	// under way, itr's files changed without a commit (unless the record
 	// would reconcile first: entries a plain commit took out, a folder
 	// written without itr).
-	if err := w.noOperation(); err != nil {
+	if err := record.NoOperation(w.Store); err != nil {
 		return nil, err
 	}
-	undos, adopt, err := w.repairsDue(t)
+	undos, adopt, err := record.RepairsDue(w.Store, t)
 	if err != nil {
 		return nil, err
 	}
@@ -503,7 +504,7 @@ func (w *Workspace) Start(slug, id string) (*UnitStatus, error) {
 }
 
 // iteration builds the entry of one iteration the rule book allows.
-func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest, ran *ranCheck) (*change, error) {
+func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req CheckpointRequest, ran *ranCheck) (*record.Change, error) {
 	in.Activity = activity(t)
 	held, err := w.heldFor(t.Slug)
 	if err != nil {
@@ -556,7 +557,7 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if ev.Verification != "" {
 		add("Verification", ev.Verification)
 	}
-	c := &change{entry: e, event: store.EventIteration, subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), warnings: warnings}
+	c := &record.Change{Entry: e, Event: store.EventIteration, Subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), Warnings: warnings}
 	if ev.VerifiedBy != "" {
 		add(reconcile.FieldVerifiedBy, ev.VerifiedBy)
 	}
@@ -565,13 +566,13 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		var log *gitstate.FileChange
 		run.Log, log = w.runLog(t.Slug, id, n, ran.output)
 		if log != nil {
-			c.files = append(c.files, *log)
+			c.Files = append(c.Files, *log)
 		}
 		e.Fields = append(e.Fields, reconcile.RunFields(run)...)
 	}
 	if f, forget := w.interruptedRun(t.Slug, id, ran); f != nil {
 		e.Fields = append(e.Fields, *f)
-		c.after = forget
+		c.After = forget
 	}
 	add("Commit", orNone(strings.Join(commits, "\n")))
 	return c, nil
@@ -620,12 +621,12 @@ func orNone(s string) string {
 // Block marks a unit blocked with a reason.
 func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the unit to block")
+		return nil, record.Required("unit", "name the unit to block")
 	}
 	if strings.TrimSpace(reason) == "" {
-		return nil, required("reason", "say what the unit waits for")
+		return nil, record.Required("reason", "say what the unit waits for")
 	}
-	if err := plainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText("reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	return w.unitEvent(slug, id, progresslog.KindBlocked, store.EventBlocked, "block "+id+": "+reason,
@@ -638,7 +639,7 @@ func (w *Workspace) Unblock(slug, id string) (*Outcome, error) {
 }
 
 func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, subject string, fields []progresslog.Field) (*Outcome, error) {
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		in := reconcile.Intent{Action: reconcile.Unblock, Unit: id}
 		if kind == progresslog.KindBlocked {
 			in.Action = reconcile.Block
@@ -648,7 +649,7 @@ func (w *Workspace) unitEvent(slug, id string, kind progresslog.Kind, event, sub
 			return nil, err
 		}
 		e := &progresslog.Entry{Kind: kind, Unit: id, Stamp: w.Stamp(), Fields: fields}
-		return &change{entry: e, event: event, subject: subject}, nil
+		return &record.Change{Entry: e, Event: event, Subject: subject}, nil
 	})
 }
 
@@ -661,7 +662,7 @@ func (w *Workspace) SetPhase(slug, phase string, force bool) (*Outcome, error) {
 	if p == state.Complete {
 		return nil, fmt.Errorf("phase complete is set by `itr archive`, which also checks that every unit is done")
 	}
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		if t.State.Phase == p {
 			return nil, fmt.Errorf("the task is already in phase %s", p)
 		}
@@ -669,7 +670,7 @@ func (w *Workspace) SetPhase(slug, phase string, force bool) (*Outcome, error) {
 			return nil, err
 		}
 		e := &progresslog.Entry{Kind: progresslog.KindPhase, Phase: string(p), Stamp: w.Stamp()}
-		return &change{entry: e, event: store.EventPhase, subject: "phase " + string(p)}, nil
+		return &record.Change{Entry: e, Event: store.EventPhase, Subject: "phase " + string(p)}, nil
 	})
 }
 
@@ -687,13 +688,13 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 		{"solution", req.Solution, "say what to do instead"},
 	} {
 		if strings.TrimSpace(f.v) == "" {
-			return nil, required(f.field, f.fix)
+			return nil, record.Required(f.field, f.fix)
 		}
 	}
-	if err := plainText("name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
+	if err := record.PlainText("name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
 		return nil, err
 	}
-	return w.record(req.Slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 		learned := req.Learned
 		if learned == "" {
 			learned = fmt.Sprintf("task %s, %s", t.Slug, w.Stamp())
@@ -702,7 +703,7 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 			}
 		}
 		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
-		return &change{guardrail: g, event: store.EventGuardrail, subject: "guardrail: " + req.Name}, nil
+		return &record.Change{Guardrail: g, Event: store.EventGuardrail, Subject: "guardrail: " + req.Name}, nil
 	})
 }
 

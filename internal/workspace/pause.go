@@ -3,6 +3,7 @@ package workspace
 import (
 	"strings"
 
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
@@ -12,11 +13,11 @@ import (
 // commit: checkpoints and finishes are refused until Resume. A pause says
 // the stop was meant, so a later session reads "paused", not "crashed".
 func (w *Workspace) Pause(slug, reason string) (*Outcome, error) {
-	if err := plainText("reason", reason); err != nil {
+	if err := record.PlainText("reason", reason); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		if _, err := reconcile.DecidePause(t.State, true, reason); err != nil {
 			return nil, err
 		}
@@ -26,18 +27,18 @@ func (w *Workspace) Pause(slug, reason string) (*Outcome, error) {
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Reason", Value: reason})
 			subject += ": " + reason
 		}
-		return &change{entry: e, event: store.EventPaused, subject: subject}, nil
+		return &record.Change{Entry: e, Event: store.EventPaused, Subject: subject}, nil
 	})
 }
 
 // Resume takes the task off hold, as one Resumed entry and one commit.
 func (w *Workspace) Resume(slug string) (*Outcome, error) {
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		if _, err := reconcile.DecidePause(t.State, false, ""); err != nil {
 			return nil, err
 		}
 		e := &progresslog.Entry{Kind: progresslog.KindResumed, Stamp: w.Stamp()}
-		return &change{entry: e, event: store.EventResumed, subject: "resume"}, nil
+		return &record.Change{Entry: e, Event: store.EventResumed, Subject: "resume"}, nil
 	})
 }
 
@@ -47,18 +48,18 @@ func (w *Workspace) Resume(slug string) (*Outcome, error) {
 // carry (compaction_summary.critical_context).
 func (w *Workspace) Note(slug, text string, critical bool) (*Outcome, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, required("text", "say what the note records")
+		return nil, record.Required("text", "say what the note records")
 	}
-	if err := plainText("text", text); err != nil {
+	if err := record.PlainText("text", text); err != nil {
 		return nil, err
 	}
 	name := "Note"
 	if critical {
 		name = "Critical"
 	}
-	return w.record(slug, func(t *store.Task) (*change, error) {
+	return record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		e := &progresslog.Entry{Kind: progresslog.KindNote, Stamp: w.Stamp(),
 			Fields: []progresslog.Field{{Name: name, Value: strings.TrimSpace(text)}}}
-		return &change{entry: e, event: store.EventNote, subject: strings.ToLower(name) + ": " + text}, nil
+		return &record.Change{Entry: e, Event: store.EventNote, Subject: strings.ToLower(name) + ": " + text}, nil
 	})
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -346,45 +345,6 @@ func TestRecordRefusedInAMerge(t *testing.T) {
 	assert.Equal(t, merge, strings.TrimSpace(r.git("rev-parse", "HEAD~1")))
 	assert.Equal(t, "2", r.trailers("HEAD")["Itr-Iteration"])
 	r.checkGit()
-}
-
-// retryMoved redoes an operation that lost the race for the branch, and
-// only that: any other outcome is returned at once.
-func TestRetryMoved(t *testing.T) {
-	moved := fmt.Errorf("commit: %w: main is at abc, expected def", gitstate.ErrHeadMoved)
-	other := errors.New("disk full")
-	cases := []struct {
-		name    string
-		results []error // what the op returns, call by call; the last repeats
-		calls   int
-		err     error
-	}{
-		{"succeeds at once", []error{nil}, 1, nil},
-		{"moved three times, then lands", []error{moved, moved, moved, nil}, 4, nil},
-		{"another error is not retried", []error{other}, 1, other},
-		{"moved, then another error", []error{moved, other}, 2, other},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			calls := 0
-			out, err := retryMoved(func() (int, error) {
-				calls++
-				err := c.results[min(calls, len(c.results))-1]
-				if err != nil {
-					return -1, err
-				}
-				return calls, nil
-			})
-			assert.Equal(t, c.calls, calls)
-			if c.err != nil {
-				assert.ErrorIs(t, err, c.err)
-				assert.Equal(t, -1, out)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, c.calls, out)
-		})
-	}
 }
 
 // racer is a repository on which another git commit lands just before

@@ -3,6 +3,7 @@ package workspace
 import (
 	"strings"
 
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
@@ -25,16 +26,16 @@ type ReopenReport struct {
 // not in the task.
 func (w *Workspace) Reopen(slug, id, reason string) (*ReopenReport, error) {
 	if strings.TrimSpace(id) == "" {
-		return nil, required("unit", "name the done, failed or skipped unit to reopen")
+		return nil, record.Required("unit", "name the done, failed or skipped unit to reopen")
 	}
 	if strings.TrimSpace(reason) == "" {
-		return nil, required("reason", "say what was found wrong with the unit")
+		return nil, record.Required("reason", "say what was found wrong with the unit")
 	}
-	if err := plainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText("reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	rep := &ReopenReport{}
-	out, err := w.record(slug, func(t *store.Task) (*change, error) {
+	out, err := record.Record(w.Store, slug, func(t *store.Task) (*record.Change, error) {
 		// The rule book decides before anything is written.
 		if _, err := reconcile.Decide(t.State, t.Plan, reconcile.Intent{Action: reconcile.Reopen, Unit: id, Reason: reason}); err != nil {
 			return nil, err
@@ -42,7 +43,7 @@ func (w *Workspace) Reopen(slug, id, reason string) (*ReopenReport, error) {
 		rep.Dependants = reconcile.Dependants(t.State, t.Plan, id)
 		e := &progresslog.Entry{Kind: progresslog.KindReopened, Unit: id, Stamp: w.Stamp(),
 			Fields: []progresslog.Field{{Name: "Reason", Value: reason}}}
-		return &change{entry: e, event: store.EventReopened, subject: "reopen " + id + ": " + reason}, nil
+		return &record.Change{Entry: e, Event: store.EventReopened, Subject: "reopen " + id + ": " + reason}, nil
 	})
 	if err != nil {
 		return nil, err

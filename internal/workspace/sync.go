@@ -8,6 +8,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/merge"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -260,7 +261,7 @@ func (w *Workspace) syncIntegrate(n *gitstate.Network, up gitstate.Upstream, to 
 	}
 	// itr's lock keeps other itr commands of this repository out
 	// while the branch moves and its tasks are rebuilt.
-	unlock, err := w.lock()
+	unlock, err := record.Lock(w.Store)
 	if err != nil {
 		return err
 	}
@@ -308,7 +309,7 @@ func (w *Workspace) integrate(n *gitstate.Network, tracking string, rebase bool,
 		// says).
 		ours, unresolved := w.splitConflicts(ce.Unmerged)
 		for _, slug := range ours {
-			r, rerr := w.reconcileLocked(slug)
+			r, rerr := record.ReconcileLocked(w.Store, slug)
 			if rerr != nil {
 				return fmt.Errorf("resolve %s's files during the %s: %w", slug, ce.Op, rerr)
 			}
@@ -360,7 +361,7 @@ func (w *Workspace) reconcileAfterSync(rep *SyncReport) error {
 		return err
 	}
 	for _, slug := range slugs {
-		r, err := w.reconcileLocked(slug)
+		r, err := record.ReconcileLocked(w.Store, slug)
 		if err != nil {
 			return fmt.Errorf("reconcile %s after the sync: %w", slug, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
@@ -51,7 +52,7 @@ type CheckRequest struct {
 // finish (itr was killed) is reported by the next command and recorded by
 // the unit's next checkpoint.
 func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest) (*ranCheck, error) {
-	t, err := w.loadReadable(slug)
+	t, err := record.LoadReadable(w.Store, slug)
 	if err != nil {
 		return nil, err
 	}

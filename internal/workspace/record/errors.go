@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import "strings"
 
@@ -24,16 +24,16 @@ func (e *FieldError) Worded(name string) string {
 	return msg
 }
 
-// required is the FieldError of a missing field.
-func required(field, fix string) *FieldError {
+// Required is the FieldError of a missing field.
+func Required(field, fix string) *FieldError {
 	return &FieldError{Field: field, Problem: "is required", Fix: fix}
 }
 
-// plainText refuses a text field holding a NUL byte: git refuses NUL in a
+// PlainText refuses a text field holding a NUL byte: git refuses NUL in a
 // commit message (fsck's nulInCommit, and every server that checks what it
 // receives), and itr writes each such text into one. fields are pairs of
 // domain name and value; the first offender is named.
-func plainText(fields ...string) error {
+func PlainText(fields ...string) error {
 	for i := 0; i+1 < len(fields); i += 2 {
 		if strings.IndexByte(fields[i+1], 0) >= 0 {
 			return &FieldError{Field: fields[i], Problem: "holds a NUL byte (\\x00)",

@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import (
 	"bytes"
@@ -20,21 +20,21 @@ import (
 	"github.com/itr-dev/itr/state"
 )
 
-// change is what one record adds: an entry of progress.md or a guardrail,
+// Change is what one record adds: an entry of progress.md or a guardrail,
 // and how the commit is named.
-type change struct {
-	entry     *progresslog.Entry
-	guardrail *progresslog.Guardrail
-	// decision is a settled choice appended to decisions.md (itr decide).
-	decision *progresslog.Decision
-	event    string
-	subject  string // after "itr(<slug>): "
-	body     string
-	warnings []string
-	// files are more files the record writes (a run's output).
-	files []gitstate.FileChange
-	// after runs once the commit has landed.
-	after func()
+type Change struct {
+	Entry     *progresslog.Entry
+	Guardrail *progresslog.Guardrail
+	// Decision is a settled choice appended to decisions.md (itr decide).
+	Decision *progresslog.Decision
+	Event    string
+	Subject  string // after "itr(<slug>): "
+	Body     string
+	Warnings []string
+	// Files are more Files the record writes (a run's output).
+	Files []gitstate.FileChange
+	// After runs once the commit has landed.
+	After func()
 }
 
 // Outcome is the result of one recorded event.
@@ -69,20 +69,20 @@ type Outcome struct {
 // leaves everything as it was. When HEAD moves between the read and the
 // commit (a git commit ran meanwhile) the whole record is redone on the new
 // HEAD, so no update is lost.
-func (w *Workspace) record(slug string, build func(t *store.Task) (*change, error)) (*Outcome, error) {
+func (w *writer) record(slug string, build func(t *store.Task) (*Change, error)) (*Outcome, error) {
 	unlock, err := w.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return retryMoved(func() (*Outcome, error) { return w.recordOnce(slug, build) })
+	return RetryMoved(func() (*Outcome, error) { return w.recordOnce(slug, build) })
 }
 
-// retryMoved redoes an operation whose commit lost the race for the branch
+// RetryMoved redoes an operation whose commit lost the race for the branch
 // (a git commit landed between the read and the write), with jittered
 // backoff, for up to 30 seconds: a busy repository delays itr but never
 // makes it lose or give up an update early.
-func retryMoved[T any](op func() (T, error)) (T, error) {
+func RetryMoved[T any](op func() (T, error)) (T, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for attempt := 1; ; attempt++ {
 		out, err := op()
@@ -96,7 +96,7 @@ func retryMoved[T any](op func() (T, error)) (T, error) {
 
 // recordOnce is record of one event under itr's lock, once: a commit that
 // lost the race for the branch makes the caller run it again.
-func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, error)) (*Outcome, error) {
+func (w *writer) recordOnce(slug string, build func(t *store.Task) (*Change, error)) (*Outcome, error) {
 	if err := w.noOperation(); err != nil {
 		return nil, err
 	}
@@ -117,13 +117,13 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		return nil, err
 	}
 	if len(refolded) > 0 {
-		c.body = strings.TrimSpace(c.body + "\n\n" + refoldNote(refolded))
+		c.Body = strings.TrimSpace(c.Body + "\n\n" + refoldNote(refolded))
 	}
 	if t.State.Outdated() {
 		// The step writes the current format: the commit says so.
-		c.body = strings.TrimSpace(c.body + "\n\n" + MigrationNote(t.State.SchemaVersion))
+		c.Body = strings.TrimSpace(c.Body + "\n\n" + MigrationNote(t.State.SchemaVersion))
 	}
-	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.warnings}
+	out := &Outcome{Slug: slug, Before: before, After: t.State, Repaired: repaired, Refolded: refolded, Warnings: c.Warnings}
 	changes, err := w.recordChanges(slug, t, c, out)
 	if err != nil {
 		return nil, err
@@ -133,14 +133,14 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 		return nil, err
 	}
 	out.Commit = commit.Hash
-	if c.after != nil {
-		c.after()
+	if c.After != nil {
+		c.After()
 	}
-	if c.guardrail != nil {
-		out.Guardrail = c.guardrail.Name
+	if c.Guardrail != nil {
+		out.Guardrail = c.Guardrail.Name
 	}
-	if c.decision != nil {
-		out.Decision = c.decision.Title
+	if c.Decision != nil {
+		out.Decision = c.Decision.Title
 	}
 	for _, ch := range changes {
 		out.Files = append(out.Files, ch.Path)
@@ -155,7 +155,7 @@ func (w *Workspace) recordOnce(slug string, build func(t *store.Task) (*change, 
 // folder written without itr is adopted, so the record does not build on
 // a fold that lacks what its state.json knows (done units, blocks,
 // confirmations).
-func (w *Workspace) repairBeforeRecord(slug string) (*store.Task, *ReconcileReport, error) {
+func (w *writer) repairBeforeRecord(slug string) (*store.Task, *ReconcileReport, error) {
 	t, err := w.loadReadable(slug)
 	if err != nil {
 		return nil, nil, err
@@ -188,7 +188,7 @@ func (w *Workspace) repairBeforeRecord(slug string) (*store.Task, *ReconcileRepo
 // without itr to adopt. Whatever itr's files hold unsaved is taken in by
 // that reconcile, so only without either does a record (or a start)
 // refuse unsaved files.
-func (w *Workspace) repairsDue(t *store.Task) (undos []*verify.Undo, adopt bool, err error) {
+func (w *writer) repairsDue(t *store.Task) (undos []*verify.Undo, adopt bool, err error) {
 	undos, err = verify.FindUndos(w.Store, t)
 	return undos, t.State != nil && needsAdoption(t), err
 }
@@ -198,15 +198,15 @@ func (w *Workspace) repairsDue(t *store.Task) (undos []*verify.Undo, adopt bool,
 // the record writes: the log, the view, the guardrail or decision added,
 // the change's own files, the plan's checkboxes and the rest of the
 // task's folder.
-func (w *Workspace) recordChanges(slug string, t *store.Task, c *change, out *Outcome) ([]gitstate.FileChange, error) {
+func (w *writer) recordChanges(slug string, t *store.Task, c *Change, out *Outcome) ([]gitstate.FileChange, error) {
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
-	if c.entry != nil {
-		progress, err := progresslog.Append(t.ProgressRaw, *c.entry)
+	if c.Entry != nil {
+		progress, err := progresslog.Append(t.ProgressRaw, *c.Entry)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.ProgressFile), err)
 		}
-		ev, err := reconcile.EventFrom(*c.entry, nil)
+		ev, err := reconcile.EventFrom(*c.Entry, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func (w *Workspace) recordChanges(slug string, t *store.Task, c *change, out *Ou
 		if err != nil {
 			return nil, err
 		}
-		out.After, out.Entry = next, c.entry
+		out.After, out.Entry = next, c.Entry
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.ProgressFile), Data: progress})
 	} else {
 		// No event for the reducer, but the plan may still have changed.
@@ -225,21 +225,21 @@ func (w *Workspace) recordChanges(slug string, t *store.Task, c *change, out *Ou
 		out.After = next
 	}
 	changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.StateFile), Data: out.After.Encode()})
-	if c.guardrail != nil {
-		g, err := progresslog.AppendGuardrail(t.GuardrailsRaw, *c.guardrail)
+	if c.Guardrail != nil {
+		g, err := progresslog.AppendGuardrail(t.GuardrailsRaw, *c.Guardrail)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.GuardrailsFile), err)
 		}
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.GuardrailsFile), Data: g})
 	}
-	if c.decision != nil {
-		d, err := progresslog.AppendDecision(t.DecisionsRaw, *c.decision)
+	if c.Decision != nil {
+		d, err := progresslog.AppendDecision(t.DecisionsRaw, *c.Decision)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.DecisionsFile), err)
 		}
 		changes = append(changes, gitstate.FileChange{Path: w.Rel(slug, store.DecisionsFile), Data: d})
 	}
-	changes = append(changes, c.files...)
+	changes = append(changes, c.Files...)
 	if ch, err := w.syncPlan(t, out.After); err != nil {
 		return nil, err
 	} else if ch != nil {
@@ -257,7 +257,7 @@ func (w *Workspace) recordChanges(slug string, t *store.Task, c *change, out *Ou
 
 // loadReadable loads a task whose state.json and plan are readable, the
 // ground every record builds on.
-func (w *Workspace) loadReadable(slug string) (*store.Task, error) {
+func (w *writer) loadReadable(slug string) (*store.Task, error) {
 	t, err := w.Load(slug)
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func needsAdoption(t *store.Task) bool {
 // view after the record: each unit's checkbox ([x] when done) and the
 // **Total:** and **Status:** lines, touching no other byte. It returns the
 // file's change, nil when nothing changes (or there is no readable plan).
-func (w *Workspace) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChange, error) {
+func (w *writer) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChange, error) {
 	if t.Plan == nil || t.PlanName == "" {
 		return nil, nil
 	}
@@ -308,7 +308,7 @@ func (w *Workspace) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChang
 // the log is folded, and where the view differs, t.State becomes the fold
 // and the differences are returned. The usual case, the log unchanged since
 // itr's last commit, costs one walk to that commit and one tree lookup.
-func (w *Workspace) refoldStale(t *store.Task) ([]reconcile.Discrepancy, error) {
+func (w *writer) refoldStale(t *store.Task) ([]reconcile.Discrepancy, error) {
 	progressRel := w.Rel(t.Slug, store.ProgressFile)
 	var last *gitstate.Commit
 	err := w.Repo.History(t.Head.Hash, func(c gitstate.Commit) bool {
@@ -359,7 +359,7 @@ func discrepancyTexts(d []reconcile.Discrepancy) []string {
 
 // lockIdle takes itr's lock (see lock) for a write that may not land in
 // the middle of a git merge, rebase or cherry-pick (see noOperation).
-func (w *Workspace) lockIdle() (func(), error) {
+func (w *writer) lockIdle() (func(), error) {
 	unlock, err := w.lock()
 	if err != nil {
 		return nil, err
@@ -373,7 +373,7 @@ func (w *Workspace) lockIdle() (func(), error) {
 
 // noOperation refuses to commit while git is in the middle of a merge,
 // cherry-pick, revert or rebase: a commit on top of HEAD would lose it.
-func (w *Workspace) noOperation() error {
+func (w *writer) noOperation() error {
 	if op := w.Repo.Operation(); op != "" {
 		return fmt.Errorf("a git %s is in progress; resolve itr's files with `itr reconcile`, conclude the %s with git (e.g. `git %s --continue`), then run this again", op, op, op)
 	}
@@ -381,9 +381,9 @@ func (w *Workspace) noOperation() error {
 }
 
 // commit writes one commit of the given changes with itr's trailers.
-func (w *Workspace) commit(expect, slug string, c *change, after *state.State, changes []gitstate.FileChange) (gitstate.Commit, error) {
-	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: slug}, {Key: store.TrailerEvent, Value: c.event}}
-	if e := c.entry; e != nil && e.Unit != "" {
+func (w *writer) commit(expect, slug string, c *Change, after *state.State, changes []gitstate.FileChange) (gitstate.Commit, error) {
+	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: slug}, {Key: store.TrailerEvent, Value: c.Event}}
+	if e := c.Entry; e != nil && e.Unit != "" {
 		tr = append(tr, gitstate.Trailer{Key: store.TrailerUnit, Value: e.Unit})
 		if e.Kind == progresslog.KindIteration {
 			tr = append(tr, gitstate.Trailer{Key: store.TrailerIteration, Value: strconv.Itoa(e.Iteration)})
@@ -402,9 +402,9 @@ func (w *Workspace) commit(expect, slug string, c *change, after *state.State, c
 		return gitstate.Commit{}, err
 	}
 	changes = append(changes, more...)
-	msg := "itr(" + slug + "): " + store.OneLine(c.subject, 72) + "\n"
-	if c.body != "" {
-		msg += "\n" + strings.TrimRight(c.body, "\n") + "\n"
+	msg := "itr(" + slug + "): " + store.OneLine(c.Subject, 72) + "\n"
+	if c.Body != "" {
+		msg += "\n" + strings.TrimRight(c.Body, "\n") + "\n"
 	}
 	msg += "\n" + gitstate.FormatTrailers(tr)
 	var written []string
@@ -454,7 +454,7 @@ func guards(dir string, changes []gitstate.FileChange) []string {
 	return out
 }
 
-func (w *Workspace) identity() *gitstate.Signature {
+func (w *writer) identity() *gitstate.Signature {
 	if w.Config.Identity.Name == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // index, writes the union of both logs and the state folded from it,
 // stages them, and leaves `git commit` (or `--continue`) to conclude the
 // operation. It never concludes anything itself.
-func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (*ReconcileReport, error) {
+func (w *writer) reconcileOperation(slug, op string, opts ReconcileOptions) (*ReconcileReport, error) {
 	rep := &ReconcileReport{Slug: slug, Operation: op, Discrepancies: []reconcile.Discrepancy{}, Problems: []string{}, Saved: []string{}, Staged: []string{}}
 	dir := w.TaskDir(slug)
 	all, err := w.Repo.Staged("")
@@ -92,7 +92,7 @@ func (w *Workspace) reconcileOperation(slug, op string, opts ReconcileOptions) (
 // the index stages of every path (base 1, ours 2, theirs 3 when
 // conflicted) and the changes to stage.
 type opResolve struct {
-	w       *Workspace
+	w       *writer
 	slug    string
 	dir     string
 	opts    ReconcileOptions

@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import (
 	"bytes"
@@ -42,9 +42,9 @@ type ReconcileReport struct {
 	Saved []string `json:"saved"`
 	// Undone lists commits made without itr that took entries itr had
 	// committed out of the task's logs; reconcile puts them back.
-	Undone []UndoReport `json:"undone,omitempty"`
-	Diff   string       `json:"diff,omitempty"`
-	Commit string       `json:"commit,omitempty"`
+	Undone []verify.UndoReport `json:"undone,omitempty"`
+	Diff   string              `json:"diff,omitempty"`
+	Commit string              `json:"commit,omitempty"`
 	// Operation is the git operation in progress (merge, rebase, ...)
 	// when reconcile resolved the task's files inside it.
 	Operation string `json:"operation,omitempty"`
@@ -79,7 +79,7 @@ func MigrationNote(from int) string {
 // shared reducer, compared with state.json on disk. It writes the result,
 // appends a Reconciled entry that lists every discrepancy, and commits. On
 // a healthy task it reports nothing and commits nothing.
-func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
+func (w *writer) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 	slug, err := w.Select(opts.Slug)
 	if err != nil {
 		return nil, err
@@ -89,20 +89,20 @@ func (w *Workspace) Reconcile(opts ReconcileOptions) (*ReconcileReport, error) {
 		return nil, err
 	}
 	defer unlock()
-	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, opts) })
+	return RetryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, opts) })
 }
 
 // reconcileLocked is Reconcile of one task for a caller that holds itr's
 // lock (sync, between its merge and its push).
-func (w *Workspace) reconcileLocked(slug string) (*ReconcileReport, error) {
-	return retryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, ReconcileOptions{Slug: slug}) })
+func (w *writer) reconcileLocked(slug string) (*ReconcileReport, error) {
+	return RetryMoved(func() (*ReconcileReport, error) { return w.reconcileOnce(slug, ReconcileOptions{Slug: slug}) })
 }
 
 // checkAgrees is reconcile --check's answer when nothing changed: the
 // working tree holds the committed log and state.json, no commit took
 // entries out, and the remembered reading of that log says state.json is
 // its fold. Anything else is read the long way.
-func (w *Workspace) checkAgrees(slug string) bool {
+func (w *writer) checkAgrees(slug string) bool {
 	t, err := w.LoadLight(slug)
 	if err != nil || t.PlanErr != nil || t.StateErr != nil || w.CheckClean(t) != nil {
 		return false
@@ -115,7 +115,7 @@ func (w *Workspace) checkAgrees(slug string) bool {
 
 // reconcileOnce is Reconcile of one task under itr's lock, once: a
 // commit that lost the race for the branch makes the caller run it again.
-func (w *Workspace) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
+func (w *writer) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileReport, error) {
 	if op := w.Repo.Operation(); op != "" {
 		return w.reconcileOperation(slug, op, opts)
 	}
@@ -170,7 +170,7 @@ func newReconcileReport(slug string) *ReconcileReport {
 // task as committed, what the working tree holds, and the report built
 // step by step from them.
 type reconcileRun struct {
-	w    *Workspace
+	w    *writer
 	slug string
 	opts ReconcileOptions
 	t    *store.Task
@@ -373,9 +373,9 @@ func (r *reconcileRun) write(derived *state.State, derivedRaw []byte) (*Reconcil
 	if err != nil {
 		return nil, err
 	}
-	c := &change{entry: &e, event: event, subject: r.subject()}
+	c := &Change{Entry: &e, Event: event, Subject: r.subject()}
 	if len(found) > 0 {
-		c.body = strings.Join(found, "\n")
+		c.Body = strings.Join(found, "\n")
 	}
 	files := []gitstate.FileChange{
 		{Path: r.progressRel, Data: newLog},
@@ -506,7 +506,7 @@ func setField(fields []progresslog.Field, name, value string) []progresslog.Fiel
 // save keeps content that reconcile replaces under
 // <git dir>/itr/recovered/, and returns that path relative to the
 // repository top (or absolute when the git dir is elsewhere).
-func (w *Workspace) save(slug, name string, data []byte) (string, error) {
+func (w *writer) save(slug, name string, data []byte) (string, error) {
 	dir := w.Repo.ItrPath("itr", "recovered", slug)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("keep the replaced %s: %w", name, err)

@@ -1,4 +1,4 @@
-package workspace
+package record
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // the index with the task's row rewritten on top of the one committed at
 // rev, and the merge attribute that lets the merge driver join it. None
 // unless .itr.yaml says `index: true`; none already in have are added.
-func (w *Workspace) indexChanges(rev, slug string, s *state.State, archive string, have []gitstate.FileChange) ([]gitstate.FileChange, error) {
+func (w *writer) indexChanges(rev, slug string, s *state.State, archive string, have []gitstate.FileChange) ([]gitstate.FileChange, error) {
 	if !w.Config.Index || s == nil {
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ type IndexReport struct {
 // commits it (with the merge attribute for it) when it differs from HEAD's.
 // It is refused unless .itr.yaml says `index: true`: an index nothing
 // keeps in step would be wrong after the next change.
-func (w *Workspace) WriteIndex() (*IndexReport, error) {
+func (w *writer) WriteIndex() (*IndexReport, error) {
 	if !w.Config.Index {
 		return nil, fmt.Errorf("%s is not kept: add `index: true` to %s (then every itr commit keeps it in step), and run this again", index.Path(w.Store), store.ConfigFile)
 	}
@@ -65,7 +65,7 @@ func (w *Workspace) WriteIndex() (*IndexReport, error) {
 		return nil, err
 	}
 	defer unlock()
-	return retryMoved(func() (*IndexReport, error) {
+	return RetryMoved(func() (*IndexReport, error) {
 		head, err := w.Repo.Head()
 		if err != nil {
 			return nil, err

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package workspace
+package record
 
 import (
 	"errors"
