@@ -1,0 +1,243 @@
+package record_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/workspace/record"
+	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/progresslog"
+	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/templates"
+)
+
+// The room's tests run the write path on a store over each repository it
+// meets: the fake of gitstate (fast, its calls counted and its failures
+// chosen) and a real repository made with the real git, opened on the
+// native engine and on git's own plumbing, judged with git itself.
+
+const (
+	root = ".claude/iterative"
+	slug = "demo"
+	dir  = root + "/" + slug
+)
+
+// plan is a plan of two units, T2 depending on T1.
+const plan = `# Demo - Tasks
+
+## Tasks
+
+- [ ] **T1**: Add the model
+  - Max iterations: 3
+- [ ] **T2**: Use the model
+  - Depends: T1
+`
+
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// world is a store over one repository, its clock moved a minute on by
+// every tick.
+type world struct {
+	t    *testing.T
+	st   *store.Store
+	fake *gitfake.Repo // nil on a real repository
+	dir  string        // the working tree
+	now  time.Time
+}
+
+// kinds are the repositories each test runs on.
+var kinds = []string{"fake", "native", "git"}
+
+// each runs fn once on every kind of repository, each with the task demo
+// created and planned.
+func each(t *testing.T, fn func(t *testing.T, w *world)) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t, kind)
+			w.seed()
+			fn(t, w)
+		})
+	}
+}
+
+// newWorld makes an empty repository of the kind with one commit.
+func newWorld(t *testing.T, kind string) *world {
+	t.Helper()
+	w := &world{t: t, now: t0}
+	var repo gitstate.Repository
+	switch kind {
+	case "fake":
+		w.fake = gitfake.New(filepath.Join(t.TempDir(), "repo"))
+		w.dir = w.fake.Root()
+		repo = w.fake
+	default:
+		isolate(t)
+		w.dir = t.TempDir()
+		w.git("init", "-q")
+		w.git("commit", "-q", "--allow-empty", "-m", "initial commit")
+		var err error
+		if kind == "git" {
+			repo, err = gitstate.OpenGit(w.dir)
+		} else {
+			repo, err = gitstate.Open(w.dir)
+		}
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = repo.Close() })
+	}
+	st, err := store.New(repo, root, store.Config{}, "", func() time.Time { return w.now })
+	require.NoError(t, err)
+	w.st = st
+	return w
+}
+
+// isolate points git at an empty home with an identity and keeps itr
+// from starting git's maintenance.
+func isolate(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY"} {
+		t.Setenv(v, "")
+		require.NoError(t, os.Unsetenv(v))
+	}
+	t.Setenv(gitstate.NoMaintenanceEnv, "1")
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
+		[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Agent\n\temail = agent@example.com\n"), 0o644))
+}
+
+// tick moves the clock a minute on.
+func (w *world) tick() { w.now = w.now.Add(time.Minute) }
+
+// seed creates the task demo with its plan, as one commit made through
+// record.Commit, as itr init does.
+func (w *world) seed() {
+	w.t.Helper()
+	stamp := w.now.Format(time.RFC3339)
+	files, err := templates.Task(templates.Data{Name: "Demo", Slug: slug, Created: stamp, Mode: "development"})
+	require.NoError(w.t, err)
+	entry := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: stamp,
+		Fields: []progresslog.Field{{Name: "Name", Value: "Demo"}, {Name: "Mode", Value: "development"}}}
+	var changes []gitstate.FileChange
+	var progress []byte
+	for _, f := range files {
+		data := f.Data
+		if f.Name == store.ProgressFile {
+			data, err = progresslog.Append(data, entry)
+			require.NoError(w.t, err)
+			progress = data
+		}
+		if f.Name == store.StateFile {
+			continue
+		}
+		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
+	}
+	after, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(progress).Entries})
+	require.Empty(w.t, problems)
+	changes = append(changes,
+		gitstate.FileChange{Path: dir + "/" + store.StateFile, Data: after.Encode()},
+		gitstate.FileChange{Path: dir + "/tasks.md", Data: []byte(plan)})
+	head, err := w.st.Repo.Head()
+	require.NoError(w.t, err)
+	_, err = record.Commit(w.st, head.Hash, slug, &record.Change{Entry: &entry, Event: store.EventCreated, Subject: "start task Demo"}, after, changes)
+	require.NoError(w.t, err)
+}
+
+// iteration is the change of one iteration of unit, as checkpoint builds it.
+func (w *world) iteration(unit string, n int, did string, signal bool) func(*store.Task) (*record.Change, error) {
+	return func(*store.Task) (*record.Change, error) {
+		e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: w.now.Format(time.RFC3339),
+			Fields: []progresslog.Field{{Name: "Did", Value: did}, {Name: "Remaining", Value: "none"}, {Name: "Blockers", Value: "none"}}}
+		if signal {
+			e.Fields = append(e.Fields, progresslog.Field{Name: "Signal", Value: unit + "_DONE"})
+		}
+		return &record.Change{Entry: e, Event: store.EventIteration, Subject: unit + " iteration: " + did}, nil
+	}
+}
+
+// head is the commit HEAD names.
+func (w *world) head() string {
+	w.t.Helper()
+	h, err := w.st.Repo.Head()
+	require.NoError(w.t, err)
+	return h.Hash
+}
+
+// read is a file of the working tree.
+func (w *world) read(rel string) string {
+	w.t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(rel)))
+	require.NoError(w.t, err)
+	return string(data)
+}
+
+// write puts a file in the working tree.
+func (w *world) write(rel, data string) {
+	w.t.Helper()
+	p := filepath.Join(w.dir, filepath.FromSlash(rel))
+	require.NoError(w.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(w.t, os.WriteFile(p, []byte(data), 0o644))
+}
+
+// committed is a file as HEAD holds it.
+func (w *world) committed(rel string) string {
+	w.t.Helper()
+	data, err := w.st.Repo.ReadFile(w.head(), rel)
+	require.NoError(w.t, err)
+	return string(data)
+}
+
+// lastCommit is HEAD's commit, trailers and all.
+func (w *world) lastCommit() gitstate.Commit {
+	w.t.Helper()
+	var c gitstate.Commit
+	require.NoError(w.t, w.st.Repo.History(w.head(), func(x gitstate.Commit) bool { c = x; return false }))
+	return c
+}
+
+// commits counts the commits reachable from HEAD.
+func (w *world) commits() int {
+	w.t.Helper()
+	n := 0
+	require.NoError(w.t, w.st.Repo.History(w.head(), func(gitstate.Commit) bool { n++; return true }))
+	return n
+}
+
+// git runs the real git in the working tree.
+func (w *world) git(args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = w.dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(w.t, err, "git %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// checkGit judges a real repository with git: fsck --strict finds
+// nothing and the working tree is clean. The fake is judged by its own
+// contract suite.
+func (w *world) checkGit() {
+	w.t.Helper()
+	if w.fake != nil {
+		return
+	}
+	w.git("fsck", "--strict", "--no-progress")
+	require.Empty(w.t, w.git("status", "--porcelain"), "the working tree is clean")
+}
+
+// gitErr runs the real git and returns its error.
+func (w *world) gitErr(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = w.dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
