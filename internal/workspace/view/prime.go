@@ -27,29 +27,26 @@ const (
 // continue: facts, most important first. Its JSON field names are part of
 // itr's interface.
 type PrimeContext struct {
-	Tasks       []ListRow   `json:"tasks,omitempty"` // several active tasks: an overview
-	Task        string      `json:"task,omitempty"`
-	Slug        string      `json:"slug,omitempty"`
-	Goal        string      `json:"goal,omitempty"`
-	Branch      string      `json:"branch,omitempty"`
-	Head        string      `json:"head,omitempty"`
-	FolderDirty bool        `json:"task_folder_dirty"`
-	Phase       string      `json:"phase,omitempty"`
-	Progress    string      `json:"progress,omitempty"`
-	Current     *UnitStatus `json:"current,omitempty"`
-	Last        *LastEntry  `json:"last,omitempty"`
-	// Work is the unit to work on now, WorkLast its newest iteration, and
-	// WorkPlan what the plan file says of it.
-	Work         *UnitStatus `json:"work,omitempty"`
-	WorkLast     *LastEntry  `json:"work_last,omitempty"`
-	WorkPlan     *PlanUnit   `json:"work_plan,omitempty"`
-	WorkReopened *Reopen     `json:"work_reopened,omitempty"`
+	Tasks       []ListRow `json:"tasks,omitempty"` // several active tasks: an overview
+	Task        string    `json:"task,omitempty"`
+	Slug        string    `json:"slug,omitempty"`
+	Goal        string    `json:"goal,omitempty"`
+	Branch      string    `json:"branch,omitempty"`
+	Head        string    `json:"head,omitempty"`
+	FolderDirty bool      `json:"task_folder_dirty"`
+	Phase       string    `json:"phase,omitempty"`
+	Progress    string    `json:"progress,omitempty"`
+	// Standing is status's reading of where the task stands, taken whole:
+	// the unit to work on and its news, the pause, the counters, the moves
+	// the rule book accepts now and the hold.
+	Standing
+	// WorkPlan is what the plan file says of Work.
+	WorkPlan *PlanUnit `json:"work_plan,omitempty"`
 	// Handoff is what Work receives from the units before it.
 	Handoff      *Handoff     `json:"handoff,omitempty"`
 	Started      []UnitStatus `json:"started,omitempty"`
 	Ready        []string     `json:"ready,omitempty"`
 	NextAction   string       `json:"next_action,omitempty"`
-	Next         string       `json:"next,omitempty"`
 	Blocked      []UnitStatus `json:"blocked,omitempty"`
 	Remaining    []UnitStatus `json:"remaining,omitempty"`
 	DoNotRepeat  []string     `json:"do_not_repeat,omitempty"`
@@ -60,18 +57,13 @@ type PrimeContext struct {
 	// Checks are the verification runs that need attention, first in the
 	// Markdown: a failed run is the news an agent resumes with.
 	Checks []Check `json:"checks,omitempty"`
-	// Paused is the task's pause while it is on hold.
-	Paused *state.Pause `json:"paused,omitempty"`
 	// Flags are the runaway and stale units, first in the Markdown.
 	Flags []Flag `json:"flags,omitempty"`
 	// Pace is the task's pace and the estimate of what remains.
 	Pace *Pace `json:"pace,omitempty"`
-	// CheckIn asks for a note before going on; PhaseHint says when the
-	// phase disagrees with the units; Critical are the critical notes.
-	CheckIn   string   `json:"check_in,omitempty"`
-	PhaseHint string   `json:"phase_hint,omitempty"`
-	Critical  []string `json:"critical,omitempty"`
-	Archive   string   `json:"archive,omitempty"` // an archived task: the ref it is read from
+	// Critical are the critical notes.
+	Critical []string `json:"critical,omitempty"`
+	Archive  string   `json:"archive,omitempty"` // an archived task: the ref it is read from
 	// Decisions are the settled choices (decisions.md), the newest per
 	// title, at most 20 (the newest); DecisionsMore counts the others.
 	Decisions     []Decision `json:"decisions,omitempty"`
@@ -81,24 +73,11 @@ type PrimeContext struct {
 	Summary *LogSummary `json:"summary,omitempty"`
 	// ProgressSize is how much of progress.md a reader has to read.
 	ProgressSize *LogSize `json:"progress_size,omitempty"`
-	// Counters are the plan's counters checked against their files; those
-	// that disagree with the item ledger come first in the Markdown.
-	Counters []CounterCheck `json:"counters,omitempty"`
-	// Actions, Hold and Recheck are status's: the moves the rule book
-	// accepts now, why no work can be recorded, the done units to re-check.
-	Actions  []Action `json:"actions"`
-	Hold     *Hold    `json:"hold,omitempty"`
-	Recheck  []string `json:"recheck,omitempty"`
-	Markdown string   `json:"markdown"`
-	sum      *Summary // the status it was built from
+	Markdown     string   `json:"markdown"`
+	sum          *Summary // the status it was built from
 	// verificationReopened is the unit of Verification when it was
 	// reopened since.
 	verificationReopened string
-
-	// Failed are the failed units that need someone, Skipped the units
-	// left out on purpose (status's failed and skipped).
-	Failed  []UnitStatus `json:"failed,omitempty"`
-	Skipped []UnitStatus `json:"skipped,omitempty"`
 }
 
 // PlanUnit is what tasks.md or plan.md says of a unit, so an agent need
@@ -174,16 +153,13 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	}
 	p := &PrimeContext{
 		Task: sum.Task, Slug: sum.Slug, Phase: sum.Phase, Progress: sum.CompactionSummary.Progress,
-		Current: sum.Current, Last: sum.Last, NextAction: sum.NextAction, Next: sum.Next,
-		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks, Paused: sum.Paused, sum: sum,
-		Flags: sum.Flags, Pace: &sum.Pace, CheckIn: sum.CheckIn, PhaseHint: sum.PhaseHint,
-		Work: sum.Work, WorkLast: sum.WorkLast, Ready: sum.Ready, WorkReopened: sum.WorkReopened,
-		Counters: sum.Counters, Actions: sum.Actions, Hold: sum.Hold, Recheck: sum.Recheck,
+		Standing: sum.Standing, NextAction: sum.NextAction, Ready: sum.Ready,
+		Blocked: sum.Blocked, DoNotRepeat: sum.DoNotRepeat, Warnings: sum.Warnings, Checks: sum.Checks,
+		Flags: sum.Flags, Pace: &sum.Pace, sum: sum,
 	}
 	if h := sum.Handoff; h != nil && (len(h.Inputs) > 0 || len(h.From) > 0) {
 		p.Handoff = h
 	}
-	p.Failed, p.Skipped = sum.Failed, sum.Skipped
 	for _, u := range sum.Started {
 		if sum.Work == nil || u.ID != sum.Work.ID {
 			p.Started = append(p.Started, u)

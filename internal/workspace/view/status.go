@@ -80,6 +80,48 @@ type CompactionSummary struct {
 	RecoveryInstructions []string `json:"recovery_instructions"`
 }
 
+// Standing is where a task stands now, as status reads it: the pause,
+// the unit to work on and its news, the units that need someone, the
+// check-in and phase hints, the counters, and the rule book's answer
+// (the moves it accepts, the hold, the units to re-check). Summary and
+// PrimeContext embed it, so prime words the very reading status words;
+// its JSON field names are part of both.
+type Standing struct {
+	// Paused is the task's pause (since, reason) while it is on hold.
+	Paused  *state.Pause `json:"paused,omitempty"`
+	Current *UnitStatus  `json:"current,omitempty"`
+	Last    *LastEntry   `json:"last,omitempty"`
+	Next    string       `json:"next,omitempty"`
+	// Work is the unit to work on now (the rule book's answer): the current
+	// unit while it is open, else the unit under way touched longest ago,
+	// else the first ready one. WorkLast is its newest iteration entry.
+	Work     *UnitStatus `json:"work,omitempty"`
+	WorkLast *LastEntry  `json:"work_last,omitempty"`
+	// WorkReopened is why Work was reopened, when that is its newest
+	// entry: the unit's last news.
+	WorkReopened *Reopen `json:"work_reopened,omitempty"`
+	// Failed are the failed units no done unit replaces: they need
+	// someone (reopen, skip, or a unit that replaces them). Skipped are
+	// the skipped units, left out on purpose.
+	Failed  []UnitStatus `json:"failed,omitempty"`
+	Skipped []UnitStatus `json:"skipped,omitempty"`
+	// CheckIn asks for a note before going on, every N iterations.
+	CheckIn string `json:"check_in,omitempty"`
+	// PhaseHint says when the phase disagrees with what the units show.
+	PhaseHint string `json:"phase_hint,omitempty"`
+	// Counters are the plan's "Counter:" lines checked against their
+	// files on disk: the count in the file and the items recorded done.
+	Counters []CounterCheck `json:"counters,omitempty"`
+	// Actions are the moves the rule book accepts now, the most urgent
+	// first, as command lines; Hold says why no work can be recorded and
+	// what clears it (absent while some unit takes work).
+	Actions []Action `json:"actions"`
+	Hold    *Hold    `json:"hold,omitempty"`
+	// Recheck are the done units built on a unit that is no longer done
+	// (reopened): re-check them once it is done again.
+	Recheck []string `json:"recheck,omitempty"`
+}
+
 // Summary is the resume summary of `itr status`. Its JSON field names are
 // part of itr's interface (docs/guide/advice.md, "itr status --json").
 type Summary struct {
@@ -90,20 +132,10 @@ type Summary struct {
 	Dir   string `json:"dir"`
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
-	// Paused is the task's pause (since, reason) while it is on hold.
-	Paused     *state.Pause `json:"paused,omitempty"`
-	Current    *UnitStatus  `json:"current,omitempty"`
-	Last       *LastEntry   `json:"last,omitempty"`
-	Next       string       `json:"next,omitempty"`
-	NextAction string       `json:"next_action"`
-	// Work is the unit to work on now (the rule book's answer): the current
-	// unit while it is open, else the unit under way touched longest ago,
-	// else the first ready one. WorkLast is its newest iteration entry.
-	Work     *UnitStatus `json:"work,omitempty"`
-	WorkLast *LastEntry  `json:"work_last,omitempty"`
-	// WorkReopened is why Work was reopened, when that is its newest
-	// entry: the unit's last news.
-	WorkReopened *Reopen `json:"work_reopened,omitempty"`
+	// Standing is where the task stands now: the reading prime takes
+	// whole.
+	Standing
+	NextAction string `json:"next_action"`
 	// Handoff is what Work receives from the units before it: its inputs
 	// and what the units it depends on wrote, did and left.
 	Handoff *Handoff `json:"handoff,omitempty"`
@@ -127,20 +159,11 @@ type Summary struct {
 	// Flags are the units that need a look first: runaway (round in
 	// circles, or near the limit) and stale (no checkpoint for long).
 	Flags []Flag `json:"flags"`
-	// Failed are the failed units no done unit replaces: they need
-	// someone (reopen, skip, or a unit that replaces them). Skipped are
-	// the skipped units, left out on purpose.
-	Failed  []UnitStatus `json:"failed,omitempty"`
-	Skipped []UnitStatus `json:"skipped,omitempty"`
 	// Claims are the units agents hold (itr claim), with their leases.
 	Claims []store.Claim `json:"claims,omitempty"`
 	// Agent is who this command acts for in claims (--agent, ITR_AGENT,
 	// else user@host:worktree), given when there are claims.
-	Agent string `json:"agent,omitempty"`
-	// CheckIn asks for a note before going on, every N iterations.
-	CheckIn string `json:"check_in,omitempty"`
-	// PhaseHint says when the phase disagrees with what the units show.
-	PhaseHint     string                  `json:"phase_hint,omitempty"`
+	Agent         string                  `json:"agent,omitempty"`
 	Discrepancies []reconcile.Discrepancy `json:"discrepancies"`
 	// Undone lists commits made without itr that took committed entries
 	// out of the task's logs (reconcile puts them back).
@@ -158,17 +181,6 @@ type Summary struct {
 	// LastSummary is the newest Summary entry of progress.md, where a
 	// reader may start.
 	LastSummary *LogSummary `json:"last_summary,omitempty"`
-	// Counters are the plan's "Counter:" lines checked against their
-	// files on disk: the count in the file and the items recorded done.
-	Counters []CounterCheck `json:"counters,omitempty"`
-	// Actions are the moves the rule book accepts now, the most urgent
-	// first, as command lines; Hold says why no work can be recorded and
-	// what clears it (absent while some unit takes work).
-	Actions []Action `json:"actions"`
-	Hold    *Hold    `json:"hold,omitempty"`
-	// Recheck are the done units built on a unit that is no longer done
-	// (reopened): re-check them once it is done again.
-	Recheck []string `json:"recheck,omitempty"`
 	// Edited are the files of the task folder with changes no commit
 	// holds (the next checkpoint commits them).
 	Edited []string `json:"edited,omitempty"`
