@@ -10,6 +10,11 @@
 // the fake shares with *gitstate.Repo; what it adds are test controls:
 // Fail, Calls, SetOperation, SetIdentity, SetHead, SetRef, Merge,
 // SetConflict and WriteBlob.
+//
+// The fake shares no code with the engine on purpose, though both build
+// trees and walk histories the same way: it is the contract suite's
+// second, independent implementation, and a shared helper would let one
+// bug pass in both.
 package gitfake
 
 import (

@@ -8,14 +8,28 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with data and mode, creating its folder if needed.
-// The temporary file is named ".<name>.itr-*" and never left behind.
+// Write replaces path with data and mode, creating its folder if needed,
+// synced to disk before the rename. The temporary file is named
+// ".<name>.itr-*" and never left behind.
 func Write(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".itr-*")
+	return replace(path, data, mode, true)
+}
+
+// Replace writes data to a temporary file beside path and renames it over
+// path, without syncing: for a file read back at once and then deleted
+// (git's own temporary files of a merge driver). A rename replaces path
+// itself, so a link put in its place meanwhile is replaced, never written
+// through.
+func Replace(path string, data []byte, mode os.FileMode) error {
+	return replace(path, data, mode, false)
+}
+
+// replace is Write and Replace once the folder exists.
+func replace(path string, data []byte, mode os.FileMode, sync bool) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".itr-*")
 	if err != nil {
 		return err
 	}
@@ -29,9 +43,11 @@ func Write(path string, data []byte, mode os.FileMode) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err

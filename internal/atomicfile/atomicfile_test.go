@@ -31,3 +31,37 @@ func TestWrite(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.IsDir())
 }
+
+// Replace puts a file in place of a link, never writing through it, and
+// leaves no temporary file behind.
+func TestReplaceReplacesALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "merged")
+	if err := os.Symlink(target, p); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Replace(p, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("the link's target was written through: %q", got)
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&os.ModeSymlink != 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s is not a plain file of mode 0600: %v, %v", p, fi.Mode(), err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "new" {
+		t.Errorf("content %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("a temporary file is left: %v", entries)
+	}
+	if err := Replace(filepath.Join(dir, "missing", "x"), nil, 0o644); err == nil {
+		t.Error("Replace made a folder: it must not")
+	}
+}

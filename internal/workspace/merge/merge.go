@@ -246,30 +246,10 @@ func driver(st *store.Store, req Request) error {
 	return nil
 }
 
-// replaceFile writes data to a temporary file beside p and renames it over
-// p: a rename replaces p itself, so a link put in its place meanwhile is
-// replaced, never written through. Unlike atomicfile.Write it does not
-// sync: p is git's own temporary file, which git reads back at once and
-// then deletes.
+// replaceFile replaces p (git's own temporary file, which git reads back
+// at once and then deletes) with data; see atomicfile.Replace.
 func replaceFile(p string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".itr-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // a no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, p)
+	return atomicfile.Replace(p, data, mode)
 }
 
 // mergeInput is one of the driver's three files.
