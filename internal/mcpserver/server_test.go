@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace"
 )
 
@@ -40,22 +41,7 @@ const tasksMD = `# Demo - Tasks
 `
 
 // isolate points git's config at empty folders and sets an identity.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "ITR_ROOT", "ITR_TASK"} {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
-	}
-	t.Setenv("GIT_AUTHOR_NAME", "Test Agent")
-	t.Setenv("GIT_AUTHOR_EMAIL", "agent@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Test Agent")
-	t.Setenv("GIT_COMMITTER_EMAIL", "agent@example.com")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[init]\n\tdefaultBranch = main\n"), 0o644))
-}
+func isolate(t *testing.T) { testgit.Isolate(t) }
 
 // git runs the real git in dir and returns its stdout.
 func git(t *testing.T, dir string, args ...string) string {

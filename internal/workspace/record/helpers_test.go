@@ -2,9 +2,7 @@ package record_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
@@ -79,7 +78,7 @@ func newWorld(t *testing.T, kind string) *world {
 		w.dir = w.fake.Root()
 		repo = w.fake
 	default:
-		isolate(t)
+		testgit.Isolate(t)
 		w.dir = t.TempDir()
 		w.git("init", "-q")
 		w.git("commit", "-q", "--allow-empty", "-m", "initial commit")
@@ -96,23 +95,6 @@ func newWorld(t *testing.T, kind string) *world {
 	require.NoError(t, err)
 	w.st = st
 	return w
-}
-
-// isolate points git at an empty home with an identity and keeps itr
-// from starting git's maintenance.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY"} {
-		t.Setenv(v, "")
-		require.NoError(t, os.Unsetenv(v))
-	}
-	t.Setenv(gitstate.NoMaintenanceEnv, "1")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
-		[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Agent\n\temail = agent@example.com\n"), 0o644))
 }
 
 // tick moves the clock a minute on.
@@ -215,11 +197,7 @@ func (w *world) commits() int {
 // git runs the real git in the working tree.
 func (w *world) git(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(w.t, err, "git %s: %s", strings.Join(args, " "), out)
-	return string(out)
+	return testgit.Git(w.t, w.dir, args...)
 }
 
 // checkGit judges a real repository with git: fsck --strict finds
@@ -235,9 +213,4 @@ func (w *world) checkGit() {
 }
 
 // gitErr runs the real git and returns its error.
-func (w *world) gitErr(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = w.dir
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+func (w *world) gitErr(args ...string) (string, error) { return testgit.Try(w.dir, args...) }
