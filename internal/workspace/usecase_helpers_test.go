@@ -274,16 +274,3 @@ func ucLsTree(t *testing.T, dir, rev, path string) []string {
 	sort.Strings(files)
 	return files
 }
-
-// ucNameStatus is `git diff-tree --name-status` of one commit: path →
-// status letter.
-func ucNameStatus(t *testing.T, dir, rev string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(ucGit(t, dir, "diff-tree", "--no-commit-id", "-r", "--name-status", rev)), "\n") {
-		if status, path, ok := strings.Cut(line, "\t"); ok {
-			out[path] = status
-		}
-	}
-	return out
-}
