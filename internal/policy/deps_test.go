@@ -136,6 +136,7 @@ var rooms = map[string][]string{
 	ws + "/view":     {ws + "/store", ws + "/verify", ws + "/runs"},
 	ws + "/record":   {ws + "/store", ws + "/verify", ws + "/recovery", ws + "/index", ws + "/merge", ws + "/view"},
 	ws + "/archive":  {ws + "/store", ws + "/record", ws + "/merge", ws + "/view"},
+	ws + "/sync":     {ws + "/store", ws + "/record", ws + "/merge"},
 }
 
 // ws is the use cases' package, the rooms' parent.
