@@ -163,8 +163,12 @@ func compareCheckpoints(itr, dir, base, name string, runs int, env []string) str
 		}
 	}
 
-	fmt.Printf("runs=%d rounds (every case once a round, order rotated), %s; load average (1 min, /proc/loadavg) %s at the start, during the rounds median %.2f, max %.2f\n",
-		runs, elapsed.Round(10*time.Millisecond), loadStart, median(loads), slices.Max(loads))
+	during := "not known here (no /proc/loadavg)"
+	if len(loads) > 0 {
+		during = fmt.Sprintf("median %.2f, max %.2f", median(loads), slices.Max(loads))
+	}
+	fmt.Printf("runs=%d rounds (every case once a round, order rotated), %s; load average (1 min, /proc/loadavg) %s at the start, during the rounds %s\n",
+		runs, elapsed.Round(10*time.Millisecond), loadStart, during)
 	fmt.Printf("ratio = median of the case ÷ median of its git CLI case; per-round: median of the ratios of the two measurements of each round\n")
 	fmt.Printf("cpu = user+sys of the process and every child it waited for (git's children included); peak = the largest ru_maxrss, never below the bench's own (see timed)\n\n")
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)

@@ -56,6 +56,9 @@ func benchGrowth(itr, dir, base, name string, runs int, counts string, env []str
 	full := append(append([]string{}, env...), "ITR_VERIFY_NO_CACHE=1")
 	var sizes []storage
 	for _, c := range strings.Split(counts, ",") {
+		if strings.TrimSpace(c) == "" {
+			continue // "" skips the table; a trailing comma adds no row
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		check(err)
 		repo := buildHistory(itr, dir, base, name, n, env)

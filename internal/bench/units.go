@@ -91,6 +91,9 @@ func benchUnits(itr, dir string, counts string, env []string) {
 	fmt.Printf("%-8s %12s %12s %12s %12s %12s\n", "units", "plan (once)", "prime", "prime RSS", "status", "status RSS")
 	var targetPrime time.Duration
 	for _, c := range strings.Split(counts, ",") {
+		if strings.TrimSpace(c) == "" {
+			continue // "" skips the table; a trailing comma adds no row
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		check(err)
 		repo, plan, err := buildUnits(itr, dir, n, env)
