@@ -135,6 +135,7 @@ var rooms = map[string][]string{
 	ws + "/index":    {ws + "/store"},
 	ws + "/view":     {ws + "/store", ws + "/verify", ws + "/runs"},
 	ws + "/record":   {ws + "/store", ws + "/verify", ws + "/recovery", ws + "/index", ws + "/merge", ws + "/view"},
+	ws + "/claims":   {ws + "/store", ws + "/record"},
 }
 
 // ws is the use cases' package, the rooms' parent.
