@@ -137,6 +137,7 @@ var rooms = map[string][]string{
 	ws + "/record":   {ws + "/store", ws + "/verify", ws + "/recovery", ws + "/index", ws + "/merge", ws + "/view"},
 	ws + "/archive":  {ws + "/store", ws + "/record", ws + "/merge", ws + "/view"},
 	ws + "/sync":     {ws + "/store", ws + "/record", ws + "/merge"},
+	ws + "/claims":   {ws + "/store", ws + "/record"},
 }
 
 // ws is the use cases' package, the rooms' parent.

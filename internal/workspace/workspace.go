@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/workspace/claims"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -36,11 +37,9 @@ type Options struct {
 // room reads through, and the use cases that write.
 type Workspace struct {
 	*store.Store
-	// The claims remote, read once per command (claimsVia).
-	claimsRead   bool
-	claimsRemote string
-	net          *gitstate.Network
-	claimsErr    error
+	// claims is the claims room of the command, made on first use
+	// (claimRoom): it reads the claims remote once per command.
+	claims *claims.Room
 }
 
 // Open opens the repository around opts.Dir and reads .itr.yaml. Settings:
