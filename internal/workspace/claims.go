@@ -1,8 +1,6 @@
 package workspace
 
 import (
-	"strings"
-
 	"github.com/itr-dev/itr/internal/workspace/claims"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/reconcile"
@@ -90,12 +88,4 @@ func (w *Workspace) StartClaimed(slug, unit string) (us *UnitStatus, claim *Clai
 		}
 	}
 	return us, claim, claimErr, nil
-}
-
-// orNoneList is list joined with commas, "none" when empty.
-func orNoneList(list []string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(list, ", ")
 }

@@ -540,8 +540,8 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
 	}
 	add("Did", req.Did)
-	add("Remaining", orNone(req.Remaining))
-	add("Blockers", orNone(req.Blockers))
+	add("Remaining", store.OrNone(req.Remaining))
+	add("Blockers", store.OrNone(req.Blockers))
 	if req.Progress != nil {
 		add(reconcile.FieldProgress, reconcile.FormatProgress(*req.Progress))
 		if d := strings.TrimSpace(req.ProgressDetail); d != "" {
@@ -574,7 +574,7 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		e.Fields = append(e.Fields, *f)
 		c.After = forget
 	}
-	add("Commit", orNone(strings.Join(commits, "\n")))
+	add("Commit", store.OrNone(strings.Join(commits, "\n")))
 	return c, nil
 }
 
@@ -609,13 +609,6 @@ func (w *Workspace) checkUncommitted(t *store.Task, ev reconcile.Event) ([]strin
 	}
 	return []string{fmt.Sprintf("%s is %s while %d work file%s no commit holds: %s; the entry cannot name that work (commit it, then name it with --commit on the next checkpoint; uncommitted_work: refuse in .itr.yaml makes this a refusal)",
 		ev.Unit, what, len(paths), store.Plural(len(paths), "", "s"), shown)}, nil
-}
-
-func orNone(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "None"
-	}
-	return s
 }
 
 // Block marks a unit blocked with a reason.

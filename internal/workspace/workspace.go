@@ -1,14 +1,16 @@
-// Package workspace holds itr's use cases: it opens a repository and runs
-// each write (init, plan, checkpoint, finish, block, unblock, phase,
-// guardrail, reconcile, archive, restore) as lock → read → decide → reduce
-// → write → commit. The rule book (reconcile.Decide) decides, the reducer
-// (reconcile.Step) reduces, gitstate commits. What is read or shown lives
-// in rooms below it, each reached through gitstate.Repository and tested
-// against a fake of it: store (where tasks are and how they are read),
-// view (status, next, log, list, prime), verify (the proof of a history),
-// merge (the merge driver), hooks (git's and the agents' hooks) and
-// recovery (the repair after a killed commit). Workspace delegates to them
-// so that front ends see one API.
+// Package workspace holds itr's use cases: it opens a repository and
+// turns each request (init, plan, checkpoint, finish, block, fail, skip,
+// reopen, phase, guardrail, decide, pause, note) into one event, which the
+// rule book (reconcile.Decide) decides and the write path (package record:
+// lock → repair → reduce → commit) records. Everything else lives in rooms
+// below it, each reached through gitstate.Repository and tested against a
+// fake of it and the real engines: record (the write path and reconcile),
+// claims, archive, sync, store (where tasks are and how they are read),
+// view (status, next, log, list, prime, the report), verify (the proof of
+// a history), merge (the merge driver), hooks (git's and the agents'
+// hooks), index (INDEX.md), runs (verification runs) and recovery (the
+// repair after a killed commit). Workspace delegates to them so that
+// front ends see one API.
 package workspace
 
 import (

@@ -289,10 +289,10 @@ func (a *archiver) archiveSummary(t *store.Task, at string) string {
 			archived = e.Stamp
 		}
 	}
-	fmt.Fprintf(&b, "Started: %s\n", orNone(created))
-	fmt.Fprintf(&b, "First checkpoint: %s\n", orNone(first))
-	fmt.Fprintf(&b, "Last checkpoint: %s\n", orNone(last))
-	fmt.Fprintf(&b, "Archived: %s\n", orNone(archived))
+	fmt.Fprintf(&b, "Started: %s\n", store.OrNone(created))
+	fmt.Fprintf(&b, "First checkpoint: %s\n", store.OrNone(first))
+	fmt.Fprintf(&b, "Last checkpoint: %s\n", store.OrNone(last))
+	fmt.Fprintf(&b, "Archived: %s\n", store.OrNone(archived))
 	if e := lastEntry(t.Log()); e != nil {
 		if reason, ok := e.Field("Forced"); ok {
 			fmt.Fprintf(&b, "Forced: %s\n", store.OneLine(reason, 200))
@@ -465,12 +465,4 @@ func (a *archiver) removeFolder(t *store.Task, at, folder string, rep *Report, r
 		}
 		return c.Hash, nil
 	})
-}
-
-// orNone is s, or "None" when it is empty.
-func orNone(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "None"
-	}
-	return s
 }

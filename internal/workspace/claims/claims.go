@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -85,20 +84,13 @@ func (r *Room) via() (string, *gitstate.Network, error) {
 	remote := up.Remote
 	if want != "" {
 		if !slices.Contains(up.Remotes, want) {
-			r.err = fmt.Errorf("%s: claims_remote %q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`, or write claims_remote: none", store.ConfigFile, want, orNoneList(up.Remotes), want)
+			r.err = fmt.Errorf("%s: claims_remote %q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`, or write claims_remote: none", store.ConfigFile, want, store.ListOrNone(up.Remotes), want)
 			return "", nil, r.err
 		}
 		remote = want
 	}
 	r.remote, r.net = remote, n
 	return remote, n, nil
-}
-
-func orNoneList(list []string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(list, ", ")
 }
 
 // Refresh brings the remote's claims of a task into this repository

@@ -16,6 +16,23 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
+// OrNone is s, or "None" when it is blank: the seed's word for an empty
+// field of an entry.
+func OrNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "None"
+	}
+	return s
+}
+
+// ListOrNone is list joined with commas, "none" when it is empty.
+func ListOrNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
 // FirstN is s cut to its first n items, with "and N more" after them.
 func FirstN(s []string, n int) []string {
 	if len(s) <= n {

@@ -92,3 +92,12 @@ func TestOneLine(t *testing.T) {
 		})
 	}
 }
+
+func TestOrNone(t *testing.T) {
+	for in, want := range map[string]string{"": "None", "  \n": "None", "a fix": "a fix"} {
+		assert.Equal(t, want, store.OrNone(in), "%q", in)
+	}
+	assert.Equal(t, "none", store.ListOrNone(nil))
+	assert.Equal(t, "origin", store.ListOrNone([]string{"origin"}))
+	assert.Equal(t, "origin, backup", store.ListOrNone([]string{"origin", "backup"}))
+}

@@ -162,7 +162,7 @@ func syncTargetOf(req Request, up gitstate.Upstream) (*syncTarget, error) {
 	fetchFrom, pushTo, mergeRef := up.Remote, up.PushRemote, up.MergeRef
 	if req.Remote != "" {
 		if !slices.Contains(up.Remotes, req.Remote) {
-			return nil, fmt.Errorf("%q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`", req.Remote, orNone(up.Remotes), req.Remote)
+			return nil, fmt.Errorf("%q is not a remote of this repository (remotes: %s); add it with `git remote add %s URL`", req.Remote, store.ListOrNone(up.Remotes), req.Remote)
 		}
 		if req.Remote != up.Remote {
 			mergeRef = ""
@@ -368,12 +368,4 @@ func (w *clone) reconcileAfterSync(rep *Report) error {
 		}
 	}
 	return nil
-}
-
-// orNone lists the names, or says "none".
-func orNone(list []string) string {
-	if len(list) == 0 {
-		return "none"
-	}
-	return strings.Join(list, ", ")
 }
