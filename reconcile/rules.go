@@ -245,7 +245,7 @@ func (r *Refusal) wordedTask(field func(string) string) string {
 		}
 		return fmt.Sprintf("unit %s is not in the task (units: %s); add it to %s and run `itr plan`", u, strings.Join(r.Units, ", "), r.PlanFile)
 	case NotAnID:
-		return fmt.Sprintf("%q is not a unit ID such as T1", u)
+		return fmt.Sprintf("%q is not a unit ID: %s", u, state.IDRule)
 	case NoneReady:
 		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
 	case BudgetSpent:

@@ -148,7 +148,7 @@ func TestStepRefusesWhatDecideRefuses(t *testing.T) {
 		{view(t, nil, ""), Event{Kind: progresslog.KindIteration, Unit: "T9"}, UnknownUnit},
 		{view(t, map[string]state.Status{"T1": state.Blocked}, ""), Event{Kind: progresslog.KindBlocked, Unit: "T1"}, AlreadyBlocked},
 		{view(t, nil, ""), Event{Kind: progresslog.KindUnblocked, Unit: "T1"}, NotBlocked},
-		{Seed(nil, "demo", nil), Event{Kind: progresslog.KindIteration, Unit: "t1"}, NotAnID},
+		{Seed(nil, "demo", nil), Event{Kind: progresslog.KindIteration, Unit: "t.1"}, NotAnID},
 		{view(t, map[string]state.Status{"T1": state.Verifying}, ""), Event{Kind: progresslog.KindReopened, Unit: "T1"}, NotDone},
 		{view(t, nil, ""), Event{Kind: progresslog.KindReopened, Unit: "T9"}, UnknownUnit},
 	} {
@@ -231,7 +231,7 @@ func TestRefusalWording(t *testing.T) {
 		{Refusal{Code: NoneReady}, "no unit is ready; name one: itr checkpoint UNIT --did"},
 		{Refusal{Code: WaitsFor, Unit: "T2", Waiting: []Dep{{ID: "T1", Status: state.Pending}, {ID: "T0"}}}, "unit T2 cannot start: it depends on T1 (pending), T0 (missing)"},
 		{Refusal{Code: UnknownUnit, Unit: "T9", Units: []string{"T1"}, PlanFile: "tasks.md", Active: true}, "unit T9 is not in tasks.md (units: T1)"},
-		{Refusal{Code: NotAnID, Unit: "x"}, `"x" is not a unit ID such as T1`},
+		{Refusal{Code: NotAnID, Unit: "x.1"}, `"x.1" is not a unit ID: an ID starts with a letter and holds letters, digits, - and _ (such as T1, IV-A, PHASE_3)`},
 		{Refusal{Code: FailedEarly, Unit: "T1", Status: state.InProgress}, "a failed check applies only in confirming or verifying"},
 		{Refusal{Code: NotStarted, Unit: "T1", Status: state.Pending}, "unit T1 is pending: record its first iteration"},
 		{Refusal{Code: BadMove, Unit: "T1", Status: state.Done, To: state.Blocked}, "unit T1: cannot move from done to blocked: done is final"},
