@@ -168,6 +168,8 @@ func TestInlineForm(t *testing.T) {
 		{"another parenthetical stays", "- [ ] S1: Find sources (see notes)", nil, "Find sources (see notes)", "", nil, false},
 		{"not at the end stays", "- [ ] S1: x (Status: PENDING) later", nil, "x (Status: PENDING) later", "", nil, false},
 		{"nested parentheses in the title", "- [ ] S1: f(x) (Status: PENDING)", nil, "f(x)", "PENDING", nil, false},
+		{"template text in the parenthetical stays", "- [ ] S1: x (Status: {STATUS})", nil, "x (Status: {STATUS})", "", nil, false},
+		{"braces in the title", "- [ ] S1: Parse {json} (Status: PENDING)", nil, "Parse {json}", "PENDING", nil, false},
 		{"another key first stays", "- [ ] S1: x (Owner: me, Status: PENDING)", nil, "x (Owner: me, Status: PENDING)", "", nil, false},
 	}
 	for _, tt := range tests {

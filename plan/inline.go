@@ -70,7 +70,7 @@ var inlineKeyRe = regexp.MustCompile(`(?i)(?:^|,)\s*(status|depends ?on)\s*:`)
 // notes)" keeps its parenthetical. A parenthetical still holding template
 // text ("{STATUS}") is kept in the title too.
 func cutInline(title string) (string, inline, bool) {
-	if !strings.HasSuffix(title, ")") || strings.Contains(title, "{") {
+	if !strings.HasSuffix(title, ")") {
 		return title, inline{}, false
 	}
 	open, depth := -1, 0
@@ -88,6 +88,9 @@ func cutInline(title string) (string, inline, bool) {
 		return title, inline{}, false
 	}
 	inner := title[open+1 : len(title)-1]
+	if strings.Contains(inner, "{") {
+		return title, inline{}, false
+	}
 	keys := inlineKeyRe.FindAllStringSubmatchIndex(inner, -1)
 	if len(keys) == 0 || keys[0][0] != 0 {
 		return title, inline{}, false
