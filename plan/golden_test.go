@@ -67,6 +67,9 @@ func summary(p *Plan) string {
 	for _, u := range p.Units {
 		fmt.Fprintf(&b, "unit %s line %d done=%v placeholder=%v title=%q\n", u.ID, u.Line, u.Done, u.Placeholder, u.Title)
 		fmt.Fprintf(&b, "  max=%d signal=%s depends=%v deps=%v dependents=%v\n", u.MaxIterations, u.Signal(), u.Depends, p.Deps(u.ID), p.Dependents(u.ID))
+		if u.Status != "" || u.DependsInline {
+			fmt.Fprintf(&b, "  inline status=%q depends_inline=%v\n", u.Status, u.DependsInline)
+		}
 		for _, f := range []Field{{"files", u.Files}, {"criteria", u.Criteria}, {"completion", u.Completion}, {"output", u.Output}, {"model", u.Model}, {"details", u.Details}, {"notes", u.Notes}} {
 			if f.Value != "" {
 				fmt.Fprintf(&b, "  %s=%q\n", f.Key, f.Value)

@@ -47,8 +47,12 @@ func (p *Plan) build(errs *[]*Error) *graph {
 		fi, fok := g.index[from]
 		ti, tok := g.index[to]
 		switch {
+		case !tok && g.caseOf(to) != "":
+			report(line, "the dependency line names %s, which is not defined (IDs are case-sensitive; the plan has %s): write %s, or add a unit %s", to, g.caseOf(to), g.caseOf(to), to)
 		case !tok:
 			report(line, "the dependency line names %s, which is not defined; add a unit %s or remove it from the line", to, to)
+		case !fok && g.caseOf(from) != "":
+			report(line, "unit %s depends on %s, which is not defined (IDs are case-sensitive; the plan has %s): write %s, or add a unit %s", to, from, g.caseOf(from), g.caseOf(from), from)
 		case !fok:
 			report(line, "unit %s depends on %s, which is not defined; add a unit %s or remove the dependency", to, from, from)
 		case fi == ti:
@@ -94,6 +98,17 @@ func (p *Plan) build(errs *[]*Error) *graph {
 		slices.SortFunc(g.dependents[i], byID)
 	}
 	return g
+}
+
+// caseOf returns the unit ID of the graph that id matches but for case,
+// "" when none does: the fix to suggest for a reference in the wrong case.
+func (g *graph) caseOf(id string) string {
+	for _, other := range g.ids {
+		if strings.EqualFold(other, id) && other != id {
+			return other
+		}
+	}
+	return ""
 }
 
 // cycle returns an error naming one dependency cycle, or nil. The cycle is

@@ -160,8 +160,10 @@ func TestCompareIDs(t *testing.T) {
 func TestValidID(t *testing.T) {
 	for s, want := range map[string]bool{
 		"T1": true, "R12": true, "QA3": true, "T0": true, "ABC123": true,
-		"": false, "T": false, "1": false, "t1": false, "T1a": false, "T-1": false, " T1": false,
-		"{ID}": false, "Ť1": false, "T１": false,
+		"IV-A": true, "PHASE_3_HIGH_SEVERITY": true, "W2-001": true, "RR": true, "V": true, "G": true, "S1": true,
+		"T": true, "t1": true, "T1a": true, "T-1": true,
+		"": false, "1": false, "1A": false, "-A": false, "IV.A": false, "A B": false, " T1": false,
+		"{ID}": false, "Ť1": false, "T１": false, "Task": false,
 	} {
 		assert.Equal(t, want, ValidID(s), "%q", s)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/itr-dev/itr/state"
 )
 
 // Parse reads a tasks.md or plan.md. file is the name used in errors. It
@@ -52,7 +54,7 @@ func read(file string, data []byte) *parser {
 	text := strings.TrimPrefix(string(data), bom)
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
-	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}}
+	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}, folded: map[string]definedID{}}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -120,6 +122,9 @@ type parser struct {
 	p    *Plan
 	errs []*Error
 	ids  map[string]int // unit ID → line of its unit line
+	// folded is the first unit ID by its FoldID, to refuse IDs that
+	// differ only in case.
+	folded map[string]definedID
 
 	fence bool // inside a ``` block
 	where int
@@ -140,6 +145,12 @@ type parser struct {
 	strayLine int
 	strayID   string
 	strayIn   string // heading of its section, "" before the first heading
+}
+
+// definedID is a unit ID and the line of its unit line.
+type definedID struct {
+	id   string
+	line int
 }
 
 // item is a sub-item being read.
@@ -181,6 +192,7 @@ func (ps *parser) run(lines []string) {
 		}
 	}
 	ps.closeRegion()
+	ps.dependencyErrors()
 	if ps.p.Mode == "" {
 		ps.p.Mode = Development
 		if path.Base(ps.p.File) == "plan.md" {
@@ -194,6 +206,22 @@ func (ps *parser) run(lines []string) {
 			where = fmt.Sprintf("is under %q", ps.strayIn)
 		}
 		ps.errorf(ps.strayLine, "unit %s %s and the file has no %q heading, so no unit is read; put the units under a %q heading", ps.strayID, where, heading, heading)
+	}
+}
+
+// dependencyErrors notes the malformed lines of the dependencies sections.
+// It runs once every unit is read: a line is a dependency line when it
+// names a unit of the plan, wherever that unit is defined.
+func (ps *parser) dependencyErrors() {
+	for _, s := range ps.p.Sections {
+		if s.Kind != DependenciesSection {
+			continue
+		}
+		for _, e := range depLines(ps.p, s.Body, s.bodyLine, true) {
+			if e.err != nil {
+				ps.errs = append(ps.errs, e.err)
+			}
+		}
 	}
 }
 
@@ -323,13 +351,6 @@ func (ps *parser) closeRegion() {
 	s.Body = strings.Join(body, "\n")
 	if len(body) > 0 {
 		s.bodyLine = ps.secFirst + lead
-	}
-	if s.Kind == DependenciesSection {
-		for _, e := range depLines(ps.p, s.Body, s.bodyLine, true) {
-			if e.err != nil {
-				ps.errs = append(ps.errs, e.err)
-			}
-		}
 	}
 	ps.p.Sections = append(ps.p.Sections, *s)
 	ps.sec, ps.body = nil, nil
@@ -522,11 +543,17 @@ func splitUnitLine(line string) (id, title string, done, ok bool) {
 		after := strings.TrimSpace(rest[2+j+2:])
 		return id, strings.TrimSpace(strings.TrimPrefix(after, ":")), done, true
 	}
+	// Without bold, the ID is the one word before the first colon; it
+	// may still be no valid ID ("IV.A"), which openUnit says.
 	i := strings.IndexByte(rest, ':')
-	if i < 0 || !ValidID(strings.TrimSpace(rest[:i])) {
+	if i < 0 {
 		return "", "", false, false
 	}
-	return strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+1:]), done, true
+	id = strings.TrimSpace(rest[:i])
+	if id == "" || strings.IndexFunc(id, unicode.IsSpace) >= 0 {
+		return "", "", false, false
+	}
+	return id, strings.TrimSpace(rest[i+1:]), done, true
 }
 
 func (ps *parser) openUnit(line string, n int) {
@@ -538,22 +565,42 @@ func (ps *parser) openUnit(line string, n int) {
 		return
 	}
 	placeholderID := templateID(id)
-	if !ValidID(id) && !placeholderID {
-		ps.errorf(n, "unit ID %q is not valid; use upper-case letters then digits, such as T1", id)
-		ps.state = unitNotes
-		return
-	}
-	if ValidID(id) {
-		if prev, dup := ps.ids[id]; dup {
-			ps.errorf(n, "unit %s is defined twice (first on line %d); give each unit its own ID", id, prev)
-		} else {
-			ps.ids[id] = n
+	if !placeholderID {
+		if err := state.CheckID(id); err != nil {
+			ps.errorf(n, "%v", err)
+			ps.state = unitNotes
+			return
 		}
+		ps.defineID(id, n)
+	}
+	head, in, isInline := cutInline(title)
+	if isInline {
+		title = head
 	}
 	ps.unit = &Unit{ID: id, Title: title, Done: done, Line: n, Placeholder: placeholderID || isTemplate(title)}
+	if isInline {
+		ps.setInline(ps.unit, in, n)
+	}
 	ps.unit.section = len(ps.p.Sections) + 1 // the section is appended when it closes
 	ps.state = unitItems
 	ps.seen = map[string]int{}
+}
+
+// defineID notes the unit ID id defined on line n, noting an error when an
+// earlier unit has it, or has it in another case.
+func (ps *parser) defineID(id string, n int) {
+	if prev, dup := ps.ids[id]; dup {
+		ps.errorf(n, "unit %s is defined twice (first on line %d); give each unit its own ID", id, prev)
+		return
+	}
+	ps.ids[id] = n
+	fold := state.FoldID(id)
+	prev, clash := ps.folded[fold]
+	if !clash {
+		ps.folded[fold] = definedID{id, n}
+		return
+	}
+	ps.errorf(n, "unit ID %s clashes with %s (%s:%d): IDs that differ only in case would share a claim ref and file names on a case-insensitive disk; rename one", id, prev.id, ps.p.File, prev.line)
 }
 
 func (ps *parser) closeUnit() {
@@ -724,6 +771,15 @@ func (ps *parser) setCounted(u *Unit, key, v string, n int) {
 			ps.errorf(n, `%s: Depends lists %q, which is not a unit ID; write unit IDs separated by commas, such as "T1, T2", or "none"`, u.ID, bad)
 			return
 		}
+		if u.DependsInline {
+			// The unit line's DependsOn said it first; both may stand
+			// only when they agree.
+			if !sameIDs(deps, u.Depends) {
+				ps.errorf(n, "%s: Depends (%s) and the DependsOn of the unit line (%s:%d: %s) list different units; keep one, or make them agree",
+					u.ID, idList(deps), ps.p.File, u.dependsLine, idList(u.Depends))
+			}
+			return
+		}
 		u.Depends, u.dependsLine = deps, n
 	}
 }
@@ -777,6 +833,14 @@ func parseDepends(v string) (deps []string, bad string) {
 	return deps, ""
 }
 
+// idList writes IDs as a Depends value does: "P1, P2", or "none".
+func idList(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
 func splitIDs(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
@@ -789,9 +853,9 @@ type depLine struct {
 }
 
 // depLines reads the edges of a dependencies section body whose first line
-// is line first. Lines without an arrow, or without any unit ID, declare
-// nothing; with strict, a line with an arrow and unit IDs must be well
-// formed, else it yields an error.
+// is line first. Lines without an arrow, or naming no unit of p, declare
+// nothing (prose such as "input -> output"); with strict, a line with an
+// arrow naming a unit must be well formed, else it yields an error.
 func depLines(p *Plan, body string, first int, strict bool) []depLine {
 	var out []depLine
 	fence := false
@@ -818,7 +882,7 @@ func depLines(p *Plan, body string, first int, strict bool) []depLine {
 		for _, g := range strings.Split(s, "->") {
 			toks := splitIDs(g)
 			for _, t := range toks {
-				anyID = anyID || ValidID(t)
+				anyID = anyID || ValidID(t) && p.Unit(t) != nil
 			}
 			groups = append(groups, toks)
 		}

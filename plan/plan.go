@@ -37,7 +37,7 @@ type Field struct{ Key, Value string }
 
 // Unit is one task (development) or phase (knowledge) of the plan.
 type Unit struct {
-	ID    string // T1, R2, QA3; template text such as "{ID}" in a placeholder unit
+	ID    string // T1, R2, IV-A, PHASE_3 (state.ValidID); template text such as "{ID}" in a placeholder unit
 	Title string
 	Done  bool // the box is checked: "- [x]"
 
@@ -70,10 +70,22 @@ type Unit struct {
 	// Counters are the unit's "Counter" sub-items, in order (a unit may
 	// have several).
 	Counters []Counter
-	// Depends lists the IDs of the "Depends" sub-item only, as written and
+	// Depends lists the IDs of the "Depends" sub-item only (or of the
+	// DependsOn of the inline form, see DependsInline), as written and
 	// deduplicated. It is nil without that sub-item and empty (not nil) for
 	// "Depends: none"; Deps gives the union with the dependencies section.
 	Depends []string
+	// DependsInline reports that Depends was read from seed 003's inline
+	// form, "- [ ] S1: Search: Find sources (Status: PENDING, DependsOn:
+	// P1, P2)", where Render writes it back. A "Depends" sub-item may
+	// list the same units too; Parse refuses one that lists others.
+	DependsInline bool
+	// Status is the Status of the inline form, in upper case: one of
+	// SeedStatuses, "" without one. It is COMPLETED exactly when the box
+	// is checked (Parse refuses a plan that says otherwise); the other
+	// values are a view, like the box: the log says where the unit
+	// stands, and Sync writes it there at every event (SeedStatus).
+	Status string
 	// Pending holds "Max iterations", "Min words" and "Depends" sub-items whose value is
 	// still template text such as "{N}", keyed by those names. Parse
 	// accepts them only in a plan that is still the template. They mean
@@ -240,10 +252,13 @@ func (p *Plan) Placeholder() bool {
 	return true
 }
 
-// ValidID reports whether s is a unit ID: one or more ASCII upper-case
-// letters followed by one or more digits, such as T1, R12 or QA3.
+// ValidID reports whether s is a unit ID: an ASCII letter, then ASCII
+// letters, digits, '-' and '_', such as T1, IV-A, W2-001 or
+// PHASE_3_HIGH_SEVERITY; it is state.ValidID, the one rule every package
+// uses. Parse refuses two IDs that differ only in case.
 func ValidID(s string) bool { return state.ValidID(s) }
 
-// CompareIDs orders unit IDs naturally (T2 < T10, R9 < T1); it is
+// CompareIDs orders unit IDs naturally (T2 < T10, R9 < T1, IV-A <
+// IV-B, W2-9 < W2-10); it is
 // state.CompareIDs, the one order every package uses.
 func CompareIDs(a, b string) int { return state.CompareIDs(a, b) }

@@ -13,7 +13,9 @@ import (
 // from; units added in code go into the first units section, and a plan
 // without one gets "## Tasks" or "## Phases" (by Mode) before its first other
 // section. Sub-items are written in canonical order: Files, Criteria,
-// Completion, Output, Max iterations, Depends, Model, then the unknown ones.
+// Completion, Output, Max iterations, Depends, Model, then the unknown ones;
+// seed 003's inline Status and DependsOn end the unit line as
+// "(Status: PENDING, DependsOn: P1, P2)".
 // Everything else is written verbatim, so Parse(Render()) gives the same
 // plan, line numbers aside.
 func (p *Plan) Render() []byte {
@@ -118,6 +120,12 @@ func (u *Unit) render() string {
 	if u.Title != "" {
 		head += ": " + u.Title
 	}
+	if in := u.renderInline(); in != "" {
+		if u.Title == "" {
+			head += ":"
+		}
+		head += " " + in
+	}
 	lines := []string{head}
 	if u.Details != "" {
 		for _, d := range strings.Split(u.Details, "\n") {
@@ -171,6 +179,9 @@ func (u *Unit) render() string {
 		item(keyMax, v)
 	}
 	switch v, ok := u.Pending[keyDepends]; {
+	case u.DependsInline && ok:
+		item(keyDepends, v)
+	case u.DependsInline: // on the unit line
 	case len(u.Depends) > 0:
 		item(keyDepends, strings.Join(u.Depends, ", "))
 	case u.Depends != nil:

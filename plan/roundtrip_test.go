@@ -28,6 +28,13 @@ var fragments = []string{
 	"  - Items: 17", "  - Items: intro, methods", "    results", "  - Counter: footnotes in outputs/memo.md",
 	"  - Counter: cites in `a.md` matching `^\\[`", "  - Counter: lines in ../x.md",
 	"T1 → T2 → T3 (sequential)", "T4 (independent)", "T1, T2 -> T5", "- T3 -> T4", "input -> output", "T1 -> T1",
+	// The seeds' own IDs and seed 003's inline DAG form.
+	"- [ ] **IV-A**: Corporate structure", "- [ ] PHASE_3_HIGH_SEVERITY: issues", "- [x] **W2-001**: questions", "- [ ] iv-a: clash",
+	"- [ ] **IV.A**: dot", "IV-A → W2-001", "  - Depends: IV-A, T1", "  - Inputs: IV-A.output",
+	"- [ ] S1: Search: Find sources (Status: PENDING, DependsOn: T1, T2)", "- [x] **S2**: done (Status: COMPLETED)",
+	"- [x] S3: done (status: completed, dependson: none)", "- [ ] **S4**: x (DependsOn: IV-A)", "- [ ] S5: y (see notes)",
+	"- [ ] S6: z (Status: IN_PROGRESS)", "- [ ] S7: (Status: BLOCKED, DependsOn: S1)", "- [ ] S8: bad (Status: done)",
+	"- [x] S9: contradiction (Status: PENDING)", "- [ ] **S10**: {title} (Status: PENDING)", "  - Depends: S1",
 }
 
 func TestRoundTripGenerated(t *testing.T) {

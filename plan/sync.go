@@ -87,7 +87,37 @@ func Tally(ids []string, status func(id string) state.Status) Counts {
 // what it can read. When nothing changes it returns data itself and false.
 // Sync is idempotent: syncing its result again with the same arguments
 // changes nothing.
+//
+// A unit line in seed 003's inline form, "- [ ] S1: Search: Find sources
+// (Status: PENDING, DependsOn: P1)", keeps its Status in step with its
+// box: COMPLETED when the box is checked; a COMPLETED on a box Sync
+// unchecks becomes PENDING; any other value stays. SyncStatus writes every
+// unit's status there.
 func Sync(data []byte, done func(id string) bool, counts Counts) ([]byte, bool) {
+	var word func(string) string
+	if done != nil {
+		word = func(id string) string {
+			if done(id) {
+				return StatusCompleted
+			}
+			return ""
+		}
+	}
+	return syncFile(data, done, word, counts)
+}
+
+// SyncStatus is Sync with each unit's status: status(ID) is state.Done
+// checks the box, and the Status of a unit line in seed 003's inline form
+// becomes SeedStatus(status(ID)) (a skipped unit's stays as written,
+// unless it says COMPLETED, which becomes PENDING).
+func SyncStatus(data []byte, status func(id string) state.Status, counts Counts) ([]byte, bool) {
+	return syncFile(data, func(id string) bool { return status(id) == state.Done }, func(id string) string { return SeedStatus(status(id)) }, counts)
+}
+
+// syncFile is Sync: done sets the boxes (nil: left alone), word the
+// inline Status values ("": the value written stays, unless it says
+// COMPLETED on an unchecked box; nil: left alone).
+func syncFile(data []byte, done func(id string) bool, word func(id string) string, counts Counts) ([]byte, bool) {
 	ps := read("", data)
 	spans := splitLines(data)
 	edits := map[int]string{} // 1-based line → new content
@@ -112,7 +142,14 @@ func Sync(data []byte, done func(id string) bool, counts Counts) ([]byte, bool) 
 				}
 			}
 			if c[3] != want {
-				edits[u.Line] = c[:3] + string(want) + c[4:]
+				c = c[:3] + string(want) + c[4:]
+				edits[u.Line] = c
+			}
+			if word == nil {
+				continue
+			}
+			if c, ok := syncStatus(c, word(u.ID), want != ' '); ok {
+				edits[u.Line] = c
 			}
 		}
 	}
@@ -153,6 +190,27 @@ func Sync(data []byte, done func(id string) bool, counts Counts) ([]byte, bool) 
 		}
 	}
 	return append(out, data[pos:]...), true
+}
+
+// syncStatus returns unit line c with w as the value of its inline Status,
+// and whether that changed c. An empty w keeps the value written unless it
+// says COMPLETED while the box is unchecked (checked false): then it is
+// PENDING.
+func syncStatus(c, w string, checked bool) (string, bool) {
+	start, end, ok := statusSpan(c)
+	if !ok {
+		return c, false
+	}
+	if w == "" {
+		if st, _ := seedStatus(c[start:end]); st != StatusCompleted || checked {
+			return c, false
+		}
+		w = StatusPending
+	}
+	if c[start:end] == w {
+		return c, false
+	}
+	return c[:start] + w + c[end:], true
 }
 
 // span is one line of a file: data[start:end] without its line ending (and
@@ -210,17 +268,15 @@ func setMeta(c, value string) (string, bool) {
 	return c[:start] + sep + value + c[end:], true
 }
 
-// SyncView is Sync with the view of the state s: the boxes of the units s
-// has done checked, and the counts of the units ids (in s, else pending).
+// SyncView is SyncStatus with the view of the state s: the boxes of the
+// units s has done checked, the inline Status of each unit its status in
+// s (pending when s has not got it), and the counts of the units ids.
 func SyncView(data []byte, ids []string, s *state.State) ([]byte, bool) {
-	counts := Tally(ids, func(id string) state.Status {
+	status := func(id string) state.Status {
 		if u := s.Units[id]; u != nil {
 			return u.Status
 		}
 		return state.Pending
-	})
-	return Sync(data, func(id string) bool {
-		u := s.Units[id]
-		return u != nil && u.Status == state.Done
-	}, counts)
+	}
+	return SyncStatus(data, status, Tally(ids, status))
 }

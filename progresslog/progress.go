@@ -112,8 +112,10 @@ func (k Kind) known() bool {
 	return k > KindOther && int(k) < len(events)
 }
 
-// ValidUnitID reports whether s is a unit ID: ASCII upper-case letters
-// followed by digits, such as T1 or R12 (state.ValidID).
+// ValidUnitID reports whether s is a unit ID: an ASCII letter, then ASCII
+// letters, digits, '-' and '_', such as T1, IV-A or PHASE_3
+// (state.ValidID). Such an ID never holds " - ", the separator of a
+// heading's parts, so "## IV-A - Iteration 1 - ts" reads as unit IV-A.
 func ValidUnitID(s string) bool { return state.ValidID(s) }
 
 // Entry is one entry of progress.md.
@@ -329,12 +331,12 @@ type headingParts struct {
 	subject, event, stamp string
 	words                 []string // the words of event
 	kind                  Kind     // the kind the first word of event names
-	looksUnit, looksTask  bool     // subject, ignoring case, is a unit ID or "Task"
+	looksUnit, looksTask  bool     // subject is a unit ID; subject, ignoring case, is "Task"
 }
 
 // splitHeading splits a heading (without "## ") into its parts. It
 // reports false for a heading that names no known event or whose
-// subject is neither a unit ID nor "Task", ignoring case.
+// subject is neither a unit ID nor "Task" (in any case).
 func splitHeading(h string) (headingParts, bool) {
 	parts := strings.SplitN(h, " - ", 3)
 	if len(parts) < 2 {
@@ -346,7 +348,7 @@ func splitHeading(h string) (headingParts, bool) {
 	}
 	kind, ok := eventKind(hp.words[0])
 	hp.kind = kind
-	hp.looksUnit, hp.looksTask = ValidUnitID(strings.ToUpper(hp.subject)), strings.EqualFold(hp.subject, "Task")
+	hp.looksUnit, hp.looksTask = ValidUnitID(hp.subject), strings.EqualFold(hp.subject, "Task")
 	if !ok || (!hp.looksUnit && !hp.looksTask) {
 		return headingParts{}, false
 	}
@@ -368,7 +370,7 @@ func (hp headingParts) subjectProblem() string {
 		return fmt.Sprintf("%s is about a unit, so its subject must be a unit ID such as T1, not %q", word, hp.subject)
 	case !unit && !hp.looksTask:
 		return fmt.Sprintf("%s is about the whole task, so its subject must be \"Task\", not %q", word, hp.subject)
-	case unit && !ValidUnitID(hp.subject), !unit && hp.subject != "Task":
+	case !unit && hp.subject != "Task":
 		subject, _, _ := hp.example()
 		return fmt.Sprintf("the subject must be written %q", subject)
 	case strings.TrimSpace(hp.stamp) == "":
@@ -408,7 +410,7 @@ func (hp headingParts) example() (subject, event, stamp string) {
 	subject, event, stamp = "Task", hp.word(), hp.stamp
 	switch {
 	case hp.kind.unitKind() && hp.looksUnit:
-		subject = strings.ToUpper(hp.subject)
+		subject = hp.subject
 	case hp.kind.unitKind():
 		subject = "T1"
 	}
@@ -513,7 +515,7 @@ func checkEventSubject(e Entry) error {
 		return fmt.Errorf("timestamp %q must be one line", e.Stamp)
 	}
 	if e.Kind.unitKind() && !ValidUnitID(e.Unit) {
-		return fmt.Errorf("%s entry: unit %q is not a unit ID such as T1 (upper-case letters, then digits)", e.Kind, e.Unit)
+		return fmt.Errorf("%s entry: %w", e.Kind, state.CheckID(e.Unit))
 	}
 	if !e.Kind.unitKind() && e.Unit != "" {
 		return fmt.Errorf("%s entry is about the whole task: leave Unit empty, not %q", e.Kind, e.Unit)

@@ -33,7 +33,7 @@ func TestFailedAndSkippedEntries(t *testing.T) {
 	assert.Equal(t, "skipped", KindSkipped.String())
 
 	_, err = Append(nil, Entry{Kind: KindFailed, Stamp: "2026-01-14T10:00:00Z"})
-	assert.ErrorContains(t, err, `failed entry: unit "" is not a unit ID`)
+	assert.ErrorContains(t, err, `failed entry: unit ID "" is not valid`)
 	l = Parse([]byte("## Task - Skipped - 2026-01-14T10:00:00Z\n"))
 	require.Len(t, l.Problems, 1)
 	assert.Contains(t, l.Problems[0].Msg, `Skipped is about a unit, so its subject must be a unit ID such as T1, not "Task"; write it as "## T1 - Skipped - 2026-01-14T10:00:00Z"`)

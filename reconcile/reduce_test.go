@@ -249,7 +249,9 @@ func TestNoPlanCreatesUnitsFromTheLog(t *testing.T) {
 	sc.must(iter("T10", 1))
 	assert.Equal(t, []string{"T2", "T10"}, sc.s.IDs())
 	assert.Nil(t, sc.unit("T2").MaxIterations)
-	assert.EqualError(t, sc.step(iter("x1", 1)), `"x1" is not a unit ID such as T1`)
+	sc.must(iter("IV-A", 1))
+	assert.Equal(t, []string{"IV-A", "T2", "T10"}, sc.s.IDs())
+	assert.EqualError(t, sc.step(iter("IV.A", 1)), `"IV.A" is not a unit ID: an ID starts with a letter and holds letters, digits, - and _ (such as T1, IV-A, PHASE_3)`)
 }
 
 func TestPlanDropsUnitsItDoesNotHave(t *testing.T) {

@@ -240,12 +240,22 @@ func (r *Refusal) wordedTask(field func(string) string) string {
 	case NoUnits:
 		return fmt.Sprintf("unit %s is not in the task: it has no units yet; write %s and run `itr plan`", u, r.PlanFile)
 	case UnknownUnit:
+		if err := state.CheckID(u); err != nil {
+			return fmt.Sprintf("%v; the units of %s: %s", err, r.PlanFile, strings.Join(r.Units, ", "))
+		}
+		if i := slices.IndexFunc(r.Units, func(id string) bool { return strings.EqualFold(id, u) }); i >= 0 {
+			where := "the task"
+			if r.Active {
+				where = r.PlanFile
+			}
+			return fmt.Sprintf("unit %s is not in %s: unit IDs are case-sensitive; did you mean %s? (units: %s)", u, where, r.Units[i], strings.Join(r.Units, ", "))
+		}
 		if r.Active {
 			return fmt.Sprintf("unit %s is not in %s (units: %s)", u, r.PlanFile, strings.Join(r.Units, ", "))
 		}
 		return fmt.Sprintf("unit %s is not in the task (units: %s); add it to %s and run `itr plan`", u, strings.Join(r.Units, ", "), r.PlanFile)
 	case NotAnID:
-		return fmt.Sprintf("%q is not a unit ID such as T1", u)
+		return fmt.Sprintf("%q is not a unit ID: %s", u, state.IDRule)
 	case NoneReady:
 		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
 	case BudgetSpent:

@@ -1,10 +1,6 @@
 package state
 
-import (
-	"encoding/json"
-	"slices"
-	"strings"
-)
+import "encoding/json"
 
 // Unit is one task (development mode) or phase (knowledge mode) of
 // state.json. Optional fields are pointers: nil means the key is absent, so
@@ -100,35 +96,6 @@ func (s *State) IDs() []string {
 	}
 	SortIDs(ids)
 	return ids
-}
-
-// SortIDs sorts unit IDs in natural order (T1, T2, ..., T10), as
-// CompareIDs orders them; each ID is split once, not at every comparison.
-func SortIDs(ids []string) {
-	type key struct{ prefix, num, rest, id string }
-	keys := make([]key, len(ids))
-	for i, id := range ids {
-		p, n, r := splitNatural(id)
-		keys[i] = key{p, strings.TrimLeft(n, "0"), r, id}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := strings.Compare(a.prefix, b.prefix); c != 0 {
-			return c
-		}
-		if len(a.num) != len(b.num) {
-			return len(a.num) - len(b.num)
-		}
-		if c := strings.Compare(a.num, b.num); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.rest, b.rest); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	for i, k := range keys {
-		ids[i] = k.id
-	}
 }
 
 // Unit returns the unit with the given ID, or nil.

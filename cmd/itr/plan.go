@@ -16,7 +16,24 @@ func newPlanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [--drop UNIT --reason TEXT]",
 		Short: "Apply tasks.md or plan.md: add new units, apply limits, report removed units",
-		Args:  cobra.NoArgs,
+		Long: `Apply tasks.md (development) or plan.md (knowledge): new units become pending, changed
+limits apply, removed units are reported (a started one only goes with --drop UNIT --reason).
+One commit; none when nothing changed. A plan with errors is refused at its file:line and
+nothing changes.
+
+Units are checkbox lines under "## Tasks" (or "## Phases"), in any of these forms:
+
+  - [ ] **T1**: Add the User model
+  - [ ] IV-A: Corporate structure
+  - [ ] S1: Search: Find sources (Status: PENDING, DependsOn: P1, P2)
+
+A unit ID starts with a letter and holds letters, digits, - and _ (T1, IV-A, W2-001,
+PHASE_3_HIGH_SEVERITY); never a dot (IV.A), and two IDs that differ only in case clash.
+The last form is seed 003's: DependsOn is the unit's dependencies (as a "- Depends: P1, P2"
+sub-item, which may also be given if it lists the same units), and Status is PENDING,
+BLOCKED, IN_PROGRESS, COMPLETED or FAILED, COMPLETED exactly when the box is [x]. Like the
+box, the Status is a view of the log: every event rewrites it.`,
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
 				slug, err := ws.Select("")

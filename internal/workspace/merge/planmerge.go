@@ -15,7 +15,8 @@ import (
 // counts: a person decides.
 var errPlanEdited = errors.New("both sides changed the plan itself (not only its checkboxes and counts): resolve it by hand, then run `itr plan`")
 
-// mergePlan merges a plan file (tasks.md, plan.md), whose checkboxes and
+// mergePlan merges a plan file (tasks.md, plan.md), whose checkboxes,
+// inline Status values (seed 003's "(Status: PENDING, DependsOn: P1)") and
 // **Status:**/**Total:** lines are a view of the state that every
 // checkpoint rewrites: two clones finishing different units change lines
 // next to each other, which git's line merge calls a conflict. The plan's
@@ -27,7 +28,7 @@ var errPlanEdited = errors.New("both sides changed the plan itself (not only its
 // taken from the boxes.
 func mergePlan(st *store.Store, req Request, base, ours, theirs []byte) ([]byte, error) {
 	norm := func(data []byte) []byte {
-		out, _ := plan.Sync(data, func(string) bool { return false }, plan.Counts{})
+		out, _ := plan.SyncStatus(data, func(string) state.Status { return state.Pending }, plan.Counts{})
 		return out
 	}
 	bN, oN, tN := norm(base), norm(ours), norm(theirs)

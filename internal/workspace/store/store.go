@@ -79,7 +79,10 @@ func (s *Store) Abs(rel string) string {
 }
 
 // ValidSlug checks that slug is one safe path segment: lower-case letters,
-// digits, dots, dashes and underscores, starting with a letter or digit.
+// digits, dashes and underscores, starting with a letter or digit, at most
+// 64 bytes, and not "archive". A dot is refused, as the seeds refuse one in
+// a name ("ALWAYS use HYPHEN (IV-A), NEVER use DOT (IV.A)"): the error
+// offers the slug with hyphens.
 func ValidSlug(slug string) error {
 	if slug == "" {
 		return fmt.Errorf("the slug is empty; give a name with letters or digits, or --slug")
@@ -91,13 +94,18 @@ func ValidSlug(slug string) error {
 		return fmt.Errorf("slug %q is reserved for archived copies; pick another --slug", slug)
 	}
 	for i, r := range slug {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_' || r == '.'))
-		if !ok {
-			return fmt.Errorf("slug %q is not a safe folder name: use lower-case letters, digits, '-', '_' or '.', starting with a letter or digit", slug)
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_'))
+		if ok {
+			continue
 		}
-	}
-	if strings.Contains(slug, "..") {
-		return fmt.Errorf("slug %q contains \"..\"; pick another --slug", slug)
+		const rule = "use lower-case letters, digits, '-' or '_', starting with a letter or digit"
+		if r == '.' {
+			fix := strings.Trim(strings.ReplaceAll(slug, ".", "-"), "-")
+			if fix != "" && ValidSlug(fix) == nil {
+				return fmt.Errorf("slug %q is not a safe folder name: it holds a dot, and a slug never does (IV-A, never IV.A); %s: write it with a hyphen, --slug %s", slug, rule, fix)
+			}
+		}
+		return fmt.Errorf("slug %q is not a safe folder name: %s", slug, rule)
 	}
 	return nil
 }

@@ -632,11 +632,20 @@ func criticalContext(sum *Summary, critical []string, guardrails []progresslog.G
 	return out
 }
 
-// mentions reports whether a guardrail names unit as a word.
+// mentions reports whether a guardrail names unit as a word, a word being
+// a run of ASCII letters, digits, '-' and '_' (the bytes of an ID) without
+// the dashes that end it: "IV-A" in "before IV-A's draft" or "(IV-A)", but
+// not "IV" in "IV-A" nor "T1" in "T10".
 func mentions(g progresslog.Guardrail, unit string) bool {
+	notID := func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}
 	for _, text := range []string{g.Name, g.When, g.Problem, g.Solution} {
-		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
-			if w == unit {
+		if !strings.Contains(text, unit) {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(text, notID) {
+			if strings.Trim(w, "-") == unit {
 				return true
 			}
 		}

@@ -616,3 +616,25 @@ func TestStatusWithoutPlan(t *testing.T) {
 	assert.Equal(t, UnitStatus{ID: "T1", Status: "in_progress", Iterations: 1}, sum.Units[0])
 	assert.Equal(t, "continue T1 (iteration 2); when its work is done, checkpoint with --signal", sum.NextAction)
 }
+
+// TestMentions: a guardrail names a unit as a whole word, the seeds' IDs
+// with a hyphen or underscores included.
+func TestMentions(t *testing.T) {
+	tests := []struct {
+		text, unit string
+		want       bool
+	}{
+		{"before IV-A's draft", "IV-A", true},
+		{"see (PHASE_3_HIGH_SEVERITY).", "PHASE_3_HIGH_SEVERITY", true},
+		{"W2-001: check the cites", "W2-001", true},
+		{"T1 needs the key", "T1", true},
+		{"IV-A only", "IV", false},
+		{"T10 only", "T1", false},
+		{"IV-AB only", "IV-A", false},
+		{"PHASE_3 only", "PHASE_3_HIGH_SEVERITY", false},
+		{"nothing here", "T1", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, mentions(progresslog.Guardrail{When: tt.text}, tt.unit), "%q in %q", tt.unit, tt.text)
+	}
+}
