@@ -109,7 +109,7 @@ func (w *Workspace) initNames(req InitRequest) (string, string, state.Mode, erro
 	if slug == "" {
 		slug = store.Slugify(name)
 	}
-	if err := store.ValidSlug(slug); err != nil {
+	if err := store.NewSlug(slug); err != nil {
 		return "", "", "", err
 	}
 	mode := req.Mode

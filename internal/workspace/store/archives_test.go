@@ -23,8 +23,7 @@ func TestSplitArchiveTag(t *testing.T) {
 		{"refs/tags/itr/archive/user-auth/2026-01-14", "user-auth", "2026-01-14", true},
 		{"refs/tags/itr/archive/user-auth/2026-01-14-2", "user-auth", "2026-01-14-2", true},
 		{"refs/tags/itr/archive/user-auth/2026-01-14-12", "user-auth", "2026-01-14-12", true},
-		{"refs/tags/itr/archive/v1-2_final/2025-12-31", "v1-2_final", "2025-12-31", true},
-		{"refs/tags/itr/archive/v1.2/2025-12-31", "", "", false}, // a slug holds no dot
+		{"refs/tags/itr/archive/v1.2/2025-12-31", "v1.2", "2025-12-31", true},
 		{"refs/heads/itr/archive/user-auth", "", "", false},
 		{"refs/tags/itr/archive/user-auth", "", "", false},
 		{"refs/tags/itr/archive/user-auth/", "", "", false},

@@ -79,10 +79,9 @@ func (s *Store) Abs(rel string) string {
 }
 
 // ValidSlug checks that slug is one safe path segment: lower-case letters,
-// digits, dashes and underscores, starting with a letter or digit, at most
-// 64 bytes, and not "archive". A dot is refused, as the seeds refuse one in
-// a name ("ALWAYS use HYPHEN (IV-A), NEVER use DOT (IV.A)"): the error
-// offers the slug with hyphens.
+// digits, dots, dashes and underscores, starting with a letter or digit,
+// no "..", at most 64 bytes, and not "archive". It is the rule for the
+// tasks that exist; a new task's slug also has no dot (NewSlug).
 func ValidSlug(slug string) error {
 	if slug == "" {
 		return fmt.Errorf("the slug is empty; give a name with letters or digits, or --slug")
@@ -94,18 +93,35 @@ func ValidSlug(slug string) error {
 		return fmt.Errorf("slug %q is reserved for archived copies; pick another --slug", slug)
 	}
 	for i, r := range slug {
-		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_'))
-		if ok {
-			continue
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_' || r == '.'))
+		if !ok {
+			return fmt.Errorf("slug %q is not a safe folder name: %s", slug, slugRule)
 		}
-		const rule = "use lower-case letters, digits, '-' or '_', starting with a letter or digit"
-		if r == '.' {
-			fix := strings.Trim(strings.ReplaceAll(slug, ".", "-"), "-")
-			if fix != "" && ValidSlug(fix) == nil {
-				return fmt.Errorf("slug %q is not a safe folder name: it holds a dot, and a slug never does (IV-A, never IV.A); %s: write it with a hyphen, --slug %s", slug, rule, fix)
-			}
+	}
+	if strings.Contains(slug, "..") {
+		return fmt.Errorf("slug %q contains \"..\"; pick another --slug", slug)
+	}
+	return nil
+}
+
+// slugRule is the rule a new slug follows, as the refusals word it.
+const slugRule = "use lower-case letters, digits, '-' or '_', starting with a letter or digit"
+
+// NewSlug checks the slug of a task about to be made: ValidSlug, and no
+// dot, as the seeds refuse one in a name ("ALWAYS use HYPHEN (IV-A), NEVER
+// use DOT (IV.A)"); the error offers the slug with hyphens. Tasks made
+// before the rule keep their dotted slugs: they are listed, read and
+// restored as ever.
+func NewSlug(slug string) error {
+	if err := ValidSlug(slug); err != nil {
+		return err
+	}
+	if strings.Contains(slug, ".") {
+		fix := strings.Trim(strings.ReplaceAll(slug, ".", "-"), "-")
+		if fix != "" && NewSlug(fix) == nil {
+			return fmt.Errorf("slug %q is not a safe folder name: it holds a dot, and a new slug never does (IV-A, never IV.A); %s: write it with a hyphen, --slug %s", slug, slugRule, fix)
 		}
-		return fmt.Errorf("slug %q is not a safe folder name: %s", slug, rule)
+		return fmt.Errorf("slug %q is not a safe folder name: %s", slug, slugRule)
 	}
 	return nil
 }
