@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/internal/testgit"
 )
 
 // isolate points git's config lookup at empty temp folders and clears the
@@ -29,21 +31,15 @@ func isolate(t testing.TB) string {
 	return home
 }
 
-// gitRun runs git in dir and fails the test on error; it returns stdout.
+// gitRun runs git in dir and fails the test on error; it returns stdout
+// and stderr together (testgit.Git).
 func gitRun(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitTry(dir, args...)
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return out
+	return testgit.Git(t, dir, args...)
 }
 
-// gitTry runs git in dir and returns combined output.
-func gitTry(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+// gitTry runs git in dir and returns combined output (testgit.Try).
+func gitTry(dir string, args ...string) (string, error) { return testgit.Try(dir, args...) }
 
 func writeFile(t testing.TB, path, data string) {
 	t.Helper()

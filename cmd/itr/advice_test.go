@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/itr-dev/itr/internal/testgit"
 )
 
 // TestAdviceRealRepositories is the advisor's property in real git
@@ -62,18 +64,11 @@ func TestAdviceRealRepositories(t *testing.T) {
 	}
 }
 
-// isolateGit gives the test's git and itr an identity and no user config.
+// isolateGit gives the test's git and itr an identity and no user config
+// (testgit.Isolate), and itr the agent me@model.
 func isolateGit(t *testing.T) {
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Test Agent", "GIT_AUTHOR_EMAIL": "agent@example.com",
-		"GIT_COMMITTER_NAME": "Test Agent", "GIT_COMMITTER_EMAIL": "agent@example.com",
-		"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "init.defaultBranch", "GIT_CONFIG_VALUE_0": "main",
-		"ITR_NO_MAINTENANCE": "1", "ITR_AGENT": "me@model",
-	} {
-		t.Setenv(k, v)
-	}
+	testgit.Isolate(t)
+	t.Setenv("ITR_AGENT", "me@model")
 }
 
 // history is a plan and the steps done to the task.
@@ -291,12 +286,8 @@ func runItr(dir string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func gitIn(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
+// gitIn runs git in dir and returns its combined output (testgit.Try).
+func gitIn(dir string, args ...string) (string, error) { return testgit.Try(dir, args...) }
 
 // replay runs a history from a fresh repository; with check it checks
 // every state and returns what went wrong ("" for nothing).

@@ -16,6 +16,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitcontract"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
 )
 
 const (
@@ -45,11 +46,11 @@ func needGit(t *testing.T) {
 // git runs the git CLI in dir and returns its standard output.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitTry(dir, args...)
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
-	return out
+	return testgit.Out(t, dir, args...)
 }
 
+// gitTry runs the git CLI in dir and returns its standard output and, when
+// it fails, its standard error after it.
 func gitTry(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir

@@ -3,10 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace"
 )
 
@@ -29,16 +28,7 @@ import (
 // take the definitions to the budget by the usual count, and no further.
 const toolsListLimit = 6000
 
-const tasksMD = `# Demo - Tasks
-
-## Tasks
-
-- [ ] **T1**: Add the model
-  - Max iterations: 5
-- [ ] **T2**: Use the model
-  - Depends: T1
-- [ ] **T3**: Docs
-`
+const tasksMD = testrepo.ModelUseDocs
 
 // isolate points git's config at empty folders and sets an identity.
 func isolate(t *testing.T) { testgit.Isolate(t) }
@@ -46,28 +36,14 @@ func isolate(t *testing.T) { testgit.Isolate(t) }
 // git runs the real git in dir and returns its stdout.
 func git(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	var stderr string
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		stderr = string(ee.Stderr)
-	}
-	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), stderr)
-	return string(out)
+	return testgit.Out(t, dir, args...)
 }
 
 // checkGit asserts what every itr command leaves: git fsck --strict clean
 // and git status --porcelain empty.
 func checkGit(t *testing.T, dir string) {
 	t.Helper()
-	fsck := exec.Command("git", "fsck", "--strict")
-	fsck.Dir = dir
-	out, err := fsck.CombinedOutput()
-	require.NoError(t, err, "git fsck --strict: %s", out)
-	assert.NotContains(t, string(out), "error")
-	assert.Empty(t, git(t, dir, "status", "--porcelain"))
+	testgit.Check(t, dir)
 }
 
 // verifyClean requires itr verify of the task "demo" in dir to find

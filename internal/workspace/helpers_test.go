@@ -1,22 +1,17 @@
 package workspace
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"io/fs"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 )
 
 // The write path's tests build real repositories with the real git, run
@@ -31,38 +26,16 @@ const (
 )
 
 // tasksMD is a plan of three units, T2 depending on T1.
-const tasksMD = `# Demo - Tasks
-
-## Tasks
-
-- [ ] **T1**: Add the model
-  - Max iterations: 5
-- [ ] **T2**: Use the model
-  - Depends: T1
-- [ ] **T3**: Docs
-`
+const tasksMD = testrepo.ModelUseDocs
 
 // t0 is the time a test's clock starts at.
 var t0 = time.Date(2026, 1, 14, 10, 0, 0, 0, time.UTC)
 
 // isolate points git's configuration at an empty home with an identity,
 // clears what would make git or itr look elsewhere, and keeps itr from
-// starting git's background maintenance after its commits.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS",
-		"GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "ITR_ROOT", "ITR_TASK", "ITR_ENGINE", "ITR_AGENT"} {
-		t.Setenv(v, "")
-		require.NoError(t, os.Unsetenv(v))
-	}
-	t.Setenv(gitstate.NoMaintenanceEnv, "1")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
-		[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Agent\n\temail = agent@example.com\n"), 0o644))
-}
+// starting git's background maintenance after its commits
+// (testgit.Isolate).
+func isolate(t *testing.T) { testgit.Isolate(t) }
 
 // engines runs fn once with each gitstate engine: the native one (what
 // itr picks for a plain repository) and git's own plumbing (ITR_ENGINE=git).
@@ -148,23 +121,12 @@ func (r *repo) checkpoint(req CheckpointRequest) *Outcome {
 // git runs the real git in the repository and returns its stdout.
 func (r *repo) git(args ...string) string {
 	r.t.Helper()
-	out, err := r.gitErr(args...)
-	require.NoError(r.t, err)
-	return out
+	return testgit.Out(r.t, r.dir, args...)
 }
 
 // gitErr runs the real git and returns its stdout, or an error holding
 // its stderr.
-func (r *repo) gitErr(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		err = errors.New("git " + strings.Join(args, " ") + ": " + err.Error() + ": " + string(ee.Stderr))
-	}
-	return string(out), err
-}
+func (r *repo) gitErr(args ...string) (string, error) { return testgit.Run(r.dir, args...) }
 
 // abs is the path on disk of a repository-relative path.
 func (r *repo) abs(rel string) string { return filepath.Join(r.dir, filepath.FromSlash(rel)) }
@@ -172,16 +134,13 @@ func (r *repo) abs(rel string) string { return filepath.Join(r.dir, filepath.Fro
 // write writes a file of the working tree.
 func (r *repo) write(rel, data string) {
 	r.t.Helper()
-	require.NoError(r.t, os.MkdirAll(filepath.Dir(r.abs(rel)), 0o755))
-	require.NoError(r.t, os.WriteFile(r.abs(rel), []byte(data), 0o644))
+	testgit.Write(r.t, r.dir, rel, data)
 }
 
 // read reads a file of the working tree.
 func (r *repo) read(rel string) string {
 	r.t.Helper()
-	data, err := os.ReadFile(r.abs(rel))
-	require.NoError(r.t, err)
-	return string(data)
+	return testgit.Read(r.t, r.dir, rel)
 }
 
 // show is the content of path as committed at rev, read by git.
@@ -231,74 +190,32 @@ func (r *repo) subject(rev string) string {
 // status is git status --porcelain with untracked files listed one by one.
 func (r *repo) status() string {
 	r.t.Helper()
-	return r.git("status", "--porcelain", "--untracked-files=all")
+	return testgit.Status(r.t, r.dir)
 }
 
 // checkGit requires what every itr command leaves: git fsck --strict
 // clean and git status --porcelain empty.
 func (r *repo) checkGit() {
 	r.t.Helper()
-	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")
-	cmd.Dir = r.dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(r.t, err, "git fsck --strict: %s", out)
-	assert.NotContains(r.t, string(out), "error", "git fsck --strict")
-	assert.NotContains(r.t, string(out), "warning", "git fsck --strict")
-	assert.Empty(r.t, r.status(), "git status --porcelain")
+	testgit.Check(r.t, r.dir)
 }
 
 // snapshot is what a refused request must leave byte for byte: HEAD, every
-// ref, the index file and the index as git lists it, and every file of the
-// working tree outside .git.
-type snapshot struct {
-	Head, Refs, Staged, Index string
-	Files                     map[string]string
-}
+// ref, the index, git's configuration, the operation in progress and
+// every file of the working tree outside git's directory.
+type snapshot = testgit.Snapshot
 
 // snap takes a snapshot with commands that read only (git status would
 // refresh the index).
 func (r *repo) snap() snapshot {
 	r.t.Helper()
-	index, err := os.ReadFile(filepath.Join(r.dir, ".git", "index"))
-	require.NoError(r.t, err)
-	s := snapshot{
-		Head:   r.head(),
-		Refs:   r.git("for-each-ref"),
-		Staged: r.git("ls-files", "--stage"),
-		Index:  digest(index),
-		Files:  map[string]string{},
-	}
-	err = filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(r.dir, p)
-		if d.IsDir() {
-			if rel == ".git" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s.Files[filepath.ToSlash(rel)] = digest(data)
-		return nil
-	})
-	require.NoError(r.t, err)
-	return s
+	return testgit.Snap(r.t, r.dir)
 }
 
 // unchanged requires the repository to be as the snapshot was.
 func (r *repo) unchanged(before snapshot) {
 	r.t.Helper()
-	require.Equal(r.t, before, r.snap(), "HEAD, refs, index and working tree")
-}
-
-func digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	testgit.Unchanged(r.t, r.dir, before)
 }
 
 // lines splits output into its non-empty lines.

@@ -8,11 +8,9 @@ package archive
 // tags), through the Repository interface in the fake.
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -20,11 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/merge"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
@@ -35,24 +34,16 @@ import (
 )
 
 // slug is the task every test archives.
-const slug = "demo"
+const slug = testrepo.Slug
 
 // threeUnits is its plan: T1 and T2 are independent, T3 waits for T1.
-const threeUnits = `# Demo - Tasks
-
-## Tasks
-
-- [ ] **T1**: Add the model
-- [ ] **T2**: Write the docs
-- [ ] **T3**: Use the model
-  - Depends: T1
-`
+const threeUnits = testrepo.ThreeUnits
 
 // oneUnit is a plan of one unit.
 const oneUnit = "# Demo - Tasks\n\n## Tasks\n\n- [ ] **T1**: The report\n"
 
 // t0 is when a fixture's clock starts: 2026-01-14 09:00 UTC.
-var t0 = time.Date(2026, 1, 14, 9, 0, 0, 0, time.UTC)
+var t0 = testrepo.T0
 
 var errBoom = errors.New("boom")
 
@@ -87,34 +78,10 @@ type fixture struct {
 	now  time.Time
 }
 
-// isolate points git's configuration at an empty home with an identity,
-// clears what would make git or itr look elsewhere, and keeps itr from
-// starting git's background maintenance after its commits.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS",
-		"GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_GLOBAL",
-		"ITR_ROOT", "ITR_TASK", "ITR_ENGINE", "ITR_AGENT", "ITR_NOW"} {
-		t.Setenv(v, "")
-		require.NoError(t, os.Unsetenv(v))
-	}
-	t.Setenv(gitstate.NoMaintenanceEnv, "1")
-	for _, v := range []string{"GIT_AUTHOR", "GIT_COMMITTER"} {
-		t.Setenv(v+"_NAME", "Test Agent")
-		t.Setenv(v+"_EMAIL", "agent@example.com")
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
-		[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Agent\n\temail = agent@example.com\n"), 0o644))
-}
-
 // newFixture makes a repository of the kind with one commit (a README).
 func newFixture(t *testing.T, kind string) *fixture {
 	t.Helper()
-	isolate(t)
+	testgit.Isolate(t)
 	f := &fixture{t: t, kind: kind, now: t0}
 	switch kind {
 	case fakeRepo:
@@ -182,7 +149,7 @@ func (f *fixture) restore(req RestoreRequest) (*RestoreReport, error) {
 func taskDir() string { return store.DefaultRoot + "/" + slug }
 
 // taskFile is a file of the task, relative to the repository top.
-func taskFile(name string) string { return taskDir() + "/" + name }
+func taskFile(name string) string { return testrepo.TaskFile(slug, name) }
 
 // abs is the path on disk of a repository-relative path.
 func (f *fixture) abs(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
@@ -190,16 +157,13 @@ func (f *fixture) abs(rel string) string { return filepath.Join(f.dir, filepath.
 // write puts a file in the working tree only.
 func (f *fixture) write(rel, data string) {
 	f.t.Helper()
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(f.abs(rel)), 0o755))
-	require.NoError(f.t, os.WriteFile(f.abs(rel), []byte(data), 0o644))
+	testgit.Write(f.t, f.dir, rel, data)
 }
 
 // read is a file of the working tree.
 func (f *fixture) read(rel string) string {
 	f.t.Helper()
-	data, err := os.ReadFile(f.abs(rel))
-	require.NoError(f.t, err)
-	return string(data)
+	return testgit.Read(f.t, f.dir, rel)
 }
 
 // newTask makes the task demo as `itr init Demo --slug demo` does and,
@@ -224,35 +188,14 @@ func (f *fixture) initTask() {
 	defer unlock()
 	head, err := st.Repo.Head()
 	require.NoError(f.t, err)
-	created := st.Stamp()
-	files, err := templates.Task(templates.Data{Name: "Demo", Slug: slug, Created: created, Mode: string(state.Development)})
-	require.NoError(f.t, err)
-	e := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
-		Fields: []progresslog.Field{{Name: "Name", Value: "Demo"}, {Name: "Mode", Value: string(state.Development)}}}
-	var changes []gitstate.FileChange
-	var after *state.State
-	for _, file := range files {
-		data := file.Data
-		if file.Name == store.ProgressFile {
-			data, err = progresslog.Append(data, e)
-			require.NoError(f.t, err)
-			var problems []reconcile.Problem
-			after, problems = reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
-			require.Empty(f.t, problems)
-		}
-		changes = append(changes, gitstate.FileChange{Path: taskFile(file.Name), Data: data})
-	}
-	for i := range changes {
-		if changes[i].Path == taskFile(store.StateFile) {
-			changes[i].Data = after.Encode()
-		}
-	}
+	task := testrepo.NewTask(f.t, taskDir(), templates.Data{Name: "Demo", Slug: slug, Created: st.Stamp()})
+	changes := task.Changes
 	attrs, changed, err := merge.Attributes(st)
 	require.NoError(f.t, err)
 	if changed {
 		changes = append(changes, gitstate.FileChange{Path: store.DefaultRoot + "/.gitattributes", Data: attrs})
 	}
-	_, err = record.Commit(st, head.Hash, slug, &record.Change{Entry: &e, Event: store.EventCreated, Subject: "start task Demo"}, after, changes)
+	_, err = record.Commit(st, head.Hash, slug, &record.Change{Entry: &task.Entry, Event: store.EventCreated, Subject: "start task Demo"}, task.State, changes)
 	require.NoError(f.t, err)
 	require.NoError(f.t, merge.Register(st))
 }
@@ -468,65 +411,42 @@ func (f *fixture) snapshot() snapshot {
 
 // ---- git itself, in a real repository ----
 
-// gitRun runs the real git in the fixture's folder and returns its stdout
-// and its error (with stderr in it).
-func (f *fixture) gitRun(args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = f.dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", errors.New("git " + strings.Join(args, " ") + ": " + err.Error() + ": " + stderr.String())
-	}
-	return stdout.String(), nil
-}
-
 // git runs the real git and returns its stdout; a failure fails the test.
 func (f *fixture) git(args ...string) string {
 	f.t.Helper()
-	out, err := f.gitRun(args...)
-	require.NoError(f.t, err)
-	return out
+	return testgit.Out(f.t, f.dir, args...)
 }
 
 // gitLine is git's output without its line end.
 func (f *fixture) gitLine(args ...string) string {
 	f.t.Helper()
-	return strings.TrimSpace(f.git(args...))
+	return testgit.Line(f.t, f.dir, args...)
 }
 
 // fsck asserts that git fsck --strict finds nothing wrong.
 func (f *fixture) fsck() {
 	f.t.Helper()
-	cmd := exec.Command("git", "fsck", "--strict", "--no-progress")
-	cmd.Dir = f.dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(f.t, err, "git fsck --strict: %s", out)
-	assert.NotContains(f.t, string(out), "error", "git fsck --strict")
-	assert.NotContains(f.t, string(out), "warning", "git fsck --strict")
+	testgit.Fsck(f.t, f.dir)
 }
 
 // checkGit asserts what every itr command leaves: git fsck --strict clean
 // and git status --porcelain empty.
 func (f *fixture) checkGit() {
 	f.t.Helper()
-	f.fsck()
-	assert.Empty(f.t, f.git("status", "--porcelain", "--untracked-files=all"), "git status --porcelain")
+	testgit.Check(f.t, f.dir)
 }
 
 // refs is `git for-each-ref` of the refs under prefix: "name objectname"
 // a line, "" when there are none.
 func (f *fixture) refs(prefix string) string {
 	f.t.Helper()
-	return f.git("for-each-ref", "--format=%(refname) %(objectname)", prefix)
+	return testgit.Refs(f.t, f.dir, prefix)
 }
 
 // lsTree lists the files under path at rev, as git sees them, sorted.
 func (f *fixture) lsTree(rev, path string) []string {
 	f.t.Helper()
-	files := strings.Fields(f.git("ls-tree", "-r", "--name-only", rev, "--", path))
-	sort.Strings(files)
-	return files
+	return testgit.LsTree(f.t, f.dir, rev, path)
 }
 
 // nameStatus is `git diff-tree --name-status` of one commit: path →
@@ -547,22 +467,5 @@ func (f *fixture) nameStatus(rev string) map[string]string {
 // bytes its first parent had. It returns how many steps it checked.
 func (f *fixture) appendOnly(rev, path string) int {
 	f.t.Helper()
-	checked := 0
-	for _, line := range strings.Split(strings.TrimSpace(f.git("rev-list", "--parents", rev)), "\n") {
-		ids := strings.Fields(line)
-		if len(ids) < 2 {
-			continue
-		}
-		now, err := f.gitRun("show", ids[0]+":"+path)
-		if err != nil {
-			continue
-		}
-		before, err := f.gitRun("show", ids[1]+":"+path)
-		if err != nil {
-			continue
-		}
-		checked++
-		assert.True(f.t, strings.HasPrefix(now, before), "%s in %s does not extend its first parent %s", path, ids[0][:7], ids[1][:7])
-	}
-	return checked
+	return testgit.AppendOnly(f.t, f.dir, rev, path)
 }

@@ -9,23 +9,20 @@ package claims
 // judged with git itself.
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -35,66 +32,24 @@ import (
 )
 
 // slug is the task every test works on.
-const slug = "demo"
+const slug = testrepo.Slug
 
 // tasksMD is its plan: T1 and T2 are independent, T3 waits for T1.
-const tasksMD = `# Demo - Tasks
-
-## Tasks
-
-- [ ] **T1**: Add the model
-- [ ] **T2**: Write the docs
-- [ ] **T3**: Use the model
-  - Depends: T1
-`
+const tasksMD = testrepo.ThreeUnits
 
 // t0 is when the tests start: 2026-01-14 09:00 UTC.
-var t0 = time.Date(2026, 1, 14, 9, 0, 0, 0, time.UTC)
+var t0 = testrepo.T0
 
 // stamp formats a time as claims carry it.
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+func stamp(t time.Time) string { return testrepo.Stamp(t) }
 
 // clock is a clock the test sets; a store reads it.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type clock = testrepo.Clock
 
-func newClock(at time.Time) *clock { return &clock{now: at} }
+func newClock(at time.Time) *clock { return testrepo.NewClock(at) }
 
-// Now is the clock's time.
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Set moves the clock to at.
-func (c *clock) Set(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = at
-}
-
-// isolate points git's configuration at an empty home with an identity,
-// clears what would make git or itr look elsewhere, and keeps git from
-// starting its background maintenance.
-func isolate(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS",
-		"GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_GLOBAL",
-		"ITR_ROOT", "ITR_TASK", "ITR_ENGINE", "ITR_AGENT", "ITR_NOW"} {
-		t.Setenv(v, "")
-		require.NoError(t, os.Unsetenv(v))
-	}
-	t.Setenv(gitstate.NoMaintenanceEnv, "1")
-	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"),
-		[]byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test Agent\n\temail = agent@example.com\n"), 0o644))
-}
+// isolate gives git a home of its own with an identity (testgit.Isolate).
+func isolate(t *testing.T) { testgit.Isolate(t) }
 
 // The repositories a fixture runs on.
 const (
@@ -158,22 +113,7 @@ func (f *fixture) repo() gitstate.Repository {
 	if f.fake != nil {
 		return f.fake
 	}
-	repo, _ := openReal(f.t, f.dir)
-	return repo
-}
-
-// openReal opens the real repository around dir as itr opens it, with
-// its .itr.yaml.
-func openReal(t *testing.T, dir string) (gitstate.Repository, store.Config) {
-	t.Helper()
-	loc, err := gitstate.Locate(dir)
-	require.NoError(t, err)
-	cfg, err := store.LoadConfig(loc.Root)
-	require.NoError(t, err)
-	repo, _, err := gitstate.OpenAt(loc, gitstate.OpenOptions{Scope: store.DefaultRoot})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = repo.Close() })
-	return repo, cfg
+	return openStore(f.t, f.dir, "", f.clock).Repo
 }
 
 // store is a store over the repository for agent, as one command opens
@@ -206,14 +146,11 @@ func (f *fixture) note(slug, text string) (string, error) {
 	return "note-" + strconv.Itoa(f.noteMade), nil
 }
 
-// openStore opens a store on the real repository around dir for agent.
+// openStore opens a store on the real repository around dir for agent,
+// with its .itr.yaml, as itr opens it.
 func openStore(t *testing.T, dir, agent string, c *clock) *store.Store {
 	t.Helper()
-	repo, cfg := openReal(t, dir)
-	st, err := store.New(repo, store.DefaultRoot, cfg, "", c.Now)
-	require.NoError(t, err)
-	st.Agent = agent
-	return st
+	return testrepo.Open(t, dir, agent, c.Now)
 }
 
 // roomAt is the claims room of one command of agent in the real
@@ -224,7 +161,7 @@ func roomAt(t *testing.T, dir, agent string, c *clock, note NoteFunc) *Room {
 }
 
 // rel is a file of the task, relative to the repository top.
-func rel(name string) string { return store.DefaultRoot + "/" + slug + "/" + name }
+func rel(name string) string { return testrepo.TaskFile(slug, name) }
 
 // commit commits changes as itr does, with the task's trailers.
 func (f *fixture) commit(e *progresslog.Entry, event, subject string, changes []gitstate.FileChange) {
@@ -234,7 +171,7 @@ func (f *fixture) commit(e *progresslog.Entry, event, subject string, changes []
 		tr = append(tr, gitstate.Trailer{Key: store.TrailerUnit, Value: e.Unit})
 	}
 	f.when = f.when.Add(time.Minute)
-	msg := "itr(" + slug + "): " + subject + "\n\n" + gitstate.FormatTrailers(tr)
+	msg := testrepo.Message(slug, subject, tr)
 	_, err := f.repo().CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: f.when, Worktree: true})
 	require.NoError(f.t, err)
 }
@@ -242,47 +179,16 @@ func (f *fixture) commit(e *progresslog.Entry, event, subject string, changes []
 // create commits what `itr init Demo --slug demo` writes.
 func (f *fixture) create() {
 	f.t.Helper()
-	created := stamp(f.when)
-	files, err := templates.Task(templates.Data{Name: "Demo", Slug: slug, Created: created, Mode: string(state.Development)})
-	require.NoError(f.t, err)
-	e := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
-		Fields: []progresslog.Field{{Name: "Name", Value: "Demo"}, {Name: "Mode", Value: string(state.Development)}}}
-	var changes []gitstate.FileChange
-	for _, file := range files {
-		data := file.Data
-		if file.Name == store.ProgressFile {
-			f.progress, err = progresslog.Append(data, e)
-			require.NoError(f.t, err)
-			data = f.progress
-		}
-		changes = append(changes, gitstate.FileChange{Path: rel(file.Name), Data: data})
-	}
-	f.fold()
-	for i := range changes {
-		if changes[i].Path == rel(store.StateFile) {
-			changes[i].Data = f.state.Encode()
-		}
-	}
-	f.commit(&e, store.EventCreated, "start task Demo", changes)
-}
-
-// fold folds progress.md into the view.
-func (f *fixture) fold() {
-	f.t.Helper()
-	s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: f.state, Plan: f.plan, Entries: progresslog.Parse(f.progress).Entries})
-	for _, p := range problems {
-		require.True(f.t, p.Note, "fold problem: %v", p)
-	}
-	f.state = s
+	task := testrepo.NewTask(f.t, store.DefaultRoot+"/"+slug, templates.Data{Name: "Demo", Slug: slug, Created: stamp(f.when)})
+	f.progress, f.state = task.Files[store.ProgressFile], task.State
+	f.commit(&task.Entry, store.EventCreated, "start task Demo", task.Changes)
 }
 
 // record appends e to progress.md, folds it and commits both (and extra).
 func (f *fixture) record(e progresslog.Entry, event, subject string, extra ...gitstate.FileChange) {
 	f.t.Helper()
-	var err error
-	f.progress, err = progresslog.Append(f.progress, e)
-	require.NoError(f.t, err)
-	f.fold()
+	f.progress = testrepo.Append(f.t, f.progress, e)
+	f.state = testrepo.Fold(f.t, slug, f.state, f.plan, f.progress)
 	changes := append([]gitstate.FileChange{
 		{Path: rel(store.ProgressFile), Data: f.progress},
 		{Path: rel(store.StateFile), Data: f.state.Encode()},
@@ -392,99 +298,62 @@ func (f *fixture) head() string {
 	return h.Hash
 }
 
-// gitRun runs the real git in dir and returns its stdout and its error
-// (with stderr in it).
-func gitRun(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err != nil {
-		err = errors.New("git " + strings.Join(args, " ") + ": " + err.Error() + ": " + stderr.String())
-	}
-	return stdout.String(), err
-}
+// ---- git itself, in a real repository (package testgit) ----
 
 // gitIn runs the real git in dir and returns its stdout; a failure fails
 // the test.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := gitRun(dir, args...)
-	require.NoError(t, err)
-	return out
+	return testgit.Out(t, dir, args...)
 }
 
 // gitLine is gitIn's output without its line end.
 func gitLine(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	return strings.TrimSpace(gitIn(t, dir, args...))
+	return testgit.Line(t, dir, args...)
 }
 
 // checkGit asserts what every itr command leaves: git fsck --strict clean
 // and git status --porcelain empty.
 func checkGit(t *testing.T, dir string) {
 	t.Helper()
-	fsck := exec.Command("git", "fsck", "--strict", "--no-progress")
-	fsck.Dir = dir
-	out, err := fsck.CombinedOutput()
-	require.NoError(t, err, "git fsck --strict: %s", out)
-	assert.NotContains(t, string(out), "error", "git fsck --strict")
-	assert.NotContains(t, string(out), "warning", "git fsck --strict")
-	assert.Empty(t, gitIn(t, dir, "status", "--porcelain", "--untracked-files=all"), "git status --porcelain")
+	testgit.Check(t, dir)
 }
 
 // fsckBare asserts that a bare repository is valid for git fsck --strict.
 func fsckBare(t *testing.T, bare string) {
 	t.Helper()
-	out, err := exec.Command("git", "--git-dir", bare, "fsck", "--strict", "--no-progress").CombinedOutput()
-	require.NoError(t, err, "git fsck --strict %s: %s", bare, out)
-	assert.NotContains(t, string(out), "error")
+	testgit.FsckBare(t, bare)
 }
 
 // makeBare makes a bare repository, makes it dir's origin and pushes
 // dir's main to it with upstream tracking. It returns the bare repository.
 func makeBare(t *testing.T, dir string) string {
 	t.Helper()
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	gitIn(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
-	gitIn(t, dir, "remote", "add", "origin", bare)
-	gitIn(t, dir, "push", "-q", "-u", "origin", "main")
-	return bare
+	return testgit.Bare(t, dir)
 }
 
 // clone clones the bare repository into a new folder.
 func clone(t *testing.T, bare string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "clone")
-	gitIn(t, filepath.Dir(dir), "clone", "-q", bare, dir)
-	return dir
+	return testgit.Clone(t, bare)
 }
 
 // bareGit runs git on the bare repository.
 func bareGit(t *testing.T, bare string, args ...string) string {
 	t.Helper()
-	return gitIn(t, filepath.Dir(bare), append([]string{"--git-dir", bare}, args...)...)
+	return testgit.BareGit(t, bare, args...)
 }
 
 // refs is `git for-each-ref` of the refs under prefix (all refs when it
 // is ""): "name objectname" a line, "" when there are none.
 func refs(t *testing.T, dir, prefix string) string {
 	t.Helper()
-	args := []string{"for-each-ref", "--format=%(refname) %(objectname)"}
-	if prefix != "" {
-		args = append(args, prefix)
-	}
-	return gitIn(t, dir, args...)
+	return testgit.Refs(t, dir, prefix)
 }
 
 // claimBlob is the claim a ref holds, as git reads the blob.
 func claimBlob(t *testing.T, dir, ref string) store.Claim {
 	t.Helper()
-	require.Equal(t, "blob", gitLine(t, dir, "cat-file", "-t", ref), "%s holds a blob", ref)
-	dec := json.NewDecoder(strings.NewReader(gitIn(t, dir, "cat-file", "blob", ref)))
-	dec.DisallowUnknownFields()
-	var c store.Claim
-	require.NoError(t, dec.Decode(&c), "%s holds a claim", ref)
-	return c
+	return testrepo.ClaimBlob(t, dir, ref)
 }

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,10 +12,11 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
-	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
 )
@@ -75,16 +75,10 @@ func (f *fixture) tick() string {
 	return f.now.Format(time.RFC3339)
 }
 
-func (f *fixture) abs(rel string) string {
-	return filepath.Join(f.fake.Root(), filepath.FromSlash(rel))
-}
-
 // writeDisk writes a file in the working tree only.
 func (f *fixture) writeDisk(rel, data string) {
 	f.t.Helper()
-	p := f.abs(rel)
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(p), 0o777))
-	require.NoError(f.t, os.WriteFile(p, []byte(data), 0o666))
+	testgit.Write(f.t, f.fake.Root(), rel, data)
 }
 
 // workCommit commits one file as a person would, with no itr trailers.
@@ -122,33 +116,10 @@ func (b *task) rel(name string) string { return b.f.st.Rel(b.slug, name) }
 func (f *fixture) newTask(slug string) *task {
 	f.t.Helper()
 	created := f.tick()
-	files, err := templates.Task(templates.Data{Name: "Task " + slug, Slug: slug, Created: created, Mode: string(state.Development)})
-	require.NoError(f.t, err)
 	b := &task{f: f, slug: slug}
-	e := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
-		Fields: []progresslog.Field{{Name: "Name", Value: "Task " + slug}, {Name: "Mode", Value: string(state.Development)}}}
-	var changes []gitstate.FileChange
-	for _, file := range files {
-		data := file.Data
-		switch file.Name {
-		case store.ProgressFile:
-			data, err = progresslog.Append(data, e)
-			require.NoError(f.t, err)
-			b.progress = data
-			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
-			require.Empty(f.t, problems)
-			b.state = s
-		case store.GuardrailsFile:
-			b.guards = data
-		}
-		changes = append(changes, gitstate.FileChange{Path: b.rel(file.Name), Data: data})
-	}
-	for i := range changes {
-		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
-			changes[i].Data = b.state.Encode()
-		}
-	}
-	b.commit(&e, store.EventCreated, "start task "+slug, changes)
+	nt := testrepo.NewTask(f.t, f.st.TaskDir(slug), templates.Data{Name: "Task " + slug, Slug: slug, Created: created, Mode: string(state.Development)})
+	b.progress, b.guards, b.state = nt.Files[store.ProgressFile], nt.Files[store.GuardrailsFile], nt.State
+	b.commit(&nt.Entry, store.EventCreated, "start task "+slug, nt.Changes)
 	return b
 }
 
@@ -156,17 +127,7 @@ func (f *fixture) newTask(slug string) *task {
 func (b *task) commit(e *progresslog.Entry, event, subject string, changes []gitstate.FileChange) {
 	f := b.f
 	f.t.Helper()
-	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: b.slug}, {Key: store.TrailerEvent, Value: event}}
-	if e != nil && e.Unit != "" {
-		tr = append(tr, gitstate.Trailer{Key: store.TrailerUnit, Value: e.Unit})
-		if e.Kind == progresslog.KindIteration {
-			tr = append(tr, gitstate.Trailer{Key: store.TrailerIteration, Value: strconv.Itoa(e.Iteration)})
-		}
-		if u := b.state.Units[e.Unit]; u != nil {
-			tr = append(tr, gitstate.Trailer{Key: store.TrailerStatus, Value: string(u.Status)})
-		}
-	}
-	msg := "itr(" + b.slug + "): " + subject + "\n\n" + gitstate.FormatTrailers(tr)
+	msg := testrepo.Message(b.slug, subject, testrepo.Trailers(b.slug, event, e, b.state))
 	c, err := f.fake.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: f.now, Worktree: true})
 	require.NoError(f.t, err)
 	b.last = c
@@ -177,13 +138,8 @@ func (b *task) commit(e *progresslog.Entry, event, subject string, changes []git
 func (b *task) record(e progresslog.Entry, event, subject string, extra ...gitstate.FileChange) *task {
 	f := b.f
 	f.t.Helper()
-	var err error
-	b.progress, err = progresslog.Append(b.progress, e)
-	require.NoError(f.t, err)
-	s, problems := reconcile.Fold(reconcile.Input{Slug: b.slug, Base: b.state, Plan: b.plan, Entries: progresslog.Parse(b.progress).Entries})
-	for _, p := range problems {
-		require.True(f.t, p.Note, "fold problem: %v", p)
-	}
+	b.progress = testrepo.Append(f.t, b.progress, e)
+	s := testrepo.Fold(f.t, b.slug, b.state, b.plan, b.progress)
 	b.state = s
 	changes := append([]gitstate.FileChange{
 		{Path: b.rel(store.ProgressFile), Data: b.progress},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -119,14 +120,8 @@ func (f *fixture) newTask() *line {
 func (l *line) append(e progresslog.Entry) {
 	f := l.f
 	f.t.Helper()
-	var err error
-	l.progress, err = progresslog.Append(l.progress, e)
-	require.NoError(f.t, err)
-	s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Base: l.state, Plan: f.plan, Entries: progresslog.Parse(l.progress).Entries})
-	for _, p := range problems {
-		require.True(f.t, p.Note, "fold problem: %v", p)
-	}
-	l.state = s
+	l.progress = testrepo.Append(f.t, l.progress, e)
+	l.state = testrepo.Fold(f.t, slug, l.state, f.plan, l.progress)
 }
 
 // commit commits progress.md and state.json (and more) on the current
@@ -140,7 +135,7 @@ func (l *line) commit(subject, event string, more ...gitstate.FileChange) gitsta
 	}, more...)
 	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: slug}, {Key: store.TrailerEvent, Value: event},
 		{Key: store.TrailerLog, Value: store.LogDigest(l.progress)}}
-	msg := "itr(" + slug + "): " + subject + "\n\n" + gitstate.FormatTrailers(tr)
+	msg := testrepo.Message(slug, subject, tr)
 	c, err := f.repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: f.now, Worktree: len(more) > 0})
 	require.NoError(f.t, err)
 	l.last = c

@@ -1,7 +1,6 @@
 package record_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,10 +10,10 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
 	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
-	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/templates"
 )
 
@@ -104,33 +103,11 @@ func (w *world) tick() { w.now = w.now.Add(time.Minute) }
 // record.Commit, as itr init does.
 func (w *world) seed() {
 	w.t.Helper()
-	stamp := w.now.Format(time.RFC3339)
-	files, err := templates.Task(templates.Data{Name: "Demo", Slug: slug, Created: stamp, Mode: "development"})
-	require.NoError(w.t, err)
-	entry := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: stamp,
-		Fields: []progresslog.Field{{Name: "Name", Value: "Demo"}, {Name: "Mode", Value: "development"}}}
-	var changes []gitstate.FileChange
-	var progress []byte
-	for _, f := range files {
-		data := f.Data
-		if f.Name == store.ProgressFile {
-			data, err = progresslog.Append(data, entry)
-			require.NoError(w.t, err)
-			progress = data
-		}
-		if f.Name == store.StateFile {
-			continue
-		}
-		changes = append(changes, gitstate.FileChange{Path: dir + "/" + f.Name, Data: data})
-	}
-	after, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(progress).Entries})
-	require.Empty(w.t, problems)
-	changes = append(changes,
-		gitstate.FileChange{Path: dir + "/" + store.StateFile, Data: after.Encode()},
-		gitstate.FileChange{Path: dir + "/tasks.md", Data: []byte(plan)})
+	task := testrepo.NewTask(w.t, dir, templates.Data{Name: "Demo", Slug: slug, Created: w.now.Format(time.RFC3339), Mode: "development"})
+	changes := append(task.Changes, gitstate.FileChange{Path: dir + "/tasks.md", Data: []byte(plan)})
 	head, err := w.st.Repo.Head()
 	require.NoError(w.t, err)
-	_, err = record.Commit(w.st, head.Hash, slug, &record.Change{Entry: &entry, Event: store.EventCreated, Subject: "start task Demo"}, after, changes)
+	_, err = record.Commit(w.st, head.Hash, slug, &record.Change{Entry: &task.Entry, Event: store.EventCreated, Subject: "start task Demo"}, task.State, changes)
 	require.NoError(w.t, err)
 }
 
@@ -157,17 +134,13 @@ func (w *world) head() string {
 // read is a file of the working tree.
 func (w *world) read(rel string) string {
 	w.t.Helper()
-	data, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(rel)))
-	require.NoError(w.t, err)
-	return string(data)
+	return testgit.Read(w.t, w.dir, rel)
 }
 
 // write puts a file in the working tree.
 func (w *world) write(rel, data string) {
 	w.t.Helper()
-	p := filepath.Join(w.dir, filepath.FromSlash(rel))
-	require.NoError(w.t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(w.t, os.WriteFile(p, []byte(data), 0o644))
+	testgit.Write(w.t, w.dir, rel, data)
 }
 
 // committed is a file as HEAD holds it.
@@ -208,8 +181,8 @@ func (w *world) checkGit() {
 	if w.fake != nil {
 		return
 	}
-	w.git("fsck", "--strict", "--no-progress")
-	require.Empty(w.t, w.git("status", "--porcelain"), "the working tree is clean")
+	testgit.Fsck(w.t, w.dir)
+	require.Empty(w.t, testgit.Status(w.t, w.dir), "the working tree is clean")
 }
 
 // gitErr runs the real git and returns its error.

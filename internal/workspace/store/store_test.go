@@ -13,6 +13,8 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/templates"
 )
@@ -59,9 +61,7 @@ func (f *fixture) abs(rel string) string {
 // write puts a file in the working tree only.
 func (f *fixture) write(rel, data string) {
 	f.t.Helper()
-	p := f.abs(rel)
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(p), 0o777))
-	require.NoError(f.t, os.WriteFile(p, []byte(data), 0o666))
+	testgit.Write(f.t, f.fake.Root(), rel, data)
 }
 
 // symlink makes rel a symbolic link to target in the working tree.
@@ -95,8 +95,7 @@ func del(rel string) gitstate.FileChange { return gitstate.FileChange{Path: rel,
 
 // itrMsg is the message of an itr commit of slug with its trailers.
 func itrMsg(slug, event string) string {
-	return "itr(" + slug + "): " + event + "\n\n" +
-		store.TrailerTask + ": " + slug + "\n" + store.TrailerEvent + ": " + event + "\n"
+	return testrepo.Message(slug, event, testrepo.Trailers(slug, event, nil, nil))
 }
 
 func rel(slug, name string) string { return root + "/" + slug + "/" + name }

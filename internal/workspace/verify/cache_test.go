@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/internal/workspace/verify"
 )
@@ -31,15 +32,7 @@ func newRealRepo(t *testing.T) *realRepo {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Test Agent", "GIT_AUTHOR_EMAIL": "agent@example.com",
-		"GIT_COMMITTER_NAME": "Test Agent", "GIT_COMMITTER_EMAIL": "agent@example.com",
-		"ITR_NO_MAINTENANCE": "1", "ITR_ROOT": "", "ITR_TASK": "", "ITR_ENGINE": "",
-	} {
-		t.Setenv(k, v)
-	}
+	testgit.Isolate(t)
 	r := &realRepo{t: t, dir: filepath.Join(t.TempDir(), "repo")}
 	r.git("init", "-q", "-b", "main", r.dir)
 	r.write("README", "demo\n")

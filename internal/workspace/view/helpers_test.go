@@ -2,7 +2,6 @@ package view
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,10 +12,11 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
-	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 	"github.com/itr-dev/itr/templates"
 )
@@ -62,9 +62,7 @@ func (f *fixture) abs(rel string) string {
 // writeDisk writes a file in the working tree only.
 func (f *fixture) writeDisk(rel string, data string) {
 	f.t.Helper()
-	p := f.abs(rel)
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(p), 0o777))
-	require.NoError(f.t, os.WriteFile(p, []byte(data), 0o666))
+	testgit.Write(f.t, f.repo.Root(), rel, data)
 }
 
 // plainCommit commits files as a person would with git, without itr's
@@ -100,30 +98,10 @@ func (b *task) rel(name string) string { return b.f.st.Rel(b.slug, name) }
 func (f *fixture) newTask(slug, name string, mode state.Mode) *task {
 	f.t.Helper()
 	created := f.tick()
-	files, err := templates.Task(templates.Data{Name: name, Slug: slug, Created: created, Mode: string(mode)})
-	require.NoError(f.t, err)
 	b := &task{f: f, slug: slug, mode: mode, planName: store.PlanNameFor(mode)}
-	e := progresslog.Entry{Kind: progresslog.KindCreated, Stamp: created,
-		Fields: []progresslog.Field{{Name: "Name", Value: name}, {Name: "Mode", Value: string(mode)}}}
-	var changes []gitstate.FileChange
-	for _, file := range files {
-		data := file.Data
-		if file.Name == store.ProgressFile {
-			data, err = progresslog.Append(data, e)
-			require.NoError(f.t, err)
-			b.progress = data
-			s, problems := reconcile.Fold(reconcile.Input{Slug: slug, Entries: progresslog.Parse(data).Entries})
-			require.Empty(f.t, problems)
-			b.state = s
-		}
-		changes = append(changes, gitstate.FileChange{Path: b.rel(file.Name), Data: data})
-	}
-	for i := range changes {
-		if strings.HasSuffix(changes[i].Path, "/"+store.StateFile) {
-			changes[i].Data = b.state.Encode()
-		}
-	}
-	b.commit(&e, store.EventCreated, "start task "+name, changes)
+	nt := testrepo.NewTask(f.t, f.st.TaskDir(slug), templates.Data{Name: name, Slug: slug, Created: created, Mode: string(mode)})
+	b.progress, b.state = nt.Files[store.ProgressFile], nt.State
+	b.commit(&nt.Entry, store.EventCreated, "start task "+name, nt.Changes)
 	return b
 }
 
@@ -131,22 +109,13 @@ func (f *fixture) newTask(slug, name string, mode state.Mode) *task {
 func (b *task) commit(e *progresslog.Entry, event, subject string, changes []gitstate.FileChange) {
 	f := b.f
 	f.t.Helper()
-	tr := []gitstate.Trailer{{Key: store.TrailerTask, Value: b.slug}, {Key: store.TrailerEvent, Value: event}}
-	if e != nil && e.Unit != "" {
-		tr = append(tr, gitstate.Trailer{Key: store.TrailerUnit, Value: e.Unit})
-		if e.Kind == progresslog.KindIteration {
-			tr = append(tr, gitstate.Trailer{Key: store.TrailerIteration, Value: strconv.Itoa(e.Iteration)})
-		}
-		if u := b.state.Units[e.Unit]; u != nil {
-			tr = append(tr, gitstate.Trailer{Key: store.TrailerStatus, Value: string(u.Status)})
-		}
-	}
+	tr := testrepo.Trailers(b.slug, event, e, b.state)
 	for _, ch := range changes {
 		if ch.Path == b.rel(store.ProgressFile) {
 			tr = append(tr, gitstate.Trailer{Key: store.TrailerLog, Value: store.LogDigest(ch.Data)})
 		}
 	}
-	msg := "itr(" + b.slug + "): " + store.OneLine(subject, 72) + "\n\n" + gitstate.FormatTrailers(tr)
+	msg := testrepo.Message(b.slug, store.OneLine(subject, 72), tr)
 	c, err := f.repo.CommitFiles(gitstate.CommitRequest{Changes: changes, Message: msg, When: f.now, Worktree: true})
 	require.NoError(f.t, err)
 	b.lastCommit = c
@@ -157,13 +126,8 @@ func (b *task) commit(e *progresslog.Entry, event, subject string, changes []git
 func (b *task) record(e progresslog.Entry, event, subject string) *task {
 	f := b.f
 	f.t.Helper()
-	var err error
-	b.progress, err = progresslog.Append(b.progress, e)
-	require.NoError(f.t, err)
-	s, problems := reconcile.Fold(reconcile.Input{Slug: b.slug, Base: b.state, Plan: b.plan, Entries: progresslog.Parse(b.progress).Entries})
-	for _, p := range problems {
-		require.True(f.t, p.Note, "fold problem: %v", p)
-	}
+	b.progress = testrepo.Append(f.t, b.progress, e)
+	s := testrepo.Fold(f.t, b.slug, b.state, b.plan, b.progress)
 	b.state = s
 	changes := []gitstate.FileChange{
 		{Path: b.rel(store.ProgressFile), Data: b.progress},
