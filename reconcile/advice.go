@@ -64,6 +64,11 @@ type Situation struct {
 	Unready map[string][]evidence.Problem
 	// Interrupted are the checks cut off before itr could record them.
 	Interrupted []Interrupted
+	// Counts are the units' plan counters counted in their files: while
+	// one disagrees with the items done, a move toward done is refused
+	// (where the plan says "Settle items before done"), so none is
+	// offered.
+	Counts Counts
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -340,13 +345,14 @@ func stuckHold(s *state.State, a Advice) *Hold {
 // offers are the moves Decide accepts now, the most urgent first.
 func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offer {
 	var out []Offer
-	try := func(o Offer) {
-		o.Intent.Unit, o.Intent.Held, o.Intent.Missing = o.Unit, sit.Held, sit.Missing
+	try := func(o Offer) error {
+		o.Intent.Unit, o.Intent.Held, o.Intent.Missing, o.Intent.Counts = o.Unit, sit.Held, sit.Missing, sit.Counts
 		o.Intent.WillRun = o.Verify
 		ev, err := decide(s, p, o.Intent)
 		if err == nil && !(Closing(ev) && len(sit.Unready[o.Unit]) > 0) {
 			out = append(out, o)
 		}
+		return err
 	}
 	tainted := taintedBy(s, p, sit.Broken)
 	// A done unit whose output broke comes first: work may build on it.
@@ -367,7 +373,11 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	for _, id := range append(append([]string{a.Unit}, a.Started...), a.Ready...) {
 		if id != "" && !tainted[id] {
 			for _, o := range unitOffers(s.Units[id], checkOf(p, id) != "") {
-				try(o)
+				// A move toward done held by unsettled items: the item
+				// work that settles them instead.
+				if so, ok := settleOffer(try(o), s.Units[id]); ok {
+					_ = try(so)
+				}
 			}
 			break
 		}

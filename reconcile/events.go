@@ -46,6 +46,20 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 			}
 			ev.Items = marks
 		}
+		if v, ok := e.Field(progresslog.FieldValues); ok {
+			values, err := progresslog.ParseValues(v)
+			if err != nil {
+				problems = append(problems, "**Values:** "+err.Error()+" (the values were not recorded)")
+			}
+			ev.Values = values
+		}
+		if v, ok := e.Field(progresslog.FieldMetrics); ok {
+			metrics, err := progresslog.ParseMetrics(v)
+			if err != nil {
+				problems = append(problems, "**Metrics:** "+err.Error()+" (the metrics were not recorded)")
+			}
+			ev.Metrics = metrics
+		}
 	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindBlocked {
