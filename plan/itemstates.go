@@ -460,3 +460,77 @@ func (ps *parser) addMetric(u *Unit, it *item) {
 	}
 	u.Metrics = append(u.Metrics, m)
 }
+
+// ItemsIn are the unit's recorded items (among the plan's items when it
+// gives them) in the states keep picks.
+func (u *Unit) ItemsIn(it *state.Items, keep func(st string) bool) state.ItemSet {
+	var out state.ItemSet
+	for _, st := range it.StateNames() {
+		if keep(st) {
+			out = out.Union(u.Recorded(it, st))
+		}
+	}
+	return out
+}
+
+// StateItems are the items of a ledger in one state; State "" stands for
+// the plan's items not recorded in any.
+type StateItems struct {
+	State string
+	Items state.ItemSet
+}
+
+// Unsettled are the unit's items that are not settled under lifecycle d,
+// by state in the lifecycle's order (states it does not know, after a
+// plan change, next; the plan's items not recorded last, State ""), and
+// how many there are together. Without "Items:" only recorded items count.
+func (u *Unit) Unsettled(it *state.Items, d ItemStates) ([]StateItems, int) {
+	var out []StateItems
+	n := 0
+	add := func(st string, s state.ItemSet) {
+		if s.Len() > 0 {
+			out = append(out, StateItems{State: st, Items: s})
+			n += s.Len()
+		}
+	}
+	held := it.StateNames()
+	for _, st := range d.Names() {
+		if slices.Contains(held, st) && !d.IsSettled(st) {
+			add(st, u.Recorded(it, st))
+		}
+	}
+	for _, st := range held {
+		if _, known := d.Known(st); !known || !slices.Contains(d.Names(), st) {
+			add(st, u.Recorded(it, st))
+		}
+	}
+	if u != nil && u.HasItems() {
+		var all state.ItemSet
+		if u.ItemCount > 0 {
+			all.Add(state.ItemRange{Lo: 1, Hi: u.ItemCount})
+		}
+		for _, name := range u.ItemNames {
+			all.Add(state.ItemRange{Name: name})
+		}
+		add("", all.Minus(u.ItemsIn(it, func(string) bool { return true })))
+	}
+	return out, n
+}
+
+// UnsettledText words unsettled items for a message: "included: 5;
+// not recorded: 6", each state's first ranges.
+func UnsettledText(groups []StateItems) string {
+	parts := make([]string, 0, len(groups))
+	for _, g := range groups {
+		name := g.State
+		if name == "" {
+			name = "not recorded"
+		}
+		list := g.Items.List()
+		if len(list) > 5 {
+			list = append(list[:5:5], fmt.Sprintf("and %d more", len(list)-5))
+		}
+		parts = append(parts, name+": "+strings.Join(list, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -131,3 +131,39 @@ func TestItemStatesErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.lines)
 	}
 }
+
+func TestUnsettled(t *testing.T) {
+	p, err := Parse("plan.md", doc("**Item states:** candidate, included, level-3, level-4", "**Settled states:** level-3, level-4", "## Phases",
+		"- [ ] **R1**: papers", "  - Items: 6", "- [ ] **R2**: free"))
+	require.NoError(t, err)
+	it := &state.Items{}
+	it.Mark([]state.ItemMark{{Range: state.ItemRange{Lo: 1, Hi: 2}, State: "level-3"}, {Range: state.ItemRange{Lo: 3, Hi: 3}, State: "level-4"},
+		{Range: state.ItemRange{Lo: 4, Hi: 4}, State: "included"}, {Range: state.ItemRange{Lo: 7, Hi: 7}, State: "candidate"}, {Range: state.ItemRange{Lo: 5, Hi: 5}, State: "old"}})
+	r1 := p.Unit("R1")
+	groups, n := r1.Unsettled(it, p.ItemStatesOf("R1"))
+	assert.Equal(t, 3, n, "item 7 is not one of the plan's")
+	assert.Equal(t, "included: 4; old: 5; not recorded: 6", UnsettledText(groups))
+	assert.Equal(t, 3, r1.ItemsIn(it, p.ItemStatesOf("R1").Finished).Len())
+
+	// Without Items only the recorded items count.
+	groups, n = p.Unit("R2").Unsettled(it, p.ItemStatesOf("R2"))
+	assert.Equal(t, 3, n)
+	assert.Equal(t, "candidate: 7; included: 4; old: 5", UnsettledText(groups))
+
+	// Without declared states: done settles, and a ledger of 6 with
+	// nothing recorded has 6 unsettled.
+	q, err := Parse("tasks.md", doc("## Tasks", "- [ ] **T1**: a", "  - Items: 6"))
+	require.NoError(t, err)
+	_, n = q.Unit("T1").Unsettled(nil, q.ItemStatesOf("T1"))
+	assert.Equal(t, 6, n)
+	done := &state.Items{}
+	done.Mark([]state.ItemMark{{Range: state.ItemRange{Lo: 1, Hi: 4}, State: state.ItemDone}, {Range: state.ItemRange{Lo: 5, Hi: 5}, State: state.ItemSkipped}})
+	groups, n = q.Unit("T1").Unsettled(done, q.ItemStatesOf("T1"))
+	assert.Equal(t, 1, n)
+	assert.Equal(t, "not recorded: 6", UnsettledText(groups))
+	many := state.ItemSet{}
+	for i := 1; i <= 20; i += 2 {
+		many.Add(state.ItemRange{Lo: i, Hi: i})
+	}
+	assert.Equal(t, "not recorded: 1, 3, 5, 7, 9, and 5 more", UnsettledText([]StateItems{{Items: many}}))
+}

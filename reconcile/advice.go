@@ -373,9 +373,13 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	for _, id := range append(append([]string{a.Unit}, a.Started...), a.Ready...) {
 		if id != "" && !tainted[id] {
 			for _, o := range unitOffers(s.Units[id], checkOf(p, id) != "") {
-				// A move toward done held by unsettled items: the item
-				// work that settles them instead.
-				if so, ok := settleOffer(try(o), s.Units[id]); ok {
+				// A move toward done held by the settle rule: say why, and
+				// offer the item work that settles the items instead.
+				err := try(o)
+				if r, ok := err.(*Refusal); ok && settleCode(r.Code) && a.Settle == nil {
+					a.Settle = r
+				}
+				if so, ok := settleOffer(err, s.Units[id]); ok {
 					_ = try(so)
 				}
 			}

@@ -24,8 +24,8 @@ import (
 // Count is a plan counter of a unit counted in its file, as the workspace
 // found it: the rule book reads no files.
 type Count struct {
-	// Counter reads "footnotes in outputs/memo.md", Path as the
-	// repository names the file.
+	// Counter is the counter's name ("footnotes") and Path its file as
+	// the repository names it.
 	Counter, Path string
 	// InFile is the count in the file (0 when Missing).
 	InFile  int
@@ -225,8 +225,8 @@ func (r *Refusal) itemWords(field func(string) string) string {
 		if c.Missing {
 			have = "the file is missing"
 		}
-		return fmt.Sprintf("unit %s cannot move toward done while counter %s disagrees with its ledger: %s, %d item%s done; nothing was recorded: trust the file: record the items it holds (%s ID) or redo those it lost, then try again",
-			u, c.Counter, have, it.Done, plural1(it.Done), field("item"))
+		return fmt.Sprintf("unit %s cannot move toward done while counter %s in %s disagrees with its ledger: %s, %d item%s done; nothing was recorded: trust the file: record the items it holds (%s ID) or redo those it lost, then try again",
+			u, c.Counter, c.Path, have, it.Done, plural1(it.Done), field("item"))
 	case MetricShort:
 		name, _, _ := strings.Cut(it.Metric, " ")
 		if it.Value == "" {
@@ -274,6 +274,11 @@ func settleOffer(err error, u *state.Unit) (Offer, bool) {
 	}
 	in := Intent{Action: Work, Items: []state.ItemMark{{Range: rg, State: r.Items.Settled[0]}}}
 	return Offer{Op: OpCheckpoint, Unit: u.ID, Intent: in, For: MoveSettle}, true
+}
+
+// settleCode reports whether c is a refusal of the settle rule.
+func settleCode(c Code) bool {
+	return c == ItemsUnsettled || c == CounterDisagrees || c == MetricShort
 }
 
 // MoveSettle is the move that settles a unit's items before it moves

@@ -137,10 +137,10 @@ func TestSettleBeforeDone(t *testing.T) {
 	_, err = Decide(sc.s, sc.p, Intent{Action: Work, Unit: "R2", Signal: true, Counts: Counts{"R2": {{Counter: "headings in outputs/memo.md", InFile: 4}}}})
 	require.NoError(t, err)
 	p2 := mustPlanFile(t, "plan.md", strings.Replace(reviewPlan, "  - Settle items before done: no\n", "  - Item states: draft, final\n", 1))
-	_, err = Decide(sc.s, p2, Intent{Action: Work, Unit: "R2", Signal: true, Items: marks(t, "intro=final, body=final"), Counts: Counts{"R2": {{Counter: "headings in outputs/memo.md", Path: "x/outputs/memo.md", InFile: 4}}}})
+	_, err = Decide(sc.s, p2, Intent{Action: Work, Unit: "R2", Signal: true, Items: marks(t, "intro=final, body=final"), Counts: Counts{"R2": {{Counter: "headings", Path: "x/outputs/memo.md", InFile: 4}}}})
 	r = refusal(t, err)
 	assert.Equal(t, CounterDisagrees, r.Code)
-	assert.Equal(t, "unit R2 cannot move toward done while counter headings in outputs/memo.md disagrees with its ledger: 4 in the file, 2 items done; nothing was recorded: trust the file: record the items it holds (item ID) or redo those it lost, then try again", err.Error())
+	assert.Equal(t, "unit R2 cannot move toward done while counter headings in x/outputs/memo.md disagrees with its ledger: 4 in the file, 2 items done; nothing was recorded: trust the file: record the items it holds (item ID) or redo those it lost, then try again", err.Error())
 	_, err = Decide(sc.s, p2, Intent{Action: Work, Unit: "R2", Signal: true, Items: marks(t, "intro=final, body=final"), Counts: Counts{"R2": {{Counter: "headings in outputs/memo.md", InFile: 2}}}})
 	require.NoError(t, err)
 	_, err = Decide(sc.s, p2, Intent{Action: Work, Unit: "R2", Signal: true, Items: marks(t, "intro=skipped, body=skipped"), Counts: Counts{"R2": {{Counter: "headings", Missing: true}}}})
@@ -275,4 +275,18 @@ func TestAdviceOffersItemWork(t *testing.T) {
 	// so its counts do not matter).
 	a = AdviseIn(sc.s, sc.p, Situation{Counts: Counts{"R1": {{Counter: "x", InFile: 9}}}})
 	assert.True(t, a.Offers[1].Intent.Signal)
+}
+
+func TestAdviceSaysWhySettleHolds(t *testing.T) {
+	sc := knowledge(t, reviewPlan)
+	sc.must(iter("R1", 1, "Items", "1-5=level-3, 6=candidate"))
+	a := AdviseIn(sc.s, sc.p, Situation{})
+	require.NotNil(t, a.Settle)
+	assert.Equal(t, ItemsUnsettled, a.Settle.Code)
+	sc.must(iter("R1", 2, "Items", "6=level-3"))
+	a = AdviseIn(sc.s, sc.p, Situation{})
+	require.NotNil(t, a.Settle)
+	assert.Equal(t, MetricShort, a.Settle.Code, "no words recorded yet")
+	sc.must(iter("R1", 3, "Metrics", "words=100"))
+	assert.Nil(t, AdviseIn(sc.s, sc.p, Situation{}).Settle)
 }

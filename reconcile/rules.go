@@ -887,6 +887,11 @@ type Advice struct {
 	// (reopened): their work may not hold once it is done again. Broken
 	// are the done units whose outputs fail their checks now.
 	Recheck, Broken []string
+	// Settle is why the unit to work on may not move toward done now by
+	// the settle rule (ItemsUnsettled, CounterDisagrees, MetricShort), nil
+	// when it may (AdviseIn only): no signal is offered, and for unsettled
+	// items an offer of MoveSettle names the item work instead.
+	Settle *Refusal
 }
 
 // Advise returns what may happen next. The unit to work on is the current

@@ -598,3 +598,20 @@ func writeItemList(b *bytes.Buffer, l itemList) {
 	}
 	b.WriteByte(']')
 }
+
+// Minus is the set of the items in s that are not in o.
+func (s ItemSet) Minus(o ItemSet) ItemSet {
+	c := ItemSet{spans: slices.Clone(s.spans)}
+	for _, n := range s.names {
+		if !o.Has(n) {
+			c.names = append(c.names, n)
+		}
+	}
+	for _, sp := range o.spans {
+		c.Remove(ItemRange{Lo: sp.lo, Hi: sp.hi})
+	}
+	return c
+}
+
+// Intersect is the set of the items in both s and o.
+func (s ItemSet) Intersect(o ItemSet) ItemSet { return s.Minus(s.Minus(o)) }
