@@ -12,6 +12,7 @@ import (
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/verify"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -58,6 +59,7 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	}
 	pre := in
 	pre.WillRun, pre.Activity = true, activity(t)
+	pre.Counts = verify.Counts(w.Store, t)
 	ev, err := reconcile.Decide(t.State, t.Plan, pre)
 	if err != nil {
 		return nil, err
