@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -264,8 +265,8 @@ func plural1(n int) string {
 // done the settle rule refuses: its first unsettled item moved to the
 // first settled state. ok is false when the refusal is another.
 func settleOffer(err error, u *state.Unit) (Offer, bool) {
-	r, isRefusal := err.(*Refusal)
-	if !isRefusal || r.Code != ItemsUnsettled || r.Items == nil || r.Items.Next == "" || len(r.Items.Settled) == 0 {
+	var r *Refusal
+	if !errors.As(err, &r) || r.Code != ItemsUnsettled || r.Items == nil || r.Items.Next == "" || len(r.Items.Settled) == 0 {
 		return Offer{}, false
 	}
 	rg, perr := state.ParseItemRange(r.Items.Next)

@@ -301,8 +301,8 @@ type adviceModel struct {
 	states, offersRun, holdsChecked int
 	// settles counts the offers of item work that settles items (the
 	// settle rule refused the signal).
-	settles int
-	primeSizes                      []int
+	settles    int
+	primeSizes []int
 }
 
 // itr runs itr in process in dir; it returns the exit code and output.
