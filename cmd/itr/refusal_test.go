@@ -134,7 +134,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 	same(request{"unknown unit", []string{"checkpoint", "T9", "--did", "x"}, "checkpoint", map[string]any{"unit": "T9", "did": "x"}, reconcile.UnknownUnit})
 	same(request{"missing did", []string{"checkpoint", "T1", "--did", " "}, "checkpoint", map[string]any{"unit": "T1", "did": " "}, ""})
 	same(request{"an item the plan does not give", []string{"checkpoint", "T1", "--did", "x", "--item", "4"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "4"}, reconcile.UnknownItem})
-	same(request{"an item state the plan does not declare", []string{"checkpoint", "T1", "--did", "x", "--item", "2=finished"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "2=finished"}, reconcile.UnknownItemState})
+	same(request{"an item state when the plan declares none", []string{"checkpoint", "T1", "--did", "x", "--item", "2=finished"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "2=finished"}, ""})
 	same(request{"an item that does not read", []string{"checkpoint", "T1", "--did", "x", "--item", "2=fin.ished"}, "checkpoint", map[string]any{"unit": "T1", "did": "x", "items": "2=fin.ished"}, ""})
 	same(request{"waits for a dependency", []string{"checkpoint", "T2", "--did", "x"}, "checkpoint", map[string]any{"unit": "T2", "did": "x"}, reconcile.WaitsFor})
 	same(request{"block without a reason", []string{"block", "T1", "--reason", " "}, "block", map[string]any{"unit": "T1", "reason": " "}, ""})

@@ -415,6 +415,20 @@ func itemValues(values []string, marks []state.ItemMark) ([]state.ItemValue, err
 	return out, nil
 }
 
+// undeclaredState words the rule book's refusal of an item state when the
+// plan declares no states (done, skipped and failed are all there are) as
+// the FieldError of an item that does not read, word for word as before
+// plans could declare states; any other error is returned as it is.
+func undeclaredState(err error) error {
+	var r *reconcile.Refusal
+	if !errors.As(err, &r) || r.Code != reconcile.UnknownItemState || r.Items == nil || r.Items.Where != "" {
+		return err
+	}
+	tok := r.Item + "=" + r.Items.State
+	return &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", tok),
+		Fix: fmt.Sprintf("item %q: %q is not an item state; write ID=done, ID=skipped or ID=failed (done when left out)", tok, r.Items.State)}
+}
+
 // itemMetrics reads the metrics a request records. A bad metric is a
 // FieldError naming it; nothing is recorded.
 func itemMetrics(metrics []string) ([]state.Metric, error) {
@@ -581,7 +595,7 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	in.Counts = verify.Counts(w.Store, t)
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
-		return nil, err
+		return nil, undeclaredState(err)
 	}
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	pre.Counts = verify.Counts(w.Store, t)
 	ev, err := reconcile.Decide(t.State, t.Plan, pre)
 	if err != nil {
-		return nil, err
+		return nil, undeclaredState(err)
 	}
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err

@@ -196,7 +196,8 @@ func (v *ItemsView) Text() string {
 	} else {
 		v.doneText(&b)
 	}
-	if v.Settle && v.Unsettled > 0 {
+	if len(v.States) > 0 && v.Unsettled > 0 {
+		// Without declared states the counts and the next item say it.
 		fmt.Fprintf(&b, "; not settled: %s", visible(v.UnsettledItems))
 	}
 	switch {

@@ -125,6 +125,13 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, 
 	item := ""
 	if b.Items != nil {
 		item = " [--item ID]..."
+		if b.Items.Where != "" {
+			item = " [--item ID=" + b.Items.StatesHint() + "]..."
+		}
+	}
+	done := fmt.Sprintf("itr checkpoint %s --did \"...\" --signal   (when the work is done: signal %s)", id, signal)
+	if v := b.Items; v != nil && v.Settle && v.Unsettled > 0 {
+		done = fmt.Sprintf("itr checkpoint %s --did \"...\" --item ID=STATE ... --signal   (when the work is done and every item settled: %d not yet: %s)", id, v.Unsettled, visible(v.UnsettledItems))
 	}
 	for _, c := range sum.Claims {
 		if c.Unit == id && c.Finished == "" {
@@ -133,7 +140,7 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, 
 	}
 	b.Commands = []string{
 		fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\"%s", id, item),
-		fmt.Sprintf("itr checkpoint %s --did \"...\" --signal   (when the work is done: signal %s)", id, signal),
+		done,
 		fmt.Sprintf("itr block %s --reason \"...\"   (or itr fail %s --reason \"...\" when it cannot be done)", id, id),
 	}
 	if b.Claim != nil {
