@@ -81,6 +81,15 @@ func summary(p *Plan) string {
 		for _, c := range u.Counters {
 			fmt.Fprintf(&b, "  counter name=%q path=%q match=%q\n", c.Name, c.Path, c.Match)
 		}
+		if d := p.ItemStatesOf(u.ID); d.Declared() {
+			fmt.Fprintf(&b, "  item states=%q settled=%q at %s\n", d.States, d.Settled, d.Where())
+		}
+		if u.SettleItems != "" || u.KeyValue != "" {
+			fmt.Fprintf(&b, "  settle=%q key value=%q\n", u.SettleItems, u.KeyValue)
+		}
+		for _, m := range u.Metrics {
+			fmt.Fprintf(&b, "  metric %s\n", m)
+		}
 		if outs := u.Outputs(); len(outs) > 0 {
 			fmt.Fprintf(&b, "  outputs=%q min_words=%d complete=%q\n", outs, u.MinWords, u.Complete)
 		}

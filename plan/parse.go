@@ -83,6 +83,7 @@ func (p *Plan) check() error {
 		}
 	}
 	errs = append(errs, p.inputErrors()...)
+	errs = append(errs, p.itemStateErrors()...)
 	g := p.graph(&errs)
 	errs = append(errs, p.replacesErrors(g)...)
 	if err := first(errs); err != nil {
@@ -289,6 +290,9 @@ func (ps *parser) header(line string, n int, fenced bool) {
 					ps.errorf(n, "%s %q is not a positive whole number; write it as \"**%s:** 60\", or delete the line", k, f.Value, k)
 				}
 			}
+			if msg := checkMeta(f); msg != "" {
+				ps.errorf(n, "%s", msg)
+			}
 			return
 		}
 	}
@@ -488,7 +492,8 @@ const (
 	keyCounter    = "Counter"
 )
 
-var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces, keyItems, keyCounter}
+var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces, keyItems, keyCounter,
+	MetaItemStates, MetaSettledStates, MetaSettleItems, MetaKeyValue, keyMetric}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -635,6 +640,8 @@ func (ps *parser) closeItem() {
 		u.extraLines = append(u.extraLines, it.line)
 	case keyCounter: // a unit may count several things
 		ps.addCounter(u, it)
+	case keyMetric: // and have several targets
+		ps.addMetric(u, it)
 	default:
 		if prev, dup := ps.seen[key]; dup {
 			ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)
@@ -685,6 +692,12 @@ func (ps *parser) setField(u *Unit, key, v string, n int) {
 		ps.setReplaces(u, v, n)
 	case keyItems:
 		ps.setItems(u, v, n)
+	case MetaItemStates, MetaSettledStates:
+		ps.setStates(u, key, v, n)
+	case MetaSettleItems:
+		ps.setSettle(u, v, n)
+	case MetaKeyValue:
+		ps.setKeyValue(u, v, n)
 	case keyMax, keyDepends, keyMinWords:
 		ps.setCounted(u, key, v, n)
 	}

@@ -70,6 +70,14 @@ type Unit struct {
 	// Counters are the unit's "Counter" sub-items, in order (a unit may
 	// have several).
 	Counters []Counter
+	// ItemStatesRaw and SettledRaw are the unit's "Item states" and
+	// "Settled states" as written, "" when absent; SettleItems its "Settle
+	// items before done" (yes or no) and KeyValue its "Key value". See
+	// itemstates.go and Plan.ItemStatesOf.
+	ItemStatesRaw, SettledRaw, SettleItems, KeyValue string
+	// Metrics are the unit's "Metric" sub-items, targets for the numbers
+	// its iterations record, in order.
+	Metrics []MetricTarget
 	// Depends lists the IDs of the "Depends" sub-item only (or of the
 	// DependsOn of the inline form, see DependsInline), as written and
 	// deduplicated. It is nil without that sub-item and empty (not nil) for

@@ -172,6 +172,14 @@ func (u *Unit) render() string {
 	for _, c := range u.Counters {
 		item(keyCounter, c.Raw)
 	}
+	for _, f := range []Field{{MetaItemStates, u.ItemStatesRaw}, {MetaSettledStates, u.SettledRaw}, {MetaSettleItems, u.SettleItems}, {MetaKeyValue, u.KeyValue}} {
+		if f.Value != "" {
+			item(f.Key, f.Value)
+		}
+	}
+	for _, m := range u.Metrics {
+		item(keyMetric, m.Raw)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))

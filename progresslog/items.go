@@ -13,8 +13,10 @@ import (
 const FieldItems = "Items"
 
 // ParseItems reads an Items value: items or ranges of numbered items,
-// each optionally followed by "=done", "=skipped" or "=failed" (done when
-// left out), separated by commas and/or white space. The error names the
+// each optionally followed by "=STATE" (done when left out), separated by
+// commas and/or white space. STATE is done, skipped, failed or a state the
+// plan declares (any state.ValidItemStateName: the rule book checks it
+// against the plan, the fold keeps what the log says). The error names the
 // first part that does not read and says how to write it.
 func ParseItems(v string) ([]state.ItemMark, error) {
 	var out []state.ItemMark
@@ -38,8 +40,8 @@ func ParseItem(tok string) (state.ItemMark, error) {
 	if !hasState {
 		st = state.ItemDone
 	}
-	if !state.ValidItemState(st) {
-		return state.ItemMark{}, fmt.Errorf("item %q: %q is not an item state; write ID=done, ID=skipped or ID=failed (done when left out)", tok, st)
+	if !state.ValidItemStateName(st) {
+		return state.ItemMark{}, fmt.Errorf("item %q: %q is not an item state; write ID=done, ID=skipped, ID=failed or ID=STATE for a state the plan declares (done when left out)", tok, st)
 	}
 	r, err := state.ParseItemRange(id)
 	if err != nil {

@@ -21,10 +21,16 @@ func TestParseItems(t *testing.T) {
 	}, marks)
 	assert.Equal(t, "1-12=done, 13=skipped, intro=failed, 14=done, appendix.b=done", FormatItems(marks))
 
+	// A state the plan declares reads too; the rule book checks it.
+	marks, err = ParseItems("1-4=level-3, 5=Included")
+	require.NoError(t, err)
+	assert.Equal(t, []state.ItemMark{{Range: state.ItemRange{Lo: 1, Hi: 4}, State: "level-3"}, {Range: state.ItemRange{Lo: 5, Hi: 5}, State: "Included"}}, marks)
+
 	for in, want := range map[string]string{
 		"":              "no items given",
 		" , ":           "no items given",
-		"3=finished":    `item "3=finished": "finished" is not an item state; write ID=done, ID=skipped or ID=failed`,
+		"3=fin.ished":   `"fin.ished" is not an item state`,
+		"3=2nd":         `item "3=2nd": "2nd" is not an item state; write ID=done, ID=skipped, ID=failed or ID=STATE for a state the plan declares`,
 		"3=":            `"" is not an item state`,
 		"=done":         `"" is not an item ID`,
 		"12-3":          `item range "12-3" runs backwards`,
@@ -56,7 +62,7 @@ func FuzzParseItems(f *testing.F) {
 		require.Equal(t, marks, again)
 		require.Equal(t, out, FormatItems(again))
 		for _, m := range marks {
-			require.True(t, state.ValidItemState(m.State))
+			require.True(t, state.ValidItemStateName(m.State))
 			if m.Range.Name != "" {
 				require.True(t, state.ValidItemID(m.Range.Name))
 			} else {

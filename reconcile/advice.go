@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/itr-dev/itr/evidence"
@@ -64,6 +65,11 @@ type Situation struct {
 	Unready map[string][]evidence.Problem
 	// Interrupted are the checks cut off before itr could record them.
 	Interrupted []Interrupted
+	// Counts are the units' plan counters counted in their files: while
+	// one disagrees with the items done, a move toward done is refused
+	// (where the plan says "Settle items before done"), so none is
+	// offered.
+	Counts Counts
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -340,19 +346,21 @@ func stuckHold(s *state.State, a Advice) *Hold {
 // offers are the moves Decide accepts now, the most urgent first.
 func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offer {
 	var out []Offer
-	try := func(o Offer) {
-		o.Intent.Unit, o.Intent.Held, o.Intent.Missing = o.Unit, sit.Held, sit.Missing
+	try := func(o Offer) error {
+		o.Intent.Unit, o.Intent.Held, o.Intent.Missing, o.Intent.Counts = o.Unit, sit.Held, sit.Missing, sit.Counts
 		o.Intent.WillRun = o.Verify
 		ev, err := decide(s, p, o.Intent)
 		if err == nil && !(Closing(ev) && len(sit.Unready[o.Unit]) > 0) {
 			out = append(out, o)
 		}
+		return err
 	}
+	add := func(o Offer) { _ = try(o) }
 	tainted := taintedBy(s, p, sit.Broken)
 	// A done unit whose output broke comes first: work may build on it.
 	for _, id := range sortedKeys(sit.Broken) {
 		if u := s.Units[id]; u != nil && u.Status == state.Done {
-			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
+			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
 		}
 	}
 	// A check cut off before itr recorded it: run it again.
@@ -360,34 +368,32 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		if in.Argv == nil && checkOf(p, in.Unit) == "" {
 			continue // nothing to run again as it was
 		}
-		try(Offer{Op: OpCheckpoint, Unit: in.Unit, Intent: Intent{Action: Work}, Verify: true, Argv: in.Argv, For: MoveRerun})
+		add(Offer{Op: OpCheckpoint, Unit: in.Unit, Intent: Intent{Action: Work}, Verify: true, Argv: in.Argv, For: MoveRerun})
 	}
 	// The unit to work on, unless it builds on a broken output: then the
 	// first under way or ready that does not.
 	for _, id := range append(append([]string{a.Unit}, a.Started...), a.Ready...) {
 		if id != "" && !tainted[id] {
-			for _, o := range unitOffers(s.Units[id], checkOf(p, id) != "") {
-				try(o)
-			}
+			workOffers(s.Units[id], checkOf(p, id) != "", try, a)
 			break
 		}
 	}
 	// The current unit's own state, then the units that need someone.
 	cur := state.Val(s.Current)
 	if u := s.Units[cur]; u != nil && u.Status == state.Blocked {
-		try(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+		add(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
 	}
 	if !anyWork(out) {
 		for _, id := range a.Blocked {
 			if id != cur {
-				try(Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+				add(Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
 				break
 			}
 		}
 		if len(a.Failed) > 0 {
 			id := a.Failed[0]
-			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
-			try(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
+			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
+			add(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
 		}
 	}
 	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
@@ -410,6 +416,23 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		out = append(out, Offer{Op: OpPlan, For: MoveReplan})
 	}
 	return out
+}
+
+// workOffers tries the moves of unit u, the unit to work on (check says
+// its plan gives a Verify line). A move toward done the settle rule holds
+// says why in a.Settle, and the item work that settles the items is
+// offered instead.
+func workOffers(u *state.Unit, check bool, try func(Offer) error, a *Advice) {
+	for _, o := range unitOffers(u, check) {
+		err := try(o)
+		var r *Refusal
+		if errors.As(err, &r) && settleCode(r.Code) && a.Settle == nil {
+			a.Settle = r
+		}
+		if so, ok := settleOffer(err, u); ok {
+			_ = try(so)
+		}
+	}
 }
 
 // checkOf is the unit's Verify line, "" for none.

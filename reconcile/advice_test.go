@@ -35,7 +35,17 @@ func advicePlan(t testing.TB, r *rand.Rand) *plan.Plan {
 	if r.IntN(3) == 0 {
 		fmt.Fprintf(&b, "**Max total iterations:** %d\n\n", 2+r.IntN(8))
 	}
-	b.WriteString("## Tasks\n\n")
+	// Item states the plan declares, and the settle rule.
+	if r.IntN(3) == 0 {
+		b.WriteString("**Item states:** candidate, included, final\n")
+		if r.IntN(2) == 0 {
+			b.WriteString("**Settled states:** included, final\n")
+		}
+	}
+	if r.IntN(2) == 0 {
+		b.WriteString("**Settle items before done:** yes\n")
+	}
+	b.WriteString("\n## Tasks\n\n")
 	n := 2 + r.IntN(5)
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "- [ ] **T%d**: unit %d\n", i, i)
@@ -54,6 +64,15 @@ func advicePlan(t testing.TB, r *rand.Rand) *plan.Plan {
 		}
 		if replaces {
 			fmt.Fprintf(&b, "  - Replaces: T%d\n", i-1)
+		}
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "  - Items: %d\n", 1+r.IntN(4))
+		}
+		if r.IntN(5) == 0 {
+			b.WriteString("  - Counter: lines in outputs/x.md\n")
+		}
+		if r.IntN(5) == 0 {
+			b.WriteString("  - Metric: words >= 10\n")
 		}
 	}
 	p, err := plan.Parse("tasks.md", []byte(b.String()))
@@ -84,6 +103,17 @@ func randomIntent(r *rand.Rand, ids []string) Intent {
 	if r.IntN(4) == 0 {
 		in.Unit = "" // the unit the advisor names
 	}
+	if in.Action == Work || in.Action == Finish {
+		// Items in any state (some the plan does not know), and metrics.
+		states := []string{"candidate", "included", "final", "done", "skipped", "failed"}
+		for i := r.IntN(3); i > 0; i-- {
+			lo := 1 + r.IntN(4)
+			in.Items = append(in.Items, state.ItemMark{Range: state.ItemRange{Lo: lo, Hi: lo + r.IntN(2)}, State: states[r.IntN(len(states))]})
+		}
+		if r.IntN(3) == 0 {
+			in.Metrics = []state.Metric{{Name: "words", Value: strconv.Itoa(r.IntN(20))}}
+		}
+	}
 	return in
 }
 
@@ -109,6 +139,12 @@ func randomSituation(r *rand.Rand, s *state.State) Situation {
 	if r.IntN(5) == 0 {
 		sit.Interrupted = []Interrupted{{Unit: pick(), Command: "sleep 3", Argv: []string{"sleep", "3"}}}
 	}
+	if r.IntN(3) == 0 {
+		sit.Counts = Counts{}
+		for _, id := range ids {
+			sit.Counts[id] = []Count{{Counter: "lines in outputs/x.md", InFile: r.IntN(4), Missing: r.IntN(4) == 0}}
+		}
+	}
 	switch r.IntN(20) {
 	case 0:
 		sit.Operation = "merge"
@@ -131,7 +167,7 @@ func TestAdviceProperty(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("ITR_ADVICE_HISTORIES")); err == nil && n > 0 {
 		histories = n
 	}
-	states := 0
+	states, settles := 0, 0
 	for h := 0; h < histories; h++ {
 		seed := uint64(h)
 		r := rand.New(rand.NewPCG(seed, 29))
@@ -142,6 +178,12 @@ func TestAdviceProperty(t *testing.T) {
 			sit := randomSituation(r, s)
 			checkAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; ")))
 			states++
+			for _, o := range AdviseIn(s, p, sit).Offers {
+				if o.For == MoveSettle {
+					settles++
+					break
+				}
+			}
 			if t.Failed() {
 				return
 			}
@@ -171,7 +213,8 @@ func TestAdviceProperty(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d states", histories, states)
+	t.Logf("%d histories, %d states, %d offering to settle items", histories, states, settles)
+	assert.Positive(t, settles, "the histories reach units whose items must settle before done")
 }
 
 // checkAdvice asserts the advisor's property in one state.
@@ -186,7 +229,7 @@ func checkAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, wher
 			continue // a task operation: the real-repository test runs it
 		}
 		in := o.Intent
-		in.Held, in.Missing = sit.Held, sit.Missing
+		in.Held, in.Missing, in.Counts = sit.Held, sit.Missing, sit.Counts
 		_, err := Decide(s, p, in)
 		assert.NoError(t, err, "offer %s %s (%s) refused: %s", o.Op, o.Unit, o.For, where)
 	}

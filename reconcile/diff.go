@@ -118,6 +118,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "progress_detail", r.ProgressDetail, d.ProgressDetail, SourceLog)
 		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
 		add(id, "items", ledgerText(r.Items), ledgerText(d.Items), SourceLog)
+		add(id, "metrics", metricsText(r.Metrics), metricsText(d.Metrics), SourceLog)
 	}
 	return out
 }
@@ -136,10 +137,44 @@ func ledgerText(it *state.Items) *string {
 			parts = append(parts, st+" "+strings.Join(l, ", "))
 		}
 	}
+	for _, st := range it.StateNames() {
+		if !state.ValidItemState(st) {
+			parts = append(parts, st+" "+strings.Join(it.List(st), ", "))
+		}
+	}
 	if it.Total != nil {
 		parts = append(parts, fmt.Sprintf("total %d", *it.Total))
 	}
+	for _, id := range it.ValueItems() {
+		vs := it.Values[id]
+		names := make([]string, 0, len(vs))
+		for n := range vs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s:%s=%q", id, n, vs[n]))
+		}
+	}
 	return str(strings.Join(parts, "; "))
+}
+
+// metricsText words a unit's metrics for a discrepancy: "findings=8,
+// words=2847", nil when there are none.
+func metricsText(m map[string]string) *string {
+	if m == nil {
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + m[n]
+	}
+	return str(strings.Join(parts, ", "))
 }
 
 func list(l []string) *[]string {

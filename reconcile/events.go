@@ -29,23 +29,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 	}
 	switch e.Kind {
 	case progresslog.KindIteration:
-		ev.Signal = field("Signal")
-		ev.Verification = verification(field("Verification"))
-		ev.Commits = workCommits(field("Commit"), commits)
-		ev.Run, ev.VerifiedBy = RunOf(e), VerifiedByOf(e)
-		if pct, ok := ParseProgress(field(FieldProgress)); ok {
-			ev.Progress, ev.ProgressDetail = FormatProgress(pct), field(FieldProgressDetail)
-		}
-		if ev.Run == nil {
-			ev.Run = InterruptedRunOf(e)
-		}
-		if v, ok := e.Field(progresslog.FieldItems); ok {
-			marks, err := progresslog.ParseItems(v)
-			if err != nil {
-				problems = append(problems, "**Items:** "+err.Error()+" (the items were not recorded)")
-			}
-			ev.Items = marks
-		}
+		problems = append(problems, iterationOf(&ev, e, commits)...)
 	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindBlocked {
@@ -104,6 +88,48 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		return ev, fmt.Errorf("entry %q: %s", e.Title(), strings.Join(problems, "; "))
 	}
 	return ev, nil
+}
+
+// iterationOf reads the fields of an iteration entry into ev; it returns
+// what did not read.
+func iterationOf(ev *Event, e progresslog.Entry, commits []Commit) []string {
+	var problems []string
+	field := func(name string) string {
+		v, _ := e.Field(name)
+		return strings.TrimSpace(v)
+	}
+	ev.Signal = field("Signal")
+	ev.Verification = verification(field("Verification"))
+	ev.Commits = workCommits(field("Commit"), commits)
+	ev.Run, ev.VerifiedBy = RunOf(e), VerifiedByOf(e)
+	if pct, ok := ParseProgress(field(FieldProgress)); ok {
+		ev.Progress, ev.ProgressDetail = FormatProgress(pct), field(FieldProgressDetail)
+	}
+	if ev.Run == nil {
+		ev.Run = InterruptedRunOf(e)
+	}
+	if v, ok := e.Field(progresslog.FieldItems); ok {
+		marks, err := progresslog.ParseItems(v)
+		if err != nil {
+			problems = append(problems, "**Items:** "+err.Error()+" (the items were not recorded)")
+		}
+		ev.Items = marks
+	}
+	if v, ok := e.Field(progresslog.FieldValues); ok {
+		values, err := progresslog.ParseValues(v)
+		if err != nil {
+			problems = append(problems, "**Values:** "+err.Error()+" (the values were not recorded)")
+		}
+		ev.Values = values
+	}
+	if v, ok := e.Field(progresslog.FieldMetrics); ok {
+		metrics, err := progresslog.ParseMetrics(v)
+		if err != nil {
+			problems = append(problems, "**Metrics:** "+err.Error()+" (the metrics were not recorded)")
+		}
+		ev.Metrics = metrics
+	}
+	return problems
 }
 
 // verification reads a **Verification:** value: "passed" (also yes, true,

@@ -81,11 +81,11 @@ func u2(sc *scenario, id string) *state.Items { return sc.unit(id).Items }
 
 func TestFoldBadItemsField(t *testing.T) {
 	sc := newScenario(t, itemsPlan)
-	e := iter("T1", 1, "Items", "3=finished")
+	e := iter("T1", 1, "Items", "3=fin.ished")
 	e.Stamp = "2026-01-14T11:00:00Z"
 	ev, err := EventFrom(e, nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `**Items:** item "3=finished": "finished" is not an item state`)
+	assert.Contains(t, err.Error(), `**Items:** item "3=fin.ished": "fin.ished" is not an item state`)
 	assert.Nil(t, ev.Items)
 	s, problems := Fold(Input{Slug: "x", Plan: sc.p, Entries: append(sc.entries, e)})
 	require.Len(t, problems, 1)

@@ -63,6 +63,10 @@ type Event struct {
 	// Items are the items of the unit's ledger an iteration records
 	// (its **Items:** field), in order: a later mark of an item wins.
 	Items []state.ItemMark
+	// Values are the values of items an iteration records (**Values:**),
+	// in order; Metrics the unit's metrics it records (**Metrics:**).
+	Values  []state.ItemValue
+	Metrics []state.Metric
 }
 
 // Input is everything Fold needs.
@@ -178,7 +182,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.ReasonKind, u.ClearWhen = nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
-			u.Items = nil
+			u.Items, u.Metrics = nil, nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -398,11 +402,17 @@ func iterate(s *state.State, ev Event) {
 			u.ProgressDetail = state.Ptr(ev.ProgressDetail)
 		}
 	}
-	if len(ev.Items) > 0 {
+	if len(ev.Items) > 0 || len(ev.Values) > 0 {
 		if u.Items == nil {
 			u.Items = &state.Items{}
 		}
 		u.Items.Mark(ev.Items)
+		for _, v := range ev.Values {
+			u.Items.SetValue(v)
+		}
+	}
+	for _, m := range ev.Metrics {
+		u.SetMetric(m)
 	}
 	for _, c := range ev.Commits {
 		if !hasCommit(s.Commits, c) {

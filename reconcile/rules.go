@@ -84,6 +84,14 @@ type Intent struct {
 	// and Finish): each must be one of the unit's items when the plan
 	// gives them ("Items:").
 	Items []state.ItemMark
+	// Values are values of the unit's items the request records (Work and
+	// Finish), each naming its item; Metrics the unit's metrics.
+	Values  []state.ItemValue
+	Metrics []state.Metric
+	// Counts are the units' plan counters counted in their files: a move
+	// toward done is refused while one disagrees with the items done
+	// (where the plan says "Settle items before done"). nil counts none.
+	Counts Counts
 	// Held are the units other agents hold (claims whose lease runs), each
 	// with who holds it until when ("bob@ci:wt until 2026-01-14T12:00:00Z"):
 	// work on them is refused, and a unit to work on is picked among the
@@ -217,6 +225,9 @@ type Refusal struct {
 	// Item is the item asked for, for UnknownItem, and ItemsText the
 	// unit's items ("1 to 17", or the list).
 	Item, ItemsText string
+	// Items says more of the item rules' refusals (UnknownItemState,
+	// ItemsUnsettled, CounterDisagrees, MetricShort).
+	Items *ItemRefusal
 }
 
 // Error words the refusal with the domain's field names.
@@ -225,7 +236,7 @@ func (r *Refusal) Error() string { return r.Worded(func(f string) string { retur
 // Worded is the message with each field of the request named by field
 // ("signal", "verified"), e.g. as a flag.
 func (r *Refusal) Worded(field func(string) string) string {
-	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest} {
+	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest, r.itemWords} {
 		if msg := w(field); msg != "" {
 			return msg
 		}
@@ -403,8 +414,17 @@ func decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	if err := knownItems(p, id, in.Items); err != nil {
 		return Event{}, err
 	}
+	if in.Items, err = knownStates(p, id, in.Items); err != nil {
+		return Event{}, err
+	}
+	if err := knownValueItems(p, id, in.Values); err != nil {
+		return Event{}, err
+	}
 	ev := iterationEvent(p, in, u)
-	return ev, allowed(s, p, ev)
+	if err := allowed(s, p, ev); err != nil {
+		return ev, err
+	}
+	return ev, settledBeforeDone(s, p, u, ev, in.Counts)
 }
 
 // decideSetAside decides the actions that set a unit aside or bring it
@@ -497,7 +517,7 @@ func verdict(in Intent, u *state.Unit) (Intent, error) {
 // run that did not pass takes back its signal or verification.
 func iterationEvent(p *plan.Plan, in Intent, u *state.Unit) Event {
 	id := u.ID
-	ev := Event{Unit: id, Kind: progresslog.KindIteration, Items: in.Items, Run: in.Run, Iteration: state.Val(u.IterationsUsed) + 1}
+	ev := Event{Unit: id, Kind: progresslog.KindIteration, Items: in.Items, Values: in.Values, Metrics: in.Metrics, Run: in.Run, Iteration: state.Val(u.IterationsUsed) + 1}
 	if in.Run != nil && !in.Run.Passed() {
 		in.Signal, in.Verified = false, false
 	}
@@ -877,6 +897,11 @@ type Advice struct {
 	// (reopened): their work may not hold once it is done again. Broken
 	// are the done units whose outputs fail their checks now.
 	Recheck, Broken []string
+	// Settle is why the unit to work on may not move toward done now by
+	// the settle rule (ItemsUnsettled, CounterDisagrees, MetricShort), nil
+	// when it may (AdviseIn only): no signal is offered, and for unsettled
+	// items an offer of MoveSettle names the item work instead.
+	Settle *Refusal
 }
 
 // Advise returns what may happen next. The unit to work on is the current

@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run", "items"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run", "items", "metrics"}
 )
 
 func topKeys(m Mode) []string {
@@ -221,6 +221,8 @@ func (s *State) decodeUnits(kv keyValue) error {
 				u.LastRun, err = decodeRun(fp, f.raw)
 			case "items":
 				u.Items, err = decodeItems(fp, f.raw)
+			case "metrics":
+				u.Metrics, err = decodeMetrics(fp, f.raw)
 			default:
 				u.extra.setUnknown(f.key, f.raw)
 			}
@@ -577,6 +579,9 @@ func (u *Unit) fields() map[string]any {
 	if u.Items != nil {
 		m["items"] = u.Items
 	}
+	if u.Metrics != nil {
+		m["metrics"] = metricsValue(u.Metrics)
+	}
 	return m
 }
 
@@ -691,6 +696,16 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		v.write(b, indent)
 	case itemList:
 		writeItemList(b, v)
+	case itemStatesValue:
+		v.write(b, indent)
+	case itemValuesValue:
+		v.write(b, indent)
+	case valueLine:
+		v.write(b)
+	case metricsValue:
+		v.write(b, indent)
+	case numberText:
+		b.WriteString(string(v))
 	case *Unit:
 		fields := v.fields()
 		if v.inline() {
@@ -705,7 +720,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 // writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
 // That is a unit with no iterations_used whose unknown values are scalars.
 func (u *Unit) inline() bool {
-	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil {
+	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil || u.Metrics != nil {
 		return false
 	}
 	for _, raw := range u.extra.unknown {

@@ -17,8 +17,30 @@ const (
 	ItemFailed  = "failed"
 )
 
-// ItemStates lists the item states in the order state.json writes them.
+// ItemStates lists the built-in item states in the order state.json
+// writes them. A plan may declare states of its own ("Item states:
+// candidate, included, level-3"); skipped and failed are always there.
 var ItemStates = []string{ItemDone, ItemSkipped, ItemFailed}
+
+// MaxItemState is the longest name of an item state, in bytes.
+const MaxItemState = 40
+
+// ValidItemStateName reports whether s can name an item state: 1 to 40
+// ASCII letters, digits, '-' or '_', starting with a letter ("included",
+// "level-3", "Level-3-Complete").
+func ValidItemStateName(s string) bool {
+	if s == "" || len(s) > MaxItemState || !letter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !alnum(c) && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func letter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // MaxItemNumber is the largest numbered item ("Items: N" allows at most
 // this many), and MaxItemID the longest item ID, in bytes.
@@ -138,13 +160,15 @@ func ParseItemRange(s string) (ItemRange, error) {
 // ItemMark is one item (or range) recorded in a state by an iteration.
 type ItemMark struct {
 	Range ItemRange
-	State string // ItemDone, ItemSkipped or ItemFailed
+	// State is ItemDone, ItemSkipped, ItemFailed or a state the plan
+	// declares (ValidItemStateName).
+	State string
 }
 
 // String writes "1-12=done".
 func (m ItemMark) String() string { return m.Range.String() + "=" + m.State }
 
-// ValidItemState reports whether s is one of ItemStates.
+// ValidItemState reports whether s is one of the built-in ItemStates.
 func ValidItemState(s string) bool { return slices.Contains(ItemStates, s) }
 
 // span is a run of numbered items, lo to hi.
@@ -327,7 +351,14 @@ func ParseItemSet(list []string) (ItemSet, error) {
 // A list that is nil is absent from the file.
 type Items struct {
 	Done, Skipped, Failed []string
-	Total                 *int
+	// States are the items in states a plan declares ("Item states:"),
+	// beyond done, skipped and failed: state → items as ranges (states).
+	// nil is absent; a state with no items left is taken out.
+	States map[string][]string
+	Total  *int
+	// Values are the values recorded per item (itr checkpoint --value):
+	// item ID → name → text (values). nil is absent.
+	Values map[string]map[string]string
 
 	extra object
 }
@@ -339,12 +370,29 @@ func (it *Items) Clone() *Items {
 	}
 	c := *it
 	c.Done, c.Skipped, c.Failed = slices.Clone(it.Done), slices.Clone(it.Skipped), slices.Clone(it.Failed)
+	if it.States != nil {
+		c.States = make(map[string][]string, len(it.States))
+		for k, v := range it.States {
+			c.States[k] = slices.Clone(v)
+		}
+	}
+	if it.Values != nil {
+		c.Values = make(map[string]map[string]string, len(it.Values))
+		for id, vs := range it.Values {
+			m := make(map[string]string, len(vs))
+			for k, v := range vs {
+				m[k] = v
+			}
+			c.Values[id] = m
+		}
+	}
 	c.Total = clonePtr(it.Total)
 	c.extra = it.extra.clone()
 	return &c
 }
 
-// List returns the list of items in state st (one of ItemStates).
+// List returns the list of items in state st (one of ItemStates, or a
+// state a plan declares).
 func (it *Items) List(st string) []string {
 	if it == nil {
 		return nil
@@ -357,7 +405,42 @@ func (it *Items) List(st string) []string {
 	case ItemFailed:
 		return it.Failed
 	}
-	return nil
+	return it.States[st]
+}
+
+// StateNames lists the states the ledger holds items in: done, skipped
+// and failed (when they have items), then the declared states in byte
+// order, as state.json writes them.
+func (it *Items) StateNames() []string {
+	if it == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range ItemStates {
+		if len(it.List(st)) > 0 {
+			out = append(out, st)
+		}
+	}
+	return append(out, sortedKeys(it.States)...)
+}
+
+// StateOf is the state item id is recorded in, "" when it is in none.
+func (it *Items) StateOf(id string) string {
+	for _, st := range it.StateNames() {
+		if it.Set(st).Has(id) {
+			return st
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // Set returns the items in state st as a set; entries that do not read
@@ -373,19 +456,33 @@ func (it *Items) Set(st string) ItemSet {
 }
 
 // Mark records marks in order on the ledger: each item moves to its
-// mark's state, out of the others (a later mark of an item wins). Lists
-// are rewritten in their canonical form; an empty one becomes nil.
+// mark's state, out of the others (a later mark of an item wins). The
+// state is done, skipped, failed or any other valid state name (a state
+// the plan declares). Lists are rewritten in their canonical form; an
+// empty one becomes nil, and a declared state without items leaves
+// States.
 func (it *Items) Mark(marks []ItemMark) {
+	names := slices.Clone(ItemStates)
+	for _, st := range sortedKeys(it.States) {
+		if !slices.Contains(names, st) {
+			names = append(names, st)
+		}
+	}
+	for _, m := range marks {
+		if ValidItemStateName(m.State) && !slices.Contains(names, m.State) {
+			names = append(names, m.State)
+		}
+	}
 	sets := map[string]*ItemSet{}
-	for _, st := range ItemStates {
+	for _, st := range names {
 		s := it.Set(st)
 		sets[st] = &s
 	}
 	for _, m := range marks {
-		if !ValidItemState(m.State) {
+		if !ValidItemStateName(m.State) {
 			continue
 		}
-		for _, st := range ItemStates {
+		for _, st := range names {
 			if st == m.State {
 				sets[st].Add(m.Range)
 			} else {
@@ -394,14 +491,23 @@ func (it *Items) Mark(marks []ItemMark) {
 		}
 	}
 	it.Done, it.Skipped, it.Failed = sets[ItemDone].List(), sets[ItemSkipped].List(), sets[ItemFailed].List()
+	it.States = nil
+	for _, st := range names[len(ItemStates):] {
+		if l := sets[st].List(); l != nil {
+			if it.States == nil {
+				it.States = map[string][]string{}
+			}
+			it.States[st] = l
+		}
+	}
 }
 
-// Empty reports whether no item is recorded.
+// Empty reports whether no item is recorded in any state.
 func (it *Items) Empty() bool {
-	return it == nil || len(it.Done)+len(it.Skipped)+len(it.Failed) == 0
+	return it == nil || len(it.Done)+len(it.Skipped)+len(it.Failed)+len(it.States) == 0
 }
 
-var itemKeys = []string{"done", "skipped", "failed", "total"}
+var itemKeys = []string{"done", "skipped", "failed", "states", "total", "values"}
 
 // decodeItems reads a unit's items.
 func decodeItems(path string, raw json.RawMessage) (*Items, error) {
@@ -441,6 +547,18 @@ func decodeItems(path string, raw json.RawMessage) (*Items, error) {
 				return nil, err
 			}
 			it.Total = n
+		case "states":
+			states, err := decodeItemStates(fp, kv.raw)
+			if err != nil {
+				return nil, err
+			}
+			it.States = states
+		case "values":
+			values, err := decodeItemValues(fp, kv.raw)
+			if err != nil {
+				return nil, err
+			}
+			it.Values = values
 		default:
 			it.extra.setUnknown(kv.key, kv.raw)
 		}
@@ -458,8 +576,14 @@ func (it *Items) write(b *bytes.Buffer, indent string) {
 			present[st] = itemList(l)
 		}
 	}
+	if it.States != nil {
+		present["states"] = itemStatesValue(it.States)
+	}
 	if it.Total != nil {
 		present["total"] = *it.Total
+	}
+	if it.Values != nil {
+		present["values"] = itemValuesValue(it.Values)
 	}
 	writeObject(b, indent, it.extra, itemKeys, present)
 }
@@ -474,3 +598,20 @@ func writeItemList(b *bytes.Buffer, l itemList) {
 	}
 	b.WriteByte(']')
 }
+
+// Minus is the set of the items in s that are not in o.
+func (s ItemSet) Minus(o ItemSet) ItemSet {
+	c := ItemSet{spans: slices.Clone(s.spans)}
+	for _, n := range s.names {
+		if !o.Has(n) {
+			c.names = append(c.names, n)
+		}
+	}
+	for _, sp := range o.spans {
+		c.Remove(ItemRange{Lo: sp.lo, Hi: sp.hi})
+	}
+	return c
+}
+
+// Intersect is the set of the items in both s and o.
+func (s ItemSet) Intersect(o ItemSet) ItemSet { return s.Minus(s.Minus(o)) }

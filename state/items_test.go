@@ -192,3 +192,16 @@ func TestItemSetAgainstAModel(t *testing.T) {
 		}
 	}
 }
+
+func TestItemSetMinusIntersect(t *testing.T) {
+	var a, b ItemSet
+	a.Add(ItemRange{Lo: 1, Hi: 10})
+	a.Add(ItemRange{Name: "intro"})
+	a.Add(ItemRange{Name: "x"})
+	b.Add(ItemRange{Lo: 3, Hi: 4})
+	b.Add(ItemRange{Lo: 9, Hi: 20})
+	b.Add(ItemRange{Name: "x"})
+	assert.Equal(t, []string{"1-2", "5-8", "intro"}, a.Minus(b).List())
+	assert.Equal(t, []string{"3-4", "9-10", "x"}, a.Intersect(b).List())
+	assert.Equal(t, []string{"1-10", "intro", "x"}, a.List(), "a is unchanged")
+}

@@ -29,6 +29,10 @@ type Unit struct {
 	// Items is the unit's item ledger (items): the items its iterations
 	// recorded as done, skipped or failed, and the plan's total.
 	Items *Items
+	// Metrics are the unit's named numbers, the latest value of each
+	// (metrics): itr checkpoint --metric words=812. Canonical numbers
+	// (ParseNumber) by name; nil is absent.
+	Metrics map[string]string
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -147,6 +151,12 @@ func (u *Unit) Clone() *Unit {
 	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
 	c.Items = u.Items.Clone()
+	if u.Metrics != nil {
+		c.Metrics = make(map[string]string, len(u.Metrics))
+		for k, v := range u.Metrics {
+			c.Metrics[k] = v
+		}
+	}
 	c.extra = u.extra.clone()
 	return &c
 }

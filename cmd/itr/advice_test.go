@@ -59,8 +59,8 @@ func TestAdviceRealRepositories(t *testing.T) {
 	sizes := m.primeSizes
 	sort.Ints(sizes)
 	if len(sizes) > 0 {
-		t.Logf("%d histories, %d states, %d offered commands run, %d holds checked; prime median %d characters (~%d tokens), max %d",
-			histories, m.states, m.offersRun, m.holdsChecked, sizes[len(sizes)/2], sizes[len(sizes)/2]/4, sizes[len(sizes)-1])
+		t.Logf("%d histories, %d states, %d offered commands run (%d settling items), %d holds checked; prime median %d characters (~%d tokens), max %d",
+			histories, m.states, m.offersRun, m.settles, m.holdsChecked, sizes[len(sizes)/2], sizes[len(sizes)/2]/4, sizes[len(sizes)-1])
 	}
 }
 
@@ -112,6 +112,11 @@ func generateHistory(seed uint64, n int) history {
 		budget = 3 + r.IntN(6)
 		fmt.Fprintf(&p, "**Max total iterations:** %d\n\n", budget)
 	}
+	// Item states the plan declares, settled before done.
+	declared := r.IntN(2) == 0
+	if declared {
+		p.WriteString("**Item states:** draft, final\n**Settle items before done:** yes\n\n")
+	}
 	p.WriteString("## Tasks\n\n")
 	units := 2 + r.IntN(3)
 	var ids []string
@@ -128,6 +133,12 @@ func generateHistory(seed uint64, n int) history {
 		if i == 1 {
 			p.WriteString("  - Output: `outputs/T1.md`\n  - Min words: 3\n")
 		}
+		if declared && i == 1 || r.IntN(2) == 0 {
+			p.WriteString("  - Items: 3\n")
+			if i == 1 && r.IntN(2) == 0 {
+				p.WriteString("  - Counter: lines in outputs/T1.md\n")
+			}
+		}
 		if r.IntN(3) == 0 {
 			p.WriteString("  - Verify: `true`\n")
 		}
@@ -141,6 +152,13 @@ func generateHistory(seed uint64, n int) history {
 		switch k := r.IntN(30); {
 		case k < 9:
 			args := []string{"checkpoint", u, "--did", "work"}
+			if r.IntN(3) == 0 {
+				states := []string{"done", "skipped", "draft", "final"}
+				if !declared {
+					states = states[:2]
+				}
+				args = append(args, "--item", fmt.Sprintf("%d-3=%s", 1+r.IntN(3), states[r.IntN(len(states))]), "--metric", fmt.Sprintf("words=%d", r.IntN(900)))
+			}
 			switch r.IntN(5) {
 			case 0, 1:
 				args = append(args, "--signal")
@@ -276,7 +294,10 @@ func quoteArgs(args []string) string {
 type adviceModel struct {
 	t                               *testing.T
 	states, offersRun, holdsChecked int
-	primeSizes                      []int
+	// settles counts the offers of item work that settles items (the
+	// settle rule refused the signal).
+	settles    int
+	primeSizes []int
 }
 
 // itr runs itr in process in dir; it returns the exit code and output.
@@ -452,6 +473,9 @@ func (m *adviceModel) runOffer(dir, command string) string {
 	before, _ := gitIn(copyDir, "rev-parse", "HEAD")
 	code, out, errs := runItr(copyDir, args...)
 	m.offersRun++
+	if slices.Contains(args, "--item") {
+		m.settles++
+	}
 	after, _ := gitIn(copyDir, "rev-parse", "HEAD")
 	verify := slices.Contains(args, "--verify")
 	switch {

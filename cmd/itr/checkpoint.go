@@ -48,14 +48,25 @@ where a failed check goes, and itr exits with 3.
 no state is given; repeatable, or several separated by commas; N-M is a range of numbered items):
 "--item 1-12 --item 13=skipped". When the plan gives the unit's items ("Items: 17" for items 1 to
 17, or "Items: intro, methods, results"), other items are refused. A later entry for an item wins.
-status, prime and --json show the items done of the total, the next item (the first in plan order
-not yet recorded) and the items not to repeat; a "Counter: NAME in PATH" of the plan is counted in
-the file and reported when it disagrees with the items done.
+A plan may declare the states items move through ("Item states: candidate, included, level-3,
+level-4" with "Settled states: level-3, level-4"; the last is settled by default): --item 7=level-3
+then records them, and any other state is refused naming the declaration; skipped and failed are
+always states, and settled. An item may move back to an earlier state; the entry says so.
+--value 7:score=4 records a value of item 7 (--value score=4 when --item moves one item);
+--metric words=812 records a number about the unit (the latest is kept; the log keeps each).
+status, prime and --json show the items done of the total (by state), the next item (the first in
+plan order not yet settled), the items not to repeat, the key values and the metrics; a "Counter:
+NAME in PATH" of the plan is counted in the file and reported when it disagrees with the items
+done. Where the plan says "Settle items before done: yes" (the default in knowledge mode), --signal
+and --verified are refused while an item is not settled, a counter disagrees or a "Metric: words
+>= 2500" target is not met.
 A paused task (itr pause) and a task past its "Max total iterations" refuse checkpoints.`,
 		Example: `  itr checkpoint T1 --did "login form" --signal --verify -- go test ./auth/...
   itr checkpoint T1 --did "tests pass" --verified --verify      # runs T1's Verify: line
   itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"
-  itr checkpoint R2 --did "reports 1-12 scanned" --item 1-12 --item 13=skipped`,
+  itr checkpoint R2 --did "reports 1-12 scanned" --item 1-12 --item 13=skipped
+  itr checkpoint R1 --did "paper 7 read" --item 7=level-3 --value score=4 --value finding="Entity consolidation required"
+  itr checkpoint R3 --did "section IV-B drafted" --metric words=1250`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			unitArgs := args
 			if at := cmd.ArgsLenAtDash(); at >= 0 {
@@ -142,7 +153,9 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 	f.StringVar(&req.VerifiedBy, "verified-by", "", "the person or external check that verified the unit (implies --verified)")
 	f.IntVar(&progress, "progress", 0, "the unit's own progress, a whole percent from 0 to 100")
 	f.StringVar(&req.ProgressDetail, "detail", "", "what --progress means (\"sections 1-3 of 6\")")
-	f.StringArrayVar(&req.Items, "item", nil, "an item of the unit recorded with the iteration: ID[=done|skipped|failed], N-M for a range (repeatable; commas allowed)")
+	f.StringArrayVar(&req.Items, "item", nil, "an item of the unit recorded with the iteration: ID[=STATE] (done, skipped, failed, or a state the plan declares), N-M for a range (repeatable; commas allowed)")
+	f.StringArrayVar(&req.Values, "value", nil, "a value of an item: ID:NAME=TEXT, or NAME=TEXT for the one item --item moves (repeatable; an empty TEXT takes it away)")
+	f.StringArrayVar(&req.Metrics, "metric", nil, "a number about the unit: NAME=N, such as words=812 (repeatable; the latest value is kept)")
 	return cmd
 }
 

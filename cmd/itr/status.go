@@ -82,8 +82,17 @@ func printSummaryWork(w io.Writer, s *workspace.Summary) {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
 	}
 	for _, u := range []*workspace.UnitStatus{s.Current, s.Work} {
-		if u != nil && u.Items != nil && (u == s.Current || s.Current == nil || s.Current.ID != u.ID) {
+		if u == nil || u != s.Current && s.Current != nil && s.Current.ID == u.ID {
+			continue
+		}
+		if u.Items != nil {
 			fmt.Fprintf(w, "Items:    %s %s\n", u.ID, terminalSafe(u.Items.Text()))
+			if kv := u.Items.KeyValues(5, 80); kv != "" {
+				fmt.Fprintf(w, "Values:   %s %s: %s\n", u.ID, u.Items.KeyValue, terminalSafe(kv))
+			}
+		}
+		if len(u.Metrics) > 0 {
+			fmt.Fprintf(w, "Metrics:  %s %s\n", u.ID, terminalSafe(workspace.MetricsText(u.Metrics)))
 		}
 	}
 	for _, c := range s.Counters {

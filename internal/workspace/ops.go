@@ -12,6 +12,7 @@ import (
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/verify"
 	"github.com/itr-dev/itr/internal/workspace/view"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -361,8 +362,16 @@ type CheckpointRequest struct {
 	ProgressDetail string
 	// Items are the items of the unit's ledger this iteration records, as
 	// given: "ID", "ID=STATE", "N-M=STATE", or several separated by commas
-	// (STATE is done, skipped or failed; done when left out).
+	// (STATE is done, skipped, failed or a state the plan declares; done
+	// when left out).
 	Items []string
+	// Values are values of items recorded with the iteration, as given:
+	// "ID:NAME=TEXT", or "NAME=TEXT" for the one item Items moves (an
+	// empty TEXT takes the value away).
+	Values []string
+	// Metrics are the unit's metrics recorded with the iteration, as
+	// given: "NAME=NUMBER" (or several separated by commas).
+	Metrics []string
 }
 
 // itemMarks reads the items a request records. A bad item is a
@@ -379,6 +388,79 @@ func itemMarks(items []string) ([]state.ItemMark, error) {
 	return out, nil
 }
 
+// itemValues reads the values a request records, each naming its item:
+// "NAME=TEXT" belongs to the one item marks move, and is refused when
+// they move none, or more than one. A bad value is a FieldError naming
+// it; nothing is recorded.
+func itemValues(values []string, marks []state.ItemMark) ([]state.ItemValue, error) {
+	var out []state.ItemValue
+	for _, v := range values {
+		iv, err := progresslog.ParseValueArg(v)
+		if err != nil {
+			return nil, &FieldError{Field: "value", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+		}
+		if iv.Item == "" {
+			if len(marks) != 1 || marks[0].Range.Len() != 1 {
+				moved := "no item"
+				if len(marks) > 0 {
+					moved = "items " + progresslog.FormatItems(marks)
+				}
+				return nil, &FieldError{Field: "value", Problem: fmt.Sprintf("%q names no item, and this checkpoint moves %s", v, moved),
+					Fix: fmt.Sprintf("name the item the value belongs to, as ID:%s=TEXT (such as 7:%s=...)", iv.Name, iv.Name)}
+			}
+			iv.Item = marks[0].Range.String()
+		}
+		out = append(out, iv)
+	}
+	return out, nil
+}
+
+// undeclaredState words the rule book's refusal of an item state when the
+// plan declares no states (done, skipped and failed are all there are) as
+// the FieldError of an item that does not read, word for word as before
+// plans could declare states; any other error is returned as it is.
+func undeclaredState(err error) error {
+	var r *reconcile.Refusal
+	if !errors.As(err, &r) || r.Code != reconcile.UnknownItemState || r.Items == nil || r.Items.Where != "" {
+		return err
+	}
+	tok := r.Item + "=" + r.Items.State
+	return &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", tok),
+		Fix: fmt.Sprintf("item %q: %q is not an item state; write ID=done, ID=skipped or ID=failed (done when left out)", tok, r.Items.State)}
+}
+
+// itemMetrics reads the metrics a request records. A bad metric is a
+// FieldError naming it; nothing is recorded.
+func itemMetrics(metrics []string) ([]state.Metric, error) {
+	var out []state.Metric
+	for _, v := range metrics {
+		ms, err := progresslog.ParseMetrics(v)
+		if err != nil {
+			return nil, &FieldError{Field: "metric", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// itemIntent reads a request's items, values and metrics into in.
+func itemIntent(in *reconcile.Intent, items, values, metrics []string) error {
+	marks, err := itemMarks(items)
+	if err != nil {
+		return err
+	}
+	vs, err := itemValues(values, marks)
+	if err != nil {
+		return err
+	}
+	ms, err := itemMetrics(metrics)
+	if err != nil {
+		return err
+	}
+	in.Items, in.Values, in.Metrics = marks, vs, ms
+	return nil
+}
+
 // Checkpoint appends one iteration entry, folds it into state.json and
 // commits both as one commit.
 func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
@@ -391,12 +473,11 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
 		return nil, &FieldError{Field: "progress", Problem: fmt.Sprintf("is %d", *p), Fix: "give the unit's own progress as a whole percent from 0 to 100"}
 	}
-	marks, err := itemMarks(req.Items)
-	if err != nil {
+	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
+		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+	if err := itemIntent(&in, req.Items, req.Values, req.Metrics); err != nil {
 		return nil, err
 	}
-	in := reconcile.Intent{Action: reconcile.Work, Unit: req.Unit, Signal: req.Signal,
-		Verified: req.Verified || req.VerifiedBy != "", VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
 		return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 			return w.iteration(t, in, req, ran)
@@ -434,9 +515,9 @@ type FinishRequest struct {
 	VerifiedBy string
 	// Check runs a verification first (see CheckpointRequest.Check).
 	Check CheckRequest
-	// Items are the items of the unit's ledger recorded with the step
-	// (see CheckpointRequest.Items).
-	Items []string
+	// Items, Values and Metrics are recorded with the step (see
+	// CheckpointRequest).
+	Items, Values, Metrics []string
 }
 
 // Finish records one iteration that takes a unit a step toward done, as
@@ -449,11 +530,10 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if err := record.PlainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
-	marks, err := itemMarks(req.Items)
-	if err != nil {
+	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
+	if err := itemIntent(&in, req.Items, req.Values, req.Metrics); err != nil {
 		return nil, err
 	}
-	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy), Items: marks}
 	return w.checked(req.Slug, in, req.Check, func(in reconcile.Intent, ran *ranCheck) (*Outcome, error) {
 		return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
 			return w.iteration(t, in, CheckpointRequest{Slug: req.Slug, Did: req.Evidence, VerifiedBy: req.VerifiedBy}, ran)
@@ -512,9 +592,10 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	}
 	in.Held = held
 	in.Missing = w.MissingInputs(t)
+	in.Counts = verify.Counts(w.Store, t)
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
 	if err != nil {
-		return nil, err
+		return nil, undeclaredState(err)
 	}
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err
@@ -550,6 +631,11 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	}
 	if len(ev.Items) > 0 {
 		add(progresslog.FieldItems, progresslog.FormatItems(ev.Items))
+	}
+	e.Fields = append(e.Fields, reconcile.ItemFields(ev)...)
+	if back := reconcile.MovedBack(t.State, t.Plan, ev); len(back) > 0 {
+		add(progresslog.FieldMovedBack, strings.Join(back, "; "))
+		warnings = append(warnings, fmt.Sprintf("%s: item%s moved back: %s (recorded in the entry)", id, store.Plural(len(back), "", "s"), strings.Join(back, "; ")))
 	}
 	if ev.Signal != "" {
 		add("Signal", ev.Signal)

@@ -45,7 +45,12 @@ type (
 	NextAllInfo = view.NextAllInfo
 	// UnitBrief is one unit's context for a subagent (itr prime --unit).
 	UnitBrief = view.UnitBrief
+	// MetricView is one of a unit's metrics with its target.
+	MetricView = view.MetricView
 )
+
+// MetricsText words a unit's metrics on one line; see view.MetricsText.
+func MetricsText(ms []MetricView) string { return view.MetricsText(ms) }
 
 // FutureSuffix ends a time since the last checkpoint that is in the future.
 const FutureSuffix = view.FutureSuffix

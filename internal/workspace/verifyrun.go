@@ -12,6 +12,7 @@ import (
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/verify"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -58,9 +59,10 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	}
 	pre := in
 	pre.WillRun, pre.Activity = true, activity(t)
+	pre.Counts = verify.Counts(w.Store, t)
 	ev, err := reconcile.Decide(t.State, t.Plan, pre)
 	if err != nil {
-		return nil, err
+		return nil, undeclaredState(err)
 	}
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err

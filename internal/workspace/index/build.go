@@ -7,6 +7,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/plan"
 )
 
 // Path is the index's slash path relative to the repository top.
@@ -35,7 +36,7 @@ func Build(st *store.Store) ([]Row, error) {
 		case t.State == nil:
 			rows = append(rows, unreadable(slug, t.StateErr))
 		default:
-			rows = append(rows, RowOf(slug, t.State, ""))
+			rows = append(rows, RowOf(slug, t.State, PlanAt(st, "HEAD", slug, nil), ""))
 		}
 	}
 	archives, err := st.Archives()
@@ -55,13 +56,46 @@ func Build(st *store.Store) ([]Row, error) {
 			rows = append(rows, unreadable(a.Slug, t.StateErr))
 			continue
 		}
-		rows = append(rows, RowOf(a.Slug, t.State, a.Ref))
+		rows = append(rows, RowOf(a.Slug, t.State, PlanAt(st, a.Commit, a.Slug, nil), a.Ref))
 	}
 	return rows, nil
 }
 
 func unreadable(slug string, err error) Row {
-	return Row{Slug: slug, Name: slug, Mode: "-", Status: "unreadable: " + store.OneLine(err.Error(), 120), Started: "-", Progress: "-", LastActivity: "-"}
+	return Row{Slug: slug, Name: slug, Mode: "-", Status: "unreadable: " + store.OneLine(err.Error(), 120), Started: "-", Progress: "-", LastActivity: "-", Items: "-", KeyFinding: "-"}
+}
+
+// PlanAt is the plan of task slug as a commit holds it: the changes it
+// makes (a plan file among them wins), else the plan at rev. nil when
+// there is none, it does not read, or it is still the template: the row
+// then reads the ledgers alone.
+func PlanAt(st *store.Store, rev, slug string, changes []gitstate.FileChange) *plan.Plan {
+	for _, name := range []string{store.TasksFile, store.PlanFile} {
+		path := st.Rel(slug, name)
+		var data []byte
+		found := false
+		for _, c := range changes {
+			if c.Path == path {
+				data, found = c.Data, !c.Delete
+			}
+		}
+		if !found && rev != "" {
+			b, err := st.Repo.ReadFile(rev, path)
+			if err != nil {
+				continue
+			}
+			data, found = b, true
+		}
+		if !found {
+			continue
+		}
+		p, err := plan.Parse(path, data)
+		if err != nil || p.Placeholder() {
+			return nil
+		}
+		return p
+	}
+	return nil
 }
 
 // Update returns the index with the row of slug set to r (taken out when

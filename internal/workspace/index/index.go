@@ -1,6 +1,8 @@
 // Package index keeps INDEX.md, the master table of a workspace's tasks
 // (seed 000's project-level INDEX.md): one row a task with its name, mode,
-// status (phase, paused, done/total), start, progress and last activity.
+// status (phase, paused, done/total), start, progress, last activity, its
+// items by state and its key finding (the key value of its first item that
+// has one: "Key value:" in the plan, finding by default).
 // It is derived: itr writes it, when .itr.yaml says `index: true`, in the
 // same commit as the change it shows, by replacing that task's row (Update);
 // `itr list --write-index` rebuilds it whole (Build); the merge driver joins
@@ -14,9 +16,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -28,8 +32,12 @@ const header = "# Tasks\n\n" +
 	"<!-- Written by itr because .itr.yaml says `index: true`, in the same commit as each change it shows.\n" +
 	"     Do not edit it: `itr list --write-index` rebuilds it. -->\n\n"
 
-// columns are the table's columns, in order.
-var columns = []string{"Task", "Mode", "Status", "Started", "Progress", "Last activity"}
+// columns are the table's columns, in order; an index written before the
+// last two (Items, Key finding) still reads.
+var columns = []string{"Task", "Mode", "Status", "Started", "Progress", "Last activity", "Items", "Key finding"}
+
+// oldColumns is the number of columns of an index written before items.
+const oldColumns = 6
 
 // Row is one task of the index, its cells unescaped.
 type Row struct {
@@ -40,11 +48,17 @@ type Row struct {
 	Started      string
 	Progress     string // "40%"
 	LastActivity string
+	// Items counts the items of the task's ledgers by state ("6 items: 4
+	// level-3, 1 included, 1 not recorded"), "-" for none; KeyFinding is
+	// the key value of the first item that has one, and how many more
+	// have one.
+	Items      string
+	KeyFinding string
 }
 
-// RowOf is the row of a task whose view is s; archive is the tag an
-// archived task is kept in ("" while it is active).
-func RowOf(slug string, s *state.State, archive string) Row {
+// RowOf is the row of a task whose view is s under plan p (nil: none);
+// archive is the tag an archived task is kept in ("" while it is active).
+func RowOf(slug string, s *state.State, p *plan.Plan, archive string) Row {
 	done, total := 0, 0
 	for _, u := range s.Units {
 		total++
@@ -64,7 +78,92 @@ func RowOf(slug string, s *state.State, archive string) Row {
 		progress = fmt.Sprintf("%d%%", done*100/total)
 	}
 	return Row{Slug: slug, Name: s.Task, Mode: string(s.Mode), Status: strings.Join(status, ", "),
-		Started: orDash(state.Val(s.Created)), Progress: progress, LastActivity: orDash(state.Val(s.Updated))}
+		Started: orDash(state.Val(s.Created)), Progress: progress, LastActivity: orDash(state.Val(s.Updated)),
+		Items: itemsCell(s, p), KeyFinding: keyFinding(s, p)}
+}
+
+// itemsCell counts the items of every unit's ledger by state, in the
+// order of the units' item states (the plan's), then the states the plan
+// does not name: "6 items: 4 level-3, 1 included, 1 not recorded"; "-"
+// when no unit has items.
+func itemsCell(s *state.State, p *plan.Plan) string {
+	counts := map[string]int{}
+	var order []string
+	count := func(st string, n int) {
+		if n == 0 {
+			return
+		}
+		if _, seen := counts[st]; !seen {
+			order = append(order, st)
+		}
+		counts[st] += n
+	}
+	recorded, total := 0, 0
+	for _, id := range s.IDs() {
+		it := s.Units[id].Items
+		if it == nil {
+			continue
+		}
+		var names []string
+		if p != nil && !p.Placeholder() {
+			names = p.ItemStatesOf(id).Names()
+		}
+		for _, st := range it.StateNames() {
+			if !slices.Contains(names, st) {
+				names = append(names, st)
+			}
+		}
+		n := 0
+		for _, st := range names {
+			k := it.Set(st).Len()
+			count(st, k)
+			n += k
+		}
+		recorded += n
+		total += max(state.Val(it.Total), n)
+	}
+	if total == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(order)+1)
+	for _, st := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+	}
+	if total > recorded {
+		parts = append(parts, fmt.Sprintf("%d not recorded", total-recorded))
+	}
+	return fmt.Sprintf("%d item%s: %s", total, map[bool]string{true: "", false: "s"}[total == 1], strings.Join(parts, ", "))
+}
+
+// keyFinding is the key value of the first item (units in order, items
+// in natural order) that has one, and how many more have one; "-" when
+// none has.
+func keyFinding(s *state.State, p *plan.Plan) string {
+	first, more := "", 0
+	for _, id := range s.IDs() {
+		it := s.Units[id].Items
+		key := plan.DefaultKeyValue
+		if p != nil && !p.Placeholder() {
+			key = p.KeyValueOf(id)
+		}
+		for _, item := range it.ValueItems() {
+			v := it.Value(item, key)
+			switch {
+			case v == "":
+			case first == "":
+				first = v
+			default:
+				more++
+			}
+		}
+	}
+	switch {
+	case first == "":
+		return "-"
+	case more > 0:
+		return fmt.Sprintf("%s (and %d more)", first, more)
+	}
+	return first
 }
 
 func orDash(s string) string {
@@ -92,6 +191,7 @@ func renderRow(r Row) string {
 	cells := []string{
 		Escape(r.Name) + " (`" + r.Slug + "`)",
 		Escape(r.Mode), Escape(r.Status), Escape(r.Started), Escape(r.Progress), Escape(r.LastActivity),
+		Escape(r.Items), Escape(r.KeyFinding),
 	}
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
@@ -144,9 +244,10 @@ var ErrNotIndex = errors.New("not an INDEX.md itr wrote")
 func Parse(data []byte) ([]Row, error) {
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	head := "| " + strings.Join(columns, " | ") + " |"
+	oldHead := "| " + strings.Join(columns[:oldColumns], " | ") + " |"
 	start := -1
 	for i, l := range lines {
-		if l == head {
+		if l == head || l == oldHead {
 			start = i
 			break
 		}
@@ -179,6 +280,9 @@ func parseRow(l string) (Row, error) {
 		return Row{}, fmt.Errorf("not a row of the table: %w", ErrNotIndex)
 	}
 	cells := splitCells(l[2 : len(l)-2])
+	if len(cells) == oldColumns {
+		cells = append(cells, "-", "-") // written before items
+	}
 	if len(cells) != len(columns) {
 		return Row{}, fmt.Errorf("%d cells, not %d: %w", len(cells), len(columns), ErrNotIndex)
 	}
@@ -192,7 +296,8 @@ func parseRow(l string) (Row, error) {
 		return Row{}, fmt.Errorf("%q is not a task's slug: %w", slug, ErrNotIndex)
 	}
 	return Row{Slug: slug, Name: unescape(first[:open]), Mode: unescape(cells[1]), Status: unescape(cells[2]),
-		Started: unescape(cells[3]), Progress: unescape(cells[4]), LastActivity: unescape(cells[5])}, nil
+		Started: unescape(cells[3]), Progress: unescape(cells[4]), LastActivity: unescape(cells[5]),
+		Items: unescape(cells[6]), KeyFinding: unescape(cells[7])}, nil
 }
 
 // splitCells splits on " | " that is not escaped.

@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/state"
 )
 
 func row(slug, name, last string) Row {
-	return Row{Slug: slug, Name: name, Mode: "development", Status: "execute, 1/2 done", Started: "2026-01-01T00:00:00Z", Progress: "50%", LastActivity: last}
+	return Row{Slug: slug, Name: name, Mode: "development", Status: "execute, 1/2 done", Started: "2026-01-01T00:00:00Z", Progress: "50%", LastActivity: last, Items: "-", KeyFinding: "-"}
 }
 
 func TestEscape(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRenderParseRoundTrip(t *testing.T) {
 	}
 	data := Render(rows)
 	assert.True(t, strings.HasPrefix(string(data), "# Tasks\n"))
-	assert.Contains(t, string(data), "| Task | Mode | Status | Started | Progress | Last activity |\n|---|---|---|---|---|---|\n")
+	assert.Contains(t, string(data), "| Task | Mode | Status | Started | Progress | Last activity | Items | Key finding |\n|---|---|---|---|---|---|---|---|\n")
 	got, err := Parse(data)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
@@ -51,12 +52,56 @@ func TestRenderParseRoundTrip(t *testing.T) {
 	assert.Equal(t, rows[1], got[0], "every cell reads back as written")
 	assert.Equal(t, rows[0], got[1])
 	assert.Equal(t, string(data), string(Render(got)))
-	// Each row is one line of six cells: the name cannot add a cell.
+	// Each row is one line of eight cells: the name cannot add a cell.
 	for _, l := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(l, "| Alpha") {
-			assert.Len(t, splitCells(l[2:len(l)-2]), 6)
+			assert.Len(t, splitCells(l[2:len(l)-2]), 8)
 		}
 	}
+}
+
+// TestParseIndexBeforeItems: an index written before the Items and Key
+// finding columns still reads (both "-"), and is written with them.
+func TestParseIndexBeforeItems(t *testing.T) {
+	old := "# Tasks\n\n| Task | Mode | Status | Started | Progress | Last activity |\n|---|---|---|---|---|---|\n" +
+		"| A (`a`) | development | execute, 1/2 done | 2026-01-01T00:00:00Z | 50% | 2026-01-02T00:00:00Z |\n"
+	rows, err := Parse([]byte(old))
+	require.NoError(t, err)
+	assert.Equal(t, []Row{row("a", "A", "2026-01-02T00:00:00Z")}, rows)
+	assert.Contains(t, string(Render(rows)), "| A (`a`) | development | execute, 1/2 done | 2026-01-01T00:00:00Z | 50% | 2026-01-02T00:00:00Z | - | - |\n")
+	merged, err := Merge([]byte(old), []byte(old), Render([]Row{row("a", "A", "2026-01-03T00:00:00Z")}))
+	require.NoError(t, err)
+	assert.Contains(t, string(merged), "2026-01-03T00:00:00Z | - | - |")
+}
+
+// TestRowItemsAndKeyFinding: the items of every ledger by state, in the
+// plan's order of states, and the key value of the first item that has
+// one (the plan's "Key value", finding by default).
+func TestRowItemsAndKeyFinding(t *testing.T) {
+	s := state.New(state.Knowledge, "Lit review", "lit", "2026-01-01T00:00:00Z")
+	r1 := &state.Unit{ID: "R1", Status: state.InProgress, Items: &state.Items{Total: state.Ptr(6)}}
+	r1.Items.Mark([]state.ItemMark{{Range: state.ItemRange{Lo: 1, Hi: 4}, State: "level-3"}, {Range: state.ItemRange{Lo: 5, Hi: 5}, State: "included"}})
+	r1.Items.SetValue(state.ItemValue{Item: "2", Name: "finding", Text: "Wage claims exposure $12M"})
+	r1.Items.SetValue(state.ItemValue{Item: "1", Name: "finding", Text: "Entity consolidation required"})
+	r1.Items.SetValue(state.ItemValue{Item: "3", Name: "summary", Text: "Clean record"})
+	r2 := &state.Unit{ID: "R2", Status: state.Pending, Items: &state.Items{}}
+	r2.Items.Mark([]state.ItemMark{{Range: state.ItemRange{Name: "a"}, State: state.ItemSkipped}})
+	s.Units["R1"], s.Units["R2"] = r1, r2
+	p, err := plan.Parse("plan.md", []byte("**Item states:** candidate, included, level-3\n## Phases\n- [ ] **R1**: a\n  - Items: 6\n- [ ] **R2**: b\n"))
+	require.NoError(t, err)
+	got := RowOf("lit", s, p, "")
+	assert.Equal(t, "7 items: 1 included, 4 level-3, 1 skipped, 1 not recorded", got.Items)
+	assert.Equal(t, "Entity consolidation required (and 1 more)", got.KeyFinding)
+	keyed, err := plan.Parse("plan.md", []byte("**Key value:** summary\n## Phases\n- [ ] **R1**: a\n- [ ] **R2**: b\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "Clean record", RowOf("lit", s, keyed, "").KeyFinding)
+	// Without the plan: the ledger's own order, finding as the key.
+	assert.Equal(t, "7 items: 1 included, 4 level-3, 1 skipped, 1 not recorded", RowOf("lit", s, nil, "").Items)
+	rendered := string(Render([]Row{got}))
+	assert.Contains(t, rendered, "| 7 items: 1 included, 4 level-3, 1 skipped, 1 not recorded | Entity consolidation required (and 1 more) |\n")
+	back, err := Parse([]byte(rendered))
+	require.NoError(t, err)
+	assert.Equal(t, got, back[0], "the dollar sign and all read back")
 }
 
 func TestRowOf(t *testing.T) {
@@ -66,14 +111,14 @@ func TestRowOf(t *testing.T) {
 	s.Units["R2"] = &state.Unit{ID: "R2", Status: state.InProgress}
 	s.Units["R3"] = &state.Unit{ID: "R3", Status: state.Pending}
 	s.Updated = state.Ptr("2026-01-05T00:00:00Z")
-	r := RowOf("lit", s, "")
-	assert.Equal(t, Row{Slug: "lit", Name: "Lit review", Mode: "knowledge", Status: "execute, 1/3 done", Started: "2026-01-01T00:00:00Z", Progress: "33%", LastActivity: "2026-01-05T00:00:00Z"}, r)
+	r := RowOf("lit", s, nil, "")
+	assert.Equal(t, Row{Slug: "lit", Name: "Lit review", Mode: "knowledge", Status: "execute, 1/3 done", Started: "2026-01-01T00:00:00Z", Progress: "33%", LastActivity: "2026-01-05T00:00:00Z", Items: "-", KeyFinding: "-"}, r)
 	s.Paused = &state.Pause{Since: "2026-01-04T00:00:00Z"}
-	assert.Equal(t, "execute, paused, 1/3 done", RowOf("lit", s, "").Status)
-	assert.Equal(t, "archived (itr/archive/lit/2026-01-06), 1/3 done", RowOf("lit", s, "refs/tags/itr/archive/lit/2026-01-06").Status)
+	assert.Equal(t, "execute, paused, 1/3 done", RowOf("lit", s, nil, "").Status)
+	assert.Equal(t, "archived (itr/archive/lit/2026-01-06), 1/3 done", RowOf("lit", s, nil, "refs/tags/itr/archive/lit/2026-01-06").Status)
 	empty := state.New(state.Development, "New", "new", "")
 	empty.Created, empty.Updated = nil, nil
-	r = RowOf("new", empty, "")
+	r = RowOf("new", empty, nil, "")
 	assert.Equal(t, "-", r.Progress)
 	assert.Equal(t, "-", r.Started)
 	assert.Equal(t, "discover, 0/0 done", r.Status)
@@ -82,9 +127,10 @@ func TestRowOf(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	head := "# Tasks\n\n| Task | Mode | Status | Started | Progress | Last activity |\n|---|---|---|---|---|---|\n"
 	cases := []struct{ name, in, want string }{
-		{"empty", "", "INDEX.md: no table of Task, Mode, Status, Started, Progress, Last activity"},
+		{"empty", "", "INDEX.md: no table of Task, Mode, Status, Started, Progress, Last activity, Items, Key finding"},
 		{"no separator", "| Task | Mode | Status | Started | Progress | Last activity |\n", "no table"},
-		{"five cells", head + "| A (`a`) | development | x | y | z |\n", "INDEX.md:5: 5 cells, not 6"},
+		{"five cells", head + "| A (`a`) | development | x | y | z |\n", "INDEX.md:5: 5 cells, not 8"},
+		{"seven cells", head + "| A (`a`) | development | x | y | z | w | v |\n", "INDEX.md:5: 7 cells, not 8"},
 		{"no slug", head + "| A | development | x | y | z | w |\n", "INDEX.md:5: the first cell names no task"},
 		{"bad slug", head + "| A (`a b`) | development | x | y | z | w |\n", `INDEX.md:5: "a b" is not a task's slug`},
 		{"twice", head + "| A (`a`) | d | x | y | z | w |\n| B (`a`) | d | x | y | z | w |\n", "INDEX.md:6: task a is listed twice (first on line 5)"},

@@ -21,7 +21,7 @@ func (w *writer) indexChanges(rev, slug string, s *state.State, archive string, 
 	if !w.Config.Index || s == nil {
 		return nil, nil
 	}
-	row := index.RowOf(slug, s, archive)
+	row := index.RowOf(slug, s, index.PlanAt(w.Store, rev, slug, have), archive)
 	data, changed, err := index.Update(w.Store, rev, slug, &row)
 	if err != nil {
 		return nil, err

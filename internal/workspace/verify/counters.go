@@ -6,6 +6,8 @@ import (
 	"io/fs"
 
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -35,9 +37,11 @@ func (c CounterCheck) String() string { return c.Unit + ": " + c.Text }
 
 // Counters counts every counter of the plan in its file as on disk
 // (the work may not be committed yet) and compares it with the items
-// recorded done, for each unit that has started or has a ledger. The
-// file is looked up in the task folder, then from the repository root,
-// as outputs are. warnings are files that could not be read.
+// recorded done (in a settled state other than skipped and failed, under
+// the unit's item states), for each unit that has started or has a
+// ledger. The file is looked up in the task folder, then from the
+// repository root, as outputs are. warnings are files that could not be
+// read.
 func Counters(st *store.Store, t *store.Task, s *state.State) ([]CounterCheck, []string) {
 	if t.Plan == nil {
 		return nil, nil
@@ -49,24 +53,12 @@ func Counters(st *store.Store, t *store.Task, s *state.State) ([]CounterCheck, [
 		if pu == nil || len(pu.Counters) == 0 || u.Status == state.Pending && u.Items.Empty() {
 			continue
 		}
-		done := pu.Recorded(u.Items, state.ItemDone).Len()
+		done := pu.ItemsIn(u.Items, t.Plan.ItemStatesOf(id).Finished).Len()
 		for _, c := range pu.Counters {
-			chk := CounterCheck{Unit: id, Counter: c.Name, ItemsDone: done, Path: st.Rel(t.Slug, c.Path)}
-			var data []byte
-			found := false
-			for _, p := range []string{st.Rel(t.Slug, c.Path), c.Path} {
-				b, err := st.ReadWorktree(p)
-				if err == nil {
-					data, chk.Path, found = b, p, true
-					break
-				}
-				if !errors.Is(err, fs.ErrNotExist) {
-					warnings = append(warnings, fmt.Sprintf("%s: counter %s: %v", id, c, err))
-				}
-			}
-			chk.Missing = !found
-			chk.InFile = c.Count(data)
-			chk.Agrees = found && chk.InFile == done || !found && done == 0
+			n, warns := countIn(st, t, id, c)
+			warnings = append(warnings, warns...)
+			chk := CounterCheck{Unit: id, Counter: c.Name, ItemsDone: done, Path: n.Path, InFile: n.InFile, Missing: n.Missing}
+			chk.Agrees = !n.Missing && chk.InFile == done || n.Missing && done == 0
 			what := fmt.Sprintf("%s in %s", c.Name, chk.Path)
 			switch {
 			case chk.Missing:
@@ -81,6 +73,43 @@ func Counters(st *store.Store, t *store.Task, s *state.State) ([]CounterCheck, [
 		}
 	}
 	return out, warnings
+}
+
+// Counts counts every counter of the plan in its file as on disk, for
+// the rule book: a unit moves toward done only while its counters agree
+// with its items done (where the plan says "Settle items before done").
+// The write path and the advice read them alike, so advice and refusal
+// agree.
+func Counts(st *store.Store, t *store.Task) reconcile.Counts {
+	if t.Plan == nil {
+		return nil
+	}
+	out := reconcile.Counts{}
+	for _, pu := range t.Plan.Units {
+		for _, c := range pu.Counters {
+			n, _ := countIn(st, t, pu.ID, c)
+			out[pu.ID] = append(out[pu.ID], n)
+		}
+	}
+	return out
+}
+
+// countIn counts counter c of unit id in its file: in the task folder,
+// else from the repository root.
+func countIn(st *store.Store, t *store.Task, id string, c plan.Counter) (reconcile.Count, []string) {
+	n := reconcile.Count{Counter: c.Name, Path: st.Rel(t.Slug, c.Path), Missing: true}
+	var warnings []string
+	for _, p := range []string{st.Rel(t.Slug, c.Path), c.Path} {
+		b, err := st.ReadWorktree(p)
+		if err == nil {
+			n.InFile, n.Path, n.Missing = c.Count(b), p, false
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			warnings = append(warnings, fmt.Sprintf("%s: counter %s: %v", id, c, err))
+		}
+	}
+	return n, warnings
 }
 
 // counterFix says which to trust and how to bring the two together: the

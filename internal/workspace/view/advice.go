@@ -30,7 +30,8 @@ type Action struct {
 	Unit string `json:"unit,omitempty"`
 	// For is the move it makes: start, continue, confirm, verify, rerun,
 	// repair, unblock, resolve, resume, reconcile, replan, archive,
-	// restore.
+	// restore, settle-items (the items to settle before the unit may move
+	// toward done).
 	For string `json:"for"`
 	// Person says a person's judgement comes first (resume when the hold
 	// is over, unblock once the block is resolved, reopen once the cause
@@ -132,6 +133,9 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 			}
 		}
 	}
+	if t.State != nil && t.Plan != nil {
+		sit.Counts = verify.Counts(st, t)
+	}
 	for _, m := range st.RunMarkers(t.Slug) {
 		if !m.Alive() {
 			sit.Interrupted = append(sit.Interrupted, reconcile.Interrupted{Unit: m.Unit, Command: m.Command, Argv: m.Argv})
@@ -159,6 +163,9 @@ func Command(o reconcile.Offer, slug string) string {
 		fmt.Fprintf(&b, "itr checkpoint %s --did \"...\"", u)
 		if o.For == reconcile.MoveStart || o.For == reconcile.MoveContinue {
 			b.WriteString(" --remaining \"...\"")
+		}
+		for _, m := range o.Intent.Items {
+			b.WriteString(" --item " + m.String())
 		}
 		if o.Intent.Signal {
 			b.WriteString(" --signal")
@@ -486,6 +493,17 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 			}
 		}
 
+	case reconcile.MoveContinue, reconcile.MoveConfirm, reconcile.MoveVerify:
+		if r := adv.Settle; r != nil && r.Unit == u.ID {
+			return settleMoveText(slug, adv, u)
+		}
+	}
+	return moveTextMore(slug, s, adv, sum, u, current)
+}
+
+// moveTextMore words the moves moveText leaves.
+func moveTextMore(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus, current bool) string {
+	switch adv.Move {
 	case reconcile.MoveContinue:
 		if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
 			return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])

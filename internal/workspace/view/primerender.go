@@ -184,7 +184,17 @@ func (p *PrimeContext) unitBlock(c *UnitStatus, heading string) string {
 		b.WriteString("\n")
 	}
 	if c.Items != nil {
-		fmt.Fprintf(&b, "- Items: %s. Record them with `itr checkpoint %s --item ID[=done|skipped|failed]`.\n", c.Items.Text(), c.ID)
+		fmt.Fprintf(&b, "- Items: %s. Record them with `itr checkpoint %s --item ID[=%s]`", c.Items.Text(), c.ID, c.Items.StatesHint())
+		if c.Items.Where != "" {
+			fmt.Fprintf(&b, " (states declared at %s)", c.Items.Where)
+		}
+		b.WriteString(".\n")
+		if kv := c.Items.KeyValues(5, 120); kv != "" {
+			fmt.Fprintf(&b, "- Key values (%s): %s. Record values with `--value ID:NAME=TEXT`.\n", c.Items.KeyValue, kv)
+		}
+	}
+	if len(c.Metrics) > 0 {
+		fmt.Fprintf(&b, "- Metrics: %s. Record them with `--metric NAME=N`.\n", visible(MetricsText(c.Metrics)))
 	}
 	for _, k := range p.Counters {
 		if k.Unit == c.ID && k.Agrees {

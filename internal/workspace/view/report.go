@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,54 @@ type ReportUnit struct {
 	Reason                   string
 	Critical                 bool
 	Entries                  []ReportEntry
+	// Items words the unit's item ledger (by state where the plan
+	// declares states), Metrics its metrics with their targets; Values
+	// are its items' values, KeyValue the name shown first.
+	Items, Metrics, KeyValue string
+	Values                   []ReportValue
+}
+
+// ReportValue is one item's values: its key value, then the others.
+type ReportValue struct {
+	Item, Key, Others string
+}
+
+// maxReportValues is how many items' values a unit's card lists.
+const maxReportValues = 200
+
+// reportItems fills the item ledger, values and metrics of unit u into ru.
+func reportItems(ru *ReportUnit, u UnitStatus) {
+	if v := u.Items; v != nil {
+		ru.Items, ru.KeyValue = v.Text(), v.KeyValue
+		for i, iv := range v.Values {
+			if i == maxReportValues {
+				ru.Values = append(ru.Values, ReportValue{Item: "…", Others: fmt.Sprintf("and %d more items with values (itr status --json lists them all)", len(v.Values)-i)})
+				break
+			}
+			rv := ReportValue{Item: iv.Item, Key: iv.Values[v.KeyValue]}
+			var others []string
+			for _, name := range sortedNames(iv.Values) {
+				if name != v.KeyValue {
+					others = append(others, name+": "+iv.Values[name])
+				}
+			}
+			rv.Others = strings.Join(others, "; ")
+			ru.Values = append(ru.Values, rv)
+		}
+	}
+	if len(u.Metrics) > 0 {
+		ru.Metrics = MetricsText(u.Metrics)
+	}
+}
+
+// sortedNames are the keys of m in byte order.
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ReportEntry is one entry of the log as the timeline shows it.
@@ -250,6 +299,7 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 	if t.Plan != nil {
 		deps = t.Plan.DepMap()
 	}
+	rows := indexOf(t.Plan)
 	known := map[string]bool{}
 	for _, n := range g.Nodes {
 		known[n.ID] = true
@@ -257,6 +307,7 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 			Critical: critical[n.ID], Entries: byUnit[n.ID]}
 		ru.Depends = deps[n.ID]
 		ru.Reason = unitReason(s.Units[n.ID])
+		reportItems(&ru, rows.row(s, n.ID))
 		if len(ru.Entries) == 0 {
 			d.Idle = append(d.Idle, ru)
 		} else {

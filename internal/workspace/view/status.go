@@ -47,6 +47,9 @@ type UnitStatus struct {
 	// Items is the unit's item ledger (itr checkpoint --item): done of
 	// the plan's total, the next item, the items not to repeat.
 	Items *ItemsView `json:"items,omitempty"`
+	// Metrics are the unit's named numbers (itr checkpoint --metric):
+	// the latest value of each, with the plan's targets ("Metric:").
+	Metrics []MetricView `json:"metrics,omitempty"`
 }
 
 // LastEntry is the newest iteration entry of the log.
@@ -531,6 +534,7 @@ func UnitOf(st *store.Store, t *store.Task, s *state.State, id string) UnitStatu
 // planIndex is the plan's units and dependencies, looked up once for all
 // the rows of a view, so status and prime stay linear in the units.
 type planIndex struct {
+	p     *plan.Plan
 	units map[string]*plan.Unit
 	deps  map[string][]string
 	// replacedBy are the units that replace each unit ("Replaces:").
@@ -541,7 +545,7 @@ func indexOf(p *plan.Plan) planIndex {
 	if p == nil {
 		return planIndex{}
 	}
-	return planIndex{units: p.Index(), deps: p.DepMap(), replacedBy: p.ReplacedBy()}
+	return planIndex{p: p, units: p.Index(), deps: p.DepMap(), replacedBy: p.ReplacedBy()}
 }
 
 // row is unit id of s as status shows it.
@@ -562,7 +566,8 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	}
 	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
 	us.ReplacedBy = ix.replacedBy[id]
-	us.Items = itemsOf(u, pu)
+	us.Items = itemsIn(u, pu, lifecycleOf(ix.p, id, s.Mode))
+	us.Metrics = metricsOf(u, pu)
 	return us
 }
 

@@ -41,6 +41,7 @@ type UnitBrief struct {
 	// the items not to repeat; Counters its plan's counters that disagree
 	// with the ledger.
 	Items    *ItemsView     `json:"items,omitempty"`
+	Metrics  []MetricView   `json:"metrics,omitempty"`
 	Counters []CounterCheck `json:"counters,omitempty"`
 	// Decisions are the settled choices in force (decisions.md), the
 	// unit's own first.
@@ -100,7 +101,8 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, 
 	if t.Plan != nil {
 		pu = t.Plan.Unit(id)
 	}
-	b.Items = itemsOf(s.Units[id], pu)
+	b.Items = itemsIn(s.Units[id], pu, lifecycleOf(t.Plan, id, s.Mode))
+	b.Metrics = metricsOf(s.Units[id], pu)
 	for _, c := range sum.Counters {
 		if c.Unit == id && !c.Agrees {
 			b.Counters = append(b.Counters, c)
@@ -123,6 +125,13 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, 
 	item := ""
 	if b.Items != nil {
 		item = " [--item ID]..."
+		if b.Items.Where != "" {
+			item = " [--item ID=" + b.Items.StatesHint() + "]..."
+		}
+	}
+	done := fmt.Sprintf("itr checkpoint %s --did \"...\" --signal   (when the work is done: signal %s)", id, signal)
+	if v := b.Items; v != nil && v.Settle && v.Unsettled > 0 {
+		done = fmt.Sprintf("itr checkpoint %s --did \"...\" --item ID=STATE ... --signal   (when the work is done and every item settled: %d not yet: %s)", id, v.Unsettled, visible(v.UnsettledItems))
 	}
 	for _, c := range sum.Claims {
 		if c.Unit == id && c.Finished == "" {
@@ -131,7 +140,7 @@ func briefOf(st *store.Store, t *store.Task, sum *Summary, guardrails []string, 
 	}
 	b.Commands = []string{
 		fmt.Sprintf("itr checkpoint %s --did \"...\" --remaining \"...\"%s", id, item),
-		fmt.Sprintf("itr checkpoint %s --did \"...\" --signal   (when the work is done: signal %s)", id, signal),
+		done,
 		fmt.Sprintf("itr block %s --reason \"...\"   (or itr fail %s --reason \"...\" when it cannot be done)", id, id),
 	}
 	if b.Claim != nil {
@@ -183,6 +192,12 @@ func (b *UnitBrief) renderAt(w int) string {
 	}
 	if v := b.Items; v != nil {
 		fmt.Fprintf(&sb, "- Items: %s\n", v.Text())
+		if kv := v.KeyValues(5, w/8); kv != "" {
+			fmt.Fprintf(&sb, "- Key values (%s): %s\n", v.KeyValue, kv)
+		}
+	}
+	if len(b.Metrics) > 0 {
+		fmt.Fprintf(&sb, "- Metrics: %s\n", visible(MetricsText(b.Metrics)))
 	}
 	for _, c := range b.Counters {
 		fmt.Fprintf(&sb, "- **Counter disagrees:** %s; %s\n", visible(store.OneLine(c.Text, w)), visible(store.OneLine(c.Fix, w)))
