@@ -64,6 +64,12 @@ type Situation struct {
 	Unready map[string][]evidence.Problem
 	// Interrupted are the checks cut off before itr could record them.
 	Interrupted []Interrupted
+	// Partial are the units under way whose declared outputs an
+	// interrupted iteration left half-written, with those outputs (as
+	// the plan names them): the work goes on from them (finish them), or
+	// the unit starts over (restart, offered where the rule book
+	// accepts it).
+	Partial map[string][]string
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -122,6 +128,7 @@ const (
 	OpPlan       Op = "plan"
 	OpArchive    Op = "archive"
 	OpRestore    Op = "restore"
+	OpRestart    Op = "restart"
 )
 
 // Offer is one move the rule book accepts now: the operation, the unit,
@@ -191,6 +198,7 @@ const (
 	MoveFixPlan     Move = "fix-plan"     // the plan does not read
 	MoveReplan      Move = "replan"       // the plan changed since itr plan
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
+	MoveRestart     Move = "restart"      // start a unit over: an interrupted iteration left its outputs partial
 )
 
 // AdviseIn is the advisor: Advise with everything the workspace found.
@@ -372,6 +380,11 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			break
 		}
 	}
+	// Outputs an interrupted iteration left partial: finishing them is the
+	// unit's own work (above); starting it over is the other way.
+	for _, id := range sortedKeys(sit.Partial) {
+		try(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveRestart})
+	}
 	// The current unit's own state, then the units that need someone.
 	cur := state.Val(s.Current)
 	if u := s.Units[cur]; u != nil && u.Status == state.Blocked {
@@ -388,6 +401,8 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			id := a.Failed[0]
 			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
 			try(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
+			// Seed 004's "start fresh" beside reopen's "retry".
+			try(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveResolve, Person: true})
 		}
 	}
 	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {

@@ -46,7 +46,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 			}
 			ev.Items = marks
 		}
-	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
+	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused, progresslog.KindRestarted:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindBlocked {
 			ev.ClearWhen = field(FieldClearWhen)

@@ -183,6 +183,8 @@ func Command(o reconcile.Offer, slug string) string {
 		return fmt.Sprintf("itr reopen %s --reason \"...\"", u)
 	case reconcile.OpSkip:
 		return fmt.Sprintf("itr skip %s --reason \"...\"", u)
+	case reconcile.OpRestart:
+		return fmt.Sprintf("itr restart %s --reason \"...\"", u)
 	case reconcile.OpResume:
 		return "itr resume"
 	case reconcile.OpReconcile:
@@ -365,6 +367,10 @@ func hintOf(a Action) string {
 		return " (when the hold is over)"
 	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveResolve:
 		return " (once a person fixed the cause)"
+	case o.Op == reconcile.OpRestart && o.For == reconcile.MoveResolve:
+		return " (starts it fresh instead: its iterations stay spent)"
+	case o.Op == reconcile.OpRestart:
+		return " (starts it over from nothing instead of finishing its partial outputs; its iterations stay spent)"
 	case o.Op == reconcile.OpReconcile:
 		return " (puts itr's files in step with the log)"
 	case o.Op == reconcile.OpPlan:
@@ -487,6 +493,10 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		}
 
 	case reconcile.MoveContinue:
+		if files := sum.sit.Partial[u.ID]; len(files) > 0 {
+			return fmt.Sprintf("continue %s (iteration %d): an interrupted iteration left its outputs partial (%s): finish them and checkpoint, or start %s over with `itr restart %s --reason ...`",
+				u.ID, u.Iterations+1, strings.Join(store.FirstN(files, 3), ", "), u.ID, u.ID)
+		}
 		if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
 			return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
 		}
