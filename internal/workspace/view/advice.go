@@ -66,6 +66,8 @@ type situation struct {
 	reconcile.Situation
 	// appended are the entries of progress.md no commit holds yet.
 	unsaved []store.UnsavedFile
+	// partials are the outputs interrupted iterations left partial.
+	partials []PartialOutput
 }
 
 // situationOf reads the workspace's side of the advice for task t (read
@@ -137,7 +139,9 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 			sit.Interrupted = append(sit.Interrupted, reconcile.Interrupted{Unit: m.Unit, Command: m.Command, Argv: m.Argv})
 		}
 	}
-	return sit, warnings
+	parts, warns := partialsOf(st, t, facts, sit.unsaved)
+	sit.partials, sit.Partial = parts, partialMap(parts)
+	return sit, append(warnings, warns...)
 }
 
 // actionsOf words the advice's offers as command lines.
