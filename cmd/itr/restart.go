@@ -50,7 +50,7 @@ them.`,
 				v := restartView{outcomeView: outcomeJSON(rep.Outcome), Spent: rep.Spent, Outputs: append([]string{}, rep.Outputs...)}
 				return g.emit(v, func(w io.Writer) {
 					printRepaired(w, rep.Outcome)
-					fmt.Fprintf(w, "%s: %s → %s (starts over; %d iteration%s stay spent)\n", v.Unit, v.From, v.Status, v.Spent, plural(v.Spent))
+					fmt.Fprintf(w, "%s: %s → %s (starts over; %d iteration%s spent)\n", v.Unit, v.From, v.Status, v.Spent, map[bool]string{true: " stays", false: "s stay"}[v.Spent == 1])
 					if len(v.Outputs) > 0 {
 						fmt.Fprintf(w, "Left as they were: %s (the new attempt rewrites %s)\n", strings.Join(v.Outputs, ", "), map[bool]string{true: "it", false: "them"}[len(v.Outputs) == 1])
 					}

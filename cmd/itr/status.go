@@ -323,10 +323,10 @@ func newLogCmd(g *globals) *cobra.Command {
 				g.painted("log")
 				return g.emit(rows, func(w io.Writer) {
 					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tAGENT\tFILES\tSUBJECT")
+					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT\tAGENT\tFILES")
 					for _, r := range rows {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event,
-							terminalSafe(agentText(r.Agent, r.Model)), terminalSafe(filesText(r.Files, r.FilesMore)), r.Subject)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject,
+							terminalSafe(agentText(r.Agent, r.Model)), terminalSafe(filesText(r.Files, r.FilesMore)))
 					}
 					tw.Flush()
 				})
