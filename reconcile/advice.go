@@ -391,18 +391,8 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		try(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
 	}
 	if !anyWork(out) {
-		for _, id := range a.Blocked {
-			if id != cur {
-				try(Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
-				break
-			}
-		}
-		if len(a.Failed) > 0 {
-			id := a.Failed[0]
-			try(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
-			try(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
-			// Seed 004's "start fresh" beside reopen's "retry".
-			try(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveResolve, Person: true})
+		for _, o := range needSomeone(a, cur) {
+			try(o)
 		}
 	}
 	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
@@ -423,6 +413,28 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	}
 	if added, removed, changed := PlanChanges(view, p); len(added)+len(changed) > 0 && !startedAmong(s, removed) {
 		out = append(out, Offer{Op: OpPlan, For: MoveReplan})
+	}
+	return out
+}
+
+// needSomeone are the moves that need a person when no unit takes work:
+// unblock the first blocked unit (but the current one, offered already),
+// and reopen (retry), skip or restart (seed 004's "start fresh") the first
+// failed unit; the caller keeps those Decide accepts.
+func needSomeone(a *Advice, cur string) []Offer {
+	var out []Offer
+	for _, id := range a.Blocked {
+		if id != cur {
+			out = append(out, Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+			break
+		}
+	}
+	if len(a.Failed) > 0 {
+		id := a.Failed[0]
+		out = append(out,
+			Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true},
+			Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true},
+			Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveResolve, Person: true})
 	}
 	return out
 }

@@ -659,22 +659,7 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	}
 	u := s.Units[ev.Unit]
 	if u == nil {
-		if active(p) || !state.ValidID(ev.Unit) {
-			return unknown(s, p, ev.Unit, true)
-		}
-		if ev.Kind == progresslog.KindUnblocked {
-			// It would come in pending: there is nothing to unblock.
-			return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
-		}
-		if ev.Kind == progresslog.KindReopened {
-			// Nor anything to reopen.
-			return &Refusal{Code: NotDone, Unit: ev.Unit, Status: state.Pending}
-		}
-		if isRestart(ev) {
-			// Nor any work to restart.
-			return &Refusal{Code: NotRestartable, Unit: ev.Unit, Status: state.Pending}
-		}
-		return nil // without a plan, the first event of a unit brings it in
+		return allowedNew(s, p, ev)
 	}
 	switch ev.Kind {
 	case progresslog.KindIteration:
@@ -720,6 +705,27 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		case !state.CanMove(u.Status, to):
 			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: to}
 		}
+	}
+	return nil
+}
+
+// allowedNew is allowed for an event of a unit the view does not have:
+// without a plan its first event brings it in, pending, unless there is
+// then nothing to do (unblock, reopen, restart).
+func allowedNew(s *state.State, p *plan.Plan, ev Event) error {
+	if active(p) || !state.ValidID(ev.Unit) {
+		return unknown(s, p, ev.Unit, true)
+	}
+	switch ev.Kind {
+	case progresslog.KindUnblocked:
+		// It would come in pending: there is nothing to unblock.
+		return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
+	case progresslog.KindReopened:
+		// Nor anything to reopen.
+		return &Refusal{Code: NotDone, Unit: ev.Unit, Status: state.Pending}
+	case progresslog.KindRestarted:
+		// Nor any work to restart.
+		return &Refusal{Code: NotRestartable, Unit: ev.Unit, Status: state.Pending}
 	}
 	return nil
 }

@@ -469,6 +469,25 @@ func workMoveOf(s *state.State, adv reconcile.Advice) reconcile.Move {
 	return ""
 }
 
+// continueText words the move continue of unit u: its partial outputs
+// first, then its outputs that fail their checks.
+func continueText(u UnitStatus, sum *Summary) string {
+	if files := sum.sit.Partial[u.ID]; len(files) > 0 {
+		restart := ""
+		for _, a := range sum.Actions {
+			if a.Offer.Op == reconcile.OpRestart && a.Unit == u.ID {
+				restart = fmt.Sprintf(", or start %s over with `itr restart %s --reason ...`", u.ID, u.ID)
+			}
+		}
+		return fmt.Sprintf("continue %s (iteration %d): an interrupted iteration left its outputs partial (%s): finish them and checkpoint%s",
+			u.ID, u.Iterations+1, strings.Join(store.FirstN(files, 3), ", "), restart)
+	}
+	if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
+		return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
+	}
+	return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
+}
+
 // moveText words the move of adv.
 func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus) string {
 	if u.ID != adv.MoveUnit {
@@ -497,14 +516,7 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		}
 
 	case reconcile.MoveContinue:
-		if files := sum.sit.Partial[u.ID]; len(files) > 0 {
-			return fmt.Sprintf("continue %s (iteration %d): an interrupted iteration left its outputs partial (%s): finish them and checkpoint, or start %s over with `itr restart %s --reason ...`",
-				u.ID, u.Iterations+1, strings.Join(store.FirstN(files, 3), ", "), u.ID, u.ID)
-		}
-		if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
-			return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
-		}
-		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
+		return continueText(u, sum)
 	case reconcile.MoveConfirm:
 		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
 	case reconcile.MoveVerify:
