@@ -101,11 +101,15 @@ func interruption(st *store.Store, t *store.Task, facts *logFacts, unsaved []sto
 
 // partialFixes words each partial output's fix with the moves the advice
 // accepts: finish the outputs and checkpoint, or restart the unit where
-// restart is offered.
-func partialFixes(parts []PartialOutput, actions []Action) {
+// restart is offered; under a hold on the whole task, what clears it
+// comes first.
+func partialFixes(parts []PartialOutput, actions []Action, hold *Hold) {
 	for i := range parts {
 		p := &parts[i]
 		fix := fmt.Sprintf("finish %s and checkpoint %s (itr checkpoint %s --did \"...\")", strings.Join(store.FirstN(p.Files, 3), ", "), p.Unit, p.Unit)
+		if hold.Whole() {
+			fix = "first " + hold.Clear + "; then " + fix
+		}
 		for _, a := range actions {
 			if a.Offer.Op == reconcile.OpRestart && a.Unit == p.Unit {
 				fix += fmt.Sprintf(", or start %s over from nothing with `%s` (its iterations stay spent)", p.Unit, a.Command)
