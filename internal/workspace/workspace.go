@@ -52,9 +52,11 @@ type Workspace struct {
 // flags beat the environment, which beats the file; the caller has already
 // merged flags and environment into opts.
 func Open(opts Options) (*Workspace, error) {
-	for _, f := range []struct{ field, v string }{{"agent", opts.Agent}, {"model", opts.Model}, {"session", opts.Session}} {
+	for _, f := range []struct{ field, v, from string }{
+		{"agent", opts.Agent, "--agent or ITR_AGENT"}, {"model", opts.Model, "--model or ITR_MODEL"}, {"session", opts.Session, "ITR_SESSION"},
+	} {
 		if problem, fix := store.CheckWho(f.field, strings.TrimSpace(f.v)); problem != "" {
-			return nil, &FieldError{Field: f.field, Problem: problem, Fix: fix}
+			return nil, &FieldError{Field: f.field, Problem: problem, Fix: fix + " (" + f.from + "); nothing was changed"}
 		}
 	}
 	dir := opts.Dir
