@@ -44,6 +44,12 @@ type Reader interface {
 	// commit holds (modified, staged, or untracked and not ignored),
 	// outside the folder except, as `git status` sees them.
 	Uncommitted(except string) ([]string, error)
+	// ChangedFiles lists the paths of the files (blobs, symbolic links,
+	// submodules) commit rev added, removed or changed against its first
+	// parent, sorted; every file for a commit without parents (or whose
+	// parent is beyond a shallow boundary). Folders whose trees are equal
+	// are not entered. ErrNotFound when rev names no commit.
+	ChangedFiles(rev string) ([]string, error)
 }
 
 // Writer is what itr writes: commits of given paths, the index, branches,

@@ -233,3 +233,35 @@ func FuzzStrictUnion(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFiles: every list of paths a Files field writes reads back as the
+// paths it lists and the count of the rest, also through an entry.
+func FuzzFiles(f *testing.F) {
+	f.Add("src/a.go", "docs/b c.md", 1)
+	f.Add("\"q\".md", "(+2 more)", 0)
+	f.Add(" lead", "tab\tx", 2)
+	f.Fuzz(func(t *testing.T, a, b string, max int) {
+		var paths []string
+		for _, p := range []string{a, b} {
+			if p != "" && !strings.ContainsRune(p, 0) {
+				paths = append(paths, p)
+			}
+		}
+		max %= 3
+		v := FormatFiles(paths, max)
+		e := Entry{Kind: KindIteration, Unit: "T1", Iteration: 1, Stamp: "2026-02-03T14:46:00Z", Fields: []Field{{Name: FieldFiles, Value: v}}}
+		if v == "" {
+			return
+		}
+		out, err := Append(nil, e)
+		require.NoError(t, err)
+		got, _ := Parse(out).Entries[0].Field(FieldFiles)
+		listed, more := ParseFiles(got)
+		shown := len(paths)
+		if max > 0 && max < shown {
+			shown = max
+		}
+		require.Equal(t, paths[:shown], listed, "value %q", got)
+		require.Equal(t, len(paths)-shown, more)
+	})
+}

@@ -65,6 +65,10 @@ const (
 	// KindSkipped is "## T1 - Skipped - ts", with a Reason field: the unit
 	// is left out on purpose and its dependants may proceed.
 	KindSkipped
+	// KindRestarted is "## T1 - Restarted - ts", with a Reason field: the
+	// unit's work starts over from nothing (back to pending); its
+	// iterations stay spent and its entries stay in the log.
+	KindRestarted
 )
 
 // events are the event words of the headings, by kind.
@@ -87,6 +91,7 @@ var events = [...]string{
 	KindSummary:    "Summary",
 	KindFailed:     "Failed",
 	KindSkipped:    "Skipped",
+	KindRestarted:  "Restarted",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -104,7 +109,7 @@ func (k Kind) String() string {
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
 	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
-		k == KindFailed || k == KindSkipped
+		k == KindFailed || k == KindSkipped || k == KindRestarted
 }
 
 // known reports whether k is one of the event kinds.

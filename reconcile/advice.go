@@ -70,6 +70,12 @@ type Situation struct {
 	// (where the plan says "Settle items before done"), so none is
 	// offered.
 	Counts Counts
+	// Partial are the units under way whose declared outputs an
+	// interrupted iteration left half-written, with those outputs (as
+	// the plan names them): the work goes on from them (finish them), or
+	// the unit starts over (restart, offered where the rule book
+	// accepts it).
+	Partial map[string][]string
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -128,6 +134,7 @@ const (
 	OpPlan       Op = "plan"
 	OpArchive    Op = "archive"
 	OpRestore    Op = "restore"
+	OpRestart    Op = "restart"
 )
 
 // Offer is one move the rule book accepts now: the operation, the unit,
@@ -197,6 +204,7 @@ const (
 	MoveFixPlan     Move = "fix-plan"     // the plan does not read
 	MoveReplan      Move = "replan"       // the plan changed since itr plan
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
+	MoveRestart     Move = "restart"      // start a unit over: an interrupted iteration left its outputs partial
 )
 
 // AdviseIn is the advisor: Advise with everything the workspace found.
@@ -378,22 +386,19 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			break
 		}
 	}
+	// Outputs an interrupted iteration left partial: finishing them is the
+	// unit's own work (above); starting it over is the other way.
+	for _, id := range sortedKeys(sit.Partial) {
+		try(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveRestart})
+	}
 	// The current unit's own state, then the units that need someone.
 	cur := state.Val(s.Current)
 	if u := s.Units[cur]; u != nil && u.Status == state.Blocked {
 		add(Offer{Op: OpUnblock, Unit: cur, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
 	}
 	if !anyWork(out) {
-		for _, id := range a.Blocked {
-			if id != cur {
-				add(Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
-				break
-			}
-		}
-		if len(a.Failed) > 0 {
-			id := a.Failed[0]
-			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true})
-			add(Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true})
+		for _, o := range needSomeone(a, cur) {
+			try(o)
 		}
 	}
 	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
@@ -433,6 +438,28 @@ func workOffers(u *state.Unit, check bool, try func(Offer) error, a *Advice) {
 			_ = try(so)
 		}
 	}
+}
+
+// needSomeone are the moves that need a person when no unit takes work:
+// unblock the first blocked unit (but the current one, offered already),
+// and reopen (retry), skip or restart (seed 004's "start fresh") the first
+// failed unit; the caller keeps those Decide accepts.
+func needSomeone(a *Advice, cur string) []Offer {
+	var out []Offer
+	for _, id := range a.Blocked {
+		if id != cur {
+			out = append(out, Offer{Op: OpUnblock, Unit: id, Intent: Intent{Action: Unblock}, For: MoveUnblock, Person: true})
+			break
+		}
+	}
+	if len(a.Failed) > 0 {
+		id := a.Failed[0]
+		out = append(out,
+			Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveResolve, Person: true},
+			Offer{Op: OpSkip, Unit: id, Intent: Intent{Action: Skip}, For: MoveResolve, Person: true},
+			Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveResolve, Person: true})
+	}
+	return out
 }
 
 // checkOf is the unit's Verify line, "" for none.

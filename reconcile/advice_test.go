@@ -83,7 +83,9 @@ func advicePlan(t testing.TB, r *rand.Rand) *plan.Plan {
 // randomIntent is a request a front end could make of a random unit.
 func randomIntent(r *rand.Rand, ids []string) Intent {
 	in := Intent{Unit: ids[r.IntN(len(ids))]}
-	switch r.IntN(10) {
+	switch r.IntN(11) {
+	case 10:
+		in.Action, in.Reason = Restart, "start over"
 	case 0, 1, 2, 3:
 		in.Action, in.Signal = Work, r.IntN(2) == 0
 	case 4:
@@ -144,6 +146,11 @@ func randomSituation(r *rand.Rand, s *state.State) Situation {
 		for _, id := range ids {
 			sit.Counts[id] = []Count{{Counter: "lines in outputs/x.md", InFile: r.IntN(4), Missing: r.IntN(4) == 0}}
 		}
+	}
+	if r.IntN(4) == 0 {
+		// Outputs an interrupted iteration left partial: the workspace
+		// names them for units under way, but any unit may come in.
+		sit.Partial = map[string][]string{pick(): {"outputs/draft.md"}}
 	}
 	switch r.IntN(20) {
 	case 0:

@@ -106,12 +106,14 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "clear_when", r.ClearWhen, d.ClearWhen, SourceLog)
 		add(id, "iterations_used", r.IterationsUsed, d.IterationsUsed, SourceLog)
 		add(id, "confirmations_used", r.ConfirmationsUsed, d.ConfirmationsUsed, SourceLog)
+		add(id, "restarts", r.Restarts, d.Restarts, SourceLog)
 		add(id, "verification_passed", r.VerificationPassed, d.VerificationPassed, SourceLog)
 		limitSource := SourceState
 		if pu := planUnits[id]; pu != nil && pu.MaxIterations > 0 {
 			limitSource = SourcePlan
 		}
 		add(id, "max_iterations", r.MaxIterations, d.MaxIterations, limitSource)
+		add(id, "started_at", r.StartedAt, d.StartedAt, SourceLog)
 		add(id, "completed_at", r.CompletedAt, d.CompletedAt, SourceLog)
 		add(id, "verified_by", r.VerifiedBy, d.VerifiedBy, SourceLog)
 		add(id, "progress", r.Progress, d.Progress, SourceLog)

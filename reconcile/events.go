@@ -30,7 +30,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 	switch e.Kind {
 	case progresslog.KindIteration:
 		problems = append(problems, iterationOf(&ev, e, commits)...)
-	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused:
+	case progresslog.KindBlocked, progresslog.KindReopened, progresslog.KindPaused, progresslog.KindRestarted:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindBlocked {
 			ev.ClearWhen = field(FieldClearWhen)

@@ -114,6 +114,7 @@ func (p Problem) Error() string {
 // always fold.
 func Fold(in Input) (*state.State, []Problem) {
 	s := Seed(in.Base, in.Slug, in.Plan)
+	unknown := unknownStarts(in.Base)
 	var problems []Problem
 	// Units a Planned entry dropped on purpose (itr plan --drop) are gone
 	// from the plan: their earlier entries are history, not problems.
@@ -160,11 +161,39 @@ func Fold(in Input) (*state.State, []Problem) {
 		}
 		if err := stepInPlace(s, in.Plan, ev); err != nil {
 			problems = append(problems, Problem{Line: e.Line, Msg: err.Error() + "; the entry was not applied"})
-		} else if in.Observe != nil && ev.Unit != "" && s.Units[ev.Unit] != nil {
+			continue
+		}
+		if in.Observe != nil && ev.Unit != "" && s.Units[ev.Unit] != nil {
 			in.Observe(ev, from, s.Units[ev.Unit].Status)
+		}
+		if isRestart(ev) {
+			delete(unknown, ev.Unit) // a new attempt: its start is known
+		}
+	}
+	for id := range unknown {
+		if u := s.Units[id]; u != nil {
+			u.StartedAt = nil
 		}
 	}
 	return s, problems
+}
+
+// unknownStarts are the units of the view base that had iterations but no
+// started_at: a view written before itr knew started_at (or one whose key
+// was removed by hand). Their start stays unknown (absent) in the fold, as
+// Step leaves it, until a restart begins a new attempt; so a fold of an
+// older task agrees with its view and a reconcile changes nothing.
+func unknownStarts(base *state.State) map[string]bool {
+	out := map[string]bool{}
+	if base == nil {
+		return out
+	}
+	for id, u := range base.Units {
+		if u.StartedAt == nil && state.Val(u.IterationsUsed) > 0 {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // Seed returns the view before any event: only what no event knows is kept
@@ -182,7 +211,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.ReasonKind, u.ClearWhen = nil, nil
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
-			u.Items, u.Metrics = nil, nil
+			u.Items, u.Metrics, u.StartedAt, u.Restarts = nil, nil, nil, nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -246,6 +275,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		settle(s, ev)
 	case progresslog.KindReopened:
 		reopen(s, ev)
+	case progresslog.KindRestarted:
+		restart(s, ev)
 	case progresslog.KindPlanned:
 		planned(s, ev)
 	case progresslog.KindAdopted:
@@ -363,6 +394,11 @@ func iterate(s *state.State, ev Event) {
 	u := unit(s, ev.Unit)
 	signalled := ev.Signal != ""
 	u.IterationsUsed = state.Ptr(state.Val(u.IterationsUsed) + 1)
+	if u.Status == state.Pending && ev.Time != "" {
+		// The attempt's first iteration: the first ever, or the first
+		// after a restart.
+		u.StartedAt = state.Ptr(ev.Time)
+	}
 	if u.ConfirmationsUsed == nil {
 		u.ConfirmationsUsed = state.Ptr(0)
 	}

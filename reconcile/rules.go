@@ -43,6 +43,9 @@ const (
 	Fail
 	// Skip marks a unit skipped: left out on purpose.
 	Skip
+	// Restart starts a unit's work over from nothing: a unit under way or
+	// failed goes back to pending, its iterations kept (restart.go).
+	Restart
 )
 
 // Intent is a front end's request about one unit, before it is an event.
@@ -70,7 +73,7 @@ type Intent struct {
 	// unit, evidence in place of a run.
 	VerifiedBy string
 	// Reason is why the unit is blocked (Block), reopened (Reopen), failed
-	// (Fail) or skipped (Skip).
+	// (Fail), skipped (Skip) or restarted (Restart).
 	Reason string
 	// ReasonKind is what a blocked or failed unit needs to go on (one of
 	// state.BlockKinds, of state.FailKinds for Fail; "" for none), and
@@ -161,6 +164,7 @@ const (
 	FinishedUnit   Code = "finished"        // failing or skipping a done unit
 	BadKind        Code = "bad-kind"        // a reason kind the action does not take
 	UnknownItem    Code = "unknown-item"    // an item the unit's plan does not give
+	NotRestartable Code = "not-restartable" // restarting a unit that is not under way or failed
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -344,6 +348,8 @@ func (r *Refusal) wordedRequest(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
+	case NotRestartable:
+		return notRestartable(r, field)
 	case NoEvidence:
 		return fmt.Sprintf("unit %s cannot be verified on a claim (nothing was recorded): run its check with %s, or name the person or external check that verified it with %s TEXT",
 			u, field("verify"), field("verified-by"))
@@ -449,6 +455,12 @@ func decideSetAside(s *state.State, p *plan.Plan, in Intent, id string) (ev Even
 		ev.Kind = progresslog.KindUnblocked
 	case Reopen:
 		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
+	case Restart:
+		// Starting another agent's unit over would undo its work.
+		if who, held := in.Held[id]; held {
+			return Event{}, true, &Refusal{Code: HeldElsewhere, Unit: id, Status: s.Units[id].Status, Reason: who}
+		}
+		ev.Kind, ev.Reason = progresslog.KindRestarted, in.Reason
 	default:
 		return Event{}, false, nil
 	}
@@ -671,24 +683,13 @@ func stuck(u *state.Unit, wait []Dep) *Refusal {
 func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	switch ev.Kind {
 	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened,
-		progresslog.KindFailed, progresslog.KindSkipped:
+		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted:
 	default:
 		return nil
 	}
 	u := s.Units[ev.Unit]
 	if u == nil {
-		if active(p) || !state.ValidID(ev.Unit) {
-			return unknown(s, p, ev.Unit, true)
-		}
-		if ev.Kind == progresslog.KindUnblocked {
-			// It would come in pending: there is nothing to unblock.
-			return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
-		}
-		if ev.Kind == progresslog.KindReopened {
-			// Nor anything to reopen.
-			return &Refusal{Code: NotDone, Unit: ev.Unit, Status: state.Pending}
-		}
-		return nil // without a plan, the first event of a unit brings it in
+		return allowedNew(s, p, ev)
 	}
 	switch ev.Kind {
 	case progresslog.KindIteration:
@@ -715,6 +716,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		if u.Status != state.Done && u.Status != state.Failed && u.Status != state.Skipped {
 			return &Refusal{Code: NotDone, Unit: u.ID, Status: u.Status}
 		}
+	case progresslog.KindRestarted:
+		if r := restartRefusal(u); r != nil {
+			return r
+		}
 	case progresslog.KindFailed, progresslog.KindSkipped:
 		to := state.Failed
 		if ev.Kind == progresslog.KindSkipped {
@@ -730,6 +735,27 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		case !state.CanMove(u.Status, to):
 			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: to}
 		}
+	}
+	return nil
+}
+
+// allowedNew is allowed for an event of a unit the view does not have:
+// without a plan its first event brings it in, pending, unless there is
+// then nothing to do (unblock, reopen, restart).
+func allowedNew(s *state.State, p *plan.Plan, ev Event) error {
+	if active(p) || !state.ValidID(ev.Unit) {
+		return unknown(s, p, ev.Unit, true)
+	}
+	switch ev.Kind {
+	case progresslog.KindUnblocked:
+		// It would come in pending: there is nothing to unblock.
+		return &Refusal{Code: NotBlocked, Unit: ev.Unit, Status: state.Pending}
+	case progresslog.KindReopened:
+		// Nor anything to reopen.
+		return &Refusal{Code: NotDone, Unit: ev.Unit, Status: state.Pending}
+	case progresslog.KindRestarted:
+		// Nor any work to restart.
+		return &Refusal{Code: NotRestartable, Unit: ev.Unit, Status: state.Pending}
 	}
 	return nil
 }

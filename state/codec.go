@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "verification_passed", "max_iterations", "progress", "progress_detail", "completed_at", "verified_by", "last_run", "items", "metrics"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "items", "metrics"}
 )
 
 func topKeys(m Mode) []string {
@@ -211,6 +211,10 @@ func (s *State) decodeUnits(kv keyValue) error {
 				u.VerificationPassed = &b
 			case "completed_at":
 				u.CompletedAt, err = decodeTime(fp, f.raw)
+			case "started_at":
+				u.StartedAt, err = decodeTime(fp, f.raw)
+			case "restarts":
+				u.Restarts, err = decodeCount(fp, f.raw)
 			case "verified_by":
 				u.VerifiedBy, err = decodeOptString(keyValue{fp, f.raw})
 			case "progress":
@@ -563,6 +567,12 @@ func (u *Unit) fields() map[string]any {
 	}
 	if u.CompletedAt != nil {
 		m["completed_at"] = *u.CompletedAt
+	}
+	if u.StartedAt != nil {
+		m["started_at"] = *u.StartedAt
+	}
+	if u.Restarts != nil {
+		m["restarts"] = *u.Restarts
 	}
 	if u.VerifiedBy != nil {
 		m["verified_by"] = *u.VerifiedBy

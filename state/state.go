@@ -33,6 +33,11 @@ type Unit struct {
 	// (metrics): itr checkpoint --metric words=812. Canonical numbers
 	// (ParseNumber) by name; nil is absent.
 	Metrics map[string]string
+	// StartedAt is when the unit's current attempt started: the time of
+	// its first iteration, or of its first iteration after its last
+	// restart (started_at). Restarts counts its restarts (restarts).
+	StartedAt *string
+	Restarts  *int
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -146,6 +151,8 @@ func (u *Unit) Clone() *Unit {
 	c.VerificationPassed = clonePtr(u.VerificationPassed)
 	c.MaxIterations = clonePtr(u.MaxIterations)
 	c.CompletedAt = clonePtr(u.CompletedAt)
+	c.StartedAt = clonePtr(u.StartedAt)
+	c.Restarts = clonePtr(u.Restarts)
 	c.VerifiedBy = clonePtr(u.VerifiedBy)
 	c.Progress = clonePtr(u.Progress)
 	c.ProgressDetail = clonePtr(u.ProgressDetail)

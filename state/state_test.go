@@ -191,6 +191,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"zero max", base(`{"status":"pending","max_iterations":0}`), `tasks.T3.max_iterations: 0 is not a limit`},
 		{"bool", base(`{"status":"done","verification_passed":"yes"}`), `tasks.T3.verification_passed: "yes" is not true or false`},
 		{"time", base(`{"status":"done","completed_at":"yesterday"}`), `tasks.T3.completed_at: "yesterday" is not an RFC 3339 time`},
+		{"started time", base(`{"status":"in_progress","started_at":"14:46"}`), `tasks.T3.started_at: "14:46" is not an RFC 3339 time`},
+		{"restarts", base(`{"status":"pending","restarts":-2}`), `tasks.T3.restarts: -2 is not a whole number of 0 or more`},
 		{"unit not object", base(`"done"`), `tasks.T3: tasks.T3 must be a JSON object, found "done"`},
 		{"reason", base(`{"status":"blocked","reason":7}`), `tasks.T3.reason: 7 is not a string`},
 		{"bad phase", `{"task":"x","slug":"x","mode":"development","phase":"shipping"}`, `phase: "shipping" is not a phase (one of discover, plan, execute, verify, deliver, complete)`},
@@ -398,4 +400,55 @@ func TestSortIDsAgreesWithCompareIDs(t *testing.T) {
 		SortIDs(got)
 		assert.Equal(t, want, got, "seed %d", seed)
 	}
+}
+
+// TestStartedAtAndRestarts: started_at and restarts read, keep their place
+// and their canonical one when new (restarts after confirmations_used,
+// started_at before completed_at), and are copied by Clone.
+func TestStartedAtAndRestarts(t *testing.T) {
+	in := `{
+  "task": "x",
+  "slug": "x",
+  "mode": "development",
+  "phase": "execute",
+  "tasks": {
+    "T1": {
+      "status": "done",
+      "iterations_used": 3,
+      "confirmations_used": 1,
+      "verification_passed": true,
+      "started_at": "2026-02-03T14:01:00Z",
+      "completed_at": "2026-02-03T14:45:00Z"
+    },
+    "T2": {
+      "status": "in_progress",
+      "iterations_used": 4,
+      "confirmations_used": 0,
+      "restarts": 1,
+      "started_at": "2026-02-03T15:30:00Z"
+    }
+  },
+  "commits": []
+}
+`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, "2026-02-03T14:01:00Z", Val(s.Units["T1"].StartedAt))
+	assert.Equal(t, 1, Val(s.Units["T2"].Restarts))
+	assert.Nil(t, s.Units["T1"].Restarts)
+	assert.Equal(t, in, string(s.Encode()))
+
+	c := s.Clone()
+	*c.Units["T2"].Restarts = 2
+	c.Units["T1"].Restarts = Ptr(0)
+	assert.Equal(t, 1, Val(s.Units["T2"].Restarts), "Clone copies the pointers")
+
+	fresh := New(Development, "x", "x", "2026-02-03T14:00:00Z")
+	fresh.Units["T1"] = &Unit{ID: "T1", Status: InProgress, IterationsUsed: Ptr(1), ConfirmationsUsed: Ptr(0), Restarts: Ptr(1),
+		StartedAt: Ptr("2026-02-03T14:01:00Z"), CompletedAt: nil, MaxIterations: Ptr(5)}
+	assert.Contains(t, string(fresh.Encode()), `"iterations_used": 1,
+      "confirmations_used": 0,
+      "restarts": 1,
+      "max_iterations": 5,
+      "started_at": "2026-02-03T14:01:00Z"`)
 }

@@ -22,7 +22,7 @@ import (
 // TestAdviceRealRepositories is the advisor's property in real git
 // repositories, model-based: random histories of what agents, people and
 // accidents do to a task (checkpoints with and without signal and checks
-// that pass or fail, blocks, fail/skip/reopen, pause/resume, budget and
+// that pass or fail, blocks, fail/skip/reopen/restart, pause/resume, budget and
 // limit changes, plan edits, a kill between the log append and the commit,
 // an interrupted check, claims by another agent, uncommitted edits, a
 // broken output, a git merge in progress, archive and restore), and in
@@ -149,7 +149,9 @@ func generateHistory(seed uint64, n int) history {
 	for len(h.steps) < n {
 		u := unit()
 		var s step
-		switch k := r.IntN(30); {
+		switch k := r.IntN(31); {
+		case k == 30:
+			s = itrStep("restart", u, "--reason", "start over")
 		case k < 9:
 			args := []string{"checkpoint", u, "--did", "work"}
 			if r.IntN(3) == 0 {

@@ -19,6 +19,7 @@ func newAgentHookCmd(g *globals) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) (err error) {
 			defer swallowPanic(&err)
 			in := agentsetup.ReadHookInput(g.io.In)
+			g.fromHook(in)
 			// Every error is swallowed: a hook never blocks or fails a session.
 			ws, err := g.open()
 			if err != nil {

@@ -31,8 +31,8 @@ default 2h); each checkpoint of the holder renews it, and a checkpoint of the un
 agent is refused while the lease runs. The claim is the ref refs/itr/claims/<slug>/<unit>,
 moved only by compare-and-swap: two agents racing for one unit in the worktrees of one
 repository end with exactly one holder, and the other is told who holds it. A lease that
-ended can be taken with --steal, which is logged as a note. The agent is --agent, else
-ITR_AGENT, else user@host:worktree.`,
+ended can be taken with --steal, which is logged as a note. The agent is --agent (a flag of
+every command), else ITR_AGENT, else user@host:worktree.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -60,14 +60,12 @@ ITR_AGENT, else user@host:worktree.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Agent, "agent", "", "the agent that holds the unit (default: ITR_AGENT, else user@host:worktree)")
 	f.DurationVar(&req.For, "for", 0, "the lease (default 2h); each checkpoint of the holder renews it")
 	f.BoolVar(&req.Steal, "steal", false, "take a unit whose holder's lease has ended (logged)")
 	return cmd
 }
 
 func newReleaseCmd(g *globals) *cobra.Command {
-	var agent string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "release UNIT [--agent NAME] [--force]",
@@ -75,7 +73,7 @@ func newReleaseCmd(g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return g.withTask(func(ws *workspace.Workspace, slug string) error {
-				c, err := ws.Release(slug, args[0], agent, force)
+				c, err := ws.Release(slug, args[0], "", force)
 				if err != nil {
 					return err
 				}
@@ -86,7 +84,6 @@ func newReleaseCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent that holds the unit (default: ITR_AGENT, else user@host:worktree)")
 	cmd.Flags().BoolVar(&force, "force", false, "release a unit another agent holds")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/internal/workspace"
+	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
 )
@@ -83,6 +84,15 @@ type outcomeView struct {
 	VerifiedBy string     `json:"verified_by,omitempty"`
 	// Paused is the task's pause after the event, when it is paused.
 	Paused *state.Pause `json:"paused,omitempty"`
+	// Agent, Model and Session are who the entry records as its maker
+	// (--agent, --model, ITR_SESSION ...); WorkFiles the files the
+	// iteration's work commits changed (the first ten) and WorkFilesMore
+	// how many more.
+	Agent         string   `json:"agent,omitempty"`
+	Model         string   `json:"model,omitempty"`
+	Session       string   `json:"session,omitempty"`
+	WorkFiles     []string `json:"work_files,omitempty"`
+	WorkFilesMore int      `json:"work_files_more,omitempty"`
 	// Decision is the title of the decision recorded (itr decide).
 	Decision string `json:"decision,omitempty"`
 	// Released is the unit whose claim was given up with its failure or
@@ -124,6 +134,13 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	v.Warnings = out.Warnings
 	v.Decision = out.Decision
 	v.Released = out.Released
+	if e := out.Entry; e != nil {
+		who := progresslog.WhoOf(*e)
+		v.Agent, v.Model, v.Session = who.Agent, who.Model, who.Session
+		if f, ok := e.Field(progresslog.FieldFiles); ok {
+			v.WorkFiles, v.WorkFilesMore = progresslog.ParseFiles(f)
+		}
+	}
 	if e := out.Entry; e != nil && e.Unit != "" {
 		v.Unit, v.Iteration = e.Unit, e.Iteration
 		if out.Before != nil && out.Before.Units[e.Unit] != nil {

@@ -28,7 +28,10 @@ and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 --hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
 "additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read;
 --hook-json=cursor as {"additional_context": ...}, Cursor's. With either, every error is
-swallowed (exit 0, nothing on stdout).
+swallowed (exit 0, nothing on stdout). The hook's input (on stdin) gives the session's id
+and model: prime reads for that session (an iteration another session left unrecorded
+shows as interrupted), and where Claude Code names a CLAUDE_ENV_FILE, prime adds
+ITR_SESSION (and ITR_MODEL) to it, so that the session's own itr commands record them.
 
 --unit UNIT prints one unit's context for a subagent instead, in about 400 tokens: what to
 do, the files it reads and what the units before it wrote, did and left (its handoff), what
@@ -57,6 +60,10 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 			}
 			if hook {
 				defer swallowPanic(&err)
+				if readsHookInput(g.io.In) {
+					g.fromHook(agentsetup.ReadHookInput(g.io.In))
+					_ = g.passSession() // a hook never fails a session
+				}
 			}
 			p, err := prime(g)
 			if err != nil {

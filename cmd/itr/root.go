@@ -44,6 +44,10 @@ type globals struct {
 	// print (colour.go).
 	color string
 	paint *painter
+	// agent and model are --agent and --model: who the command acts for,
+	// recorded in every entry it appends; session is the session id an
+	// agent's hook passed (ITR_SESSION otherwise).
+	agent, model, session string
 }
 
 // painted makes the rest of the command's text output coloured as kind
@@ -166,13 +170,15 @@ history whenever the two disagree.`,
 	pf.StringVarP(&g.task, "task", "t", "", "the task's `SLUG` (env ITR_TASK; optional when one task is active)")
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
 	pf.StringVar(&g.color, "color", colorAuto, "colour status, next, log and list: auto (on a terminal, unless NO_COLOR is set), always or never")
+	pf.StringVar(&g.agent, "agent", "", "the `NAME` of the agent this command acts for, in claims and in every entry it records (env ITR_AGENT; default user@host:worktree)")
+	pf.StringVar(&g.model, "model", "", "the `NAME` of the model the agent runs on, recorded in every entry (env ITR_MODEL)")
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newDecideCmd(g), newSummarizeCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
 	)
-	root.AddCommand(newFailCmd(g), newSkipCmd(g))
+	root.AddCommand(newFailCmd(g), newSkipCmd(g), newRestartCmd(g))
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
 	registerCompletions(g, root)
@@ -184,7 +190,7 @@ history whenever the two disagree.`,
 
 // open opens the workspace with flags over environment over .itr.yaml.
 func (g *globals) open() (*workspace.Workspace, error) {
-	opts, err := cliopts.Resolve(workspace.Options{Dir: g.dir, Root: g.root, Task: g.task}, g.io.Getenv)
+	opts, err := cliopts.Resolve(workspace.Options{Dir: g.dir, Root: g.root, Task: g.task, Agent: g.agent, Model: g.model, Session: g.session}, g.io.Getenv)
 	if err != nil {
 		return nil, usageError{err}
 	}

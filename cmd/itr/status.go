@@ -38,8 +38,14 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 	printSummaryAttention(w, s)
 	printSummaryNext(w, s)
 	printSummaryUnits(w, s.Units)
+	said := map[string]bool{}
+	for _, p := range s.Partial {
+		said[p.String()] = true // printed as a Partial line
+	}
 	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+		if !said[warn] {
+			fmt.Fprintf(w, "\nwarning: %s\n", warn)
+		}
 	}
 }
 
@@ -80,6 +86,9 @@ func printSummaryHead(w io.Writer, s *workspace.Summary) {
 func printSummaryWork(w io.Writer, s *workspace.Summary) {
 	if c := s.Current; c != nil {
 		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
+		if who := whoText(*c); who != "" {
+			fmt.Fprintf(w, "          %s\n", terminalSafe(who))
+		}
 	}
 	for _, u := range []*workspace.UnitStatus{s.Current, s.Work} {
 		if u == nil || u != s.Current && s.Current != nil && s.Current.ID == u.ID {
@@ -123,6 +132,9 @@ func printSummaryWork(w io.Writer, s *workspace.Summary) {
 func printSummaryAttention(w io.Writer, s *workspace.Summary) {
 	for _, c := range s.Checks {
 		fmt.Fprintf(w, "Check:    %s\n", c)
+	}
+	for _, p := range s.Partial {
+		fmt.Fprintf(w, "Partial:  %s\n", terminalSafe(p.String()))
 	}
 	for _, c := range s.Claims {
 		who := ""
@@ -176,6 +188,30 @@ func printSummaryUnits(w io.Writer, units []workspace.UnitStatus) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
 	}
 	tw.Flush()
+}
+
+// whoText says when a unit's attempt started and who recorded its newest
+// iteration: "started 2026-02-03T14:46:00Z (restarted once); last by
+// synthesizer on sonnet (the plan says opus)"; "" when nothing is known.
+func whoText(u workspace.UnitStatus) string {
+	var parts []string
+	if u.StartedAt != "" {
+		parts = append(parts, "started "+u.StartedAt)
+	}
+	if u.Restarts > 0 {
+		parts = append(parts, fmt.Sprintf("restarted %d time%s", u.Restarts, plural(u.Restarts)))
+	}
+	if u.Agent != "" {
+		by := "last by " + u.Agent
+		if u.Model != "" {
+			by += " on " + u.Model
+		}
+		parts = append(parts, by)
+	}
+	if u.PlanModel != "" {
+		parts = append(parts, "the plan says model "+u.PlanModel)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // progressText is ", 40% (sections 1-3 of 6)" for a unit that gave its
@@ -296,9 +332,10 @@ func newLogCmd(g *globals) *cobra.Command {
 				g.painted("log")
 				return g.emit(rows, func(w io.Writer) {
 					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT")
+					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT\tAGENT\tFILES")
 					for _, r := range rows {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject,
+							terminalSafe(agentText(r.Agent, r.Model)), terminalSafe(filesText(r.Files, r.FilesMore)))
 					}
 					tw.Flush()
 				})
@@ -307,6 +344,28 @@ func newLogCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().IntVarP(&limit, "number", "n", 0, "show at most N commits")
 	return cmd
+}
+
+// agentText is "synthesizer (sonnet)", the agent alone, or "-".
+func agentText(agent, model string) string {
+	switch {
+	case agent == "":
+		return "-"
+	case model == "":
+		return agent
+	}
+	return agent + " (" + model + ")"
+}
+
+// filesText is "src/a.go +3" (the first file and how many more), or "-".
+func filesText(files []string, more int) string {
+	if len(files) == 0 {
+		return "-"
+	}
+	if rest := len(files) - 1 + more; rest > 0 {
+		return fmt.Sprintf("%s +%d", files[0], rest)
+	}
+	return files[0]
 }
 
 func dash(s string) string {

@@ -63,6 +63,7 @@ var Cases = []Case{
 	{"WriteBlob", testWriteBlob},
 	{"UpdateRef", testUpdateRef},
 	{"UpdateRefPacked", testUpdateRefPacked},
+	{"ChangedFiles", testChangedFiles},
 }
 
 // Options tell the suite what the repository under test does to a file's
@@ -1092,4 +1093,39 @@ func testCallsInsideHistory(t *testing.T, r Subject) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("History's fn is stuck calling back into the repository")
 	}
+}
+
+// testChangedFiles: the files each commit added, changed or removed
+// against its first parent, sorted, the root commit's all of them; what
+// git's own diff-tree says of the same commits where git judges.
+func testChangedFiles(t *testing.T, r Subject) {
+	first := commit(t, r, "files", change("a.txt", "a"), change("d/x.txt", "x"), change("d/y/z.txt", "z"), change("keep/k.txt", "k"))
+	second := commit(t, r, "work", change("a.txt", "a2"), change("d/y/new.txt", "n"), del("d/x.txt"), change("top.md", "t"))
+	third := commit(t, r, "folder to file", del("keep"), change("keep.txt", "file"))
+	fourth := commit(t, r, "nothing under d", change("d/y/z.txt", "z"))
+	for _, c := range []struct {
+		commit gitstate.Commit
+		want   []string
+	}{
+		{first, []string{"a.txt", "d/x.txt", "d/y/z.txt", "keep/k.txt"}},
+		{second, []string{"a.txt", "d/x.txt", "d/y/new.txt", "top.md"}},
+		{third, []string{"keep.txt", "keep/k.txt"}},
+		{fourth, nil},
+	} {
+		got, err := r.ChangedFiles(c.commit.Hash)
+		require.NoError(t, err, c.commit.Subject)
+		assert.Equal(t, c.want, got, c.commit.Subject)
+		if r.opts.Git != nil {
+			out := strings.Fields(r.opts.Git(t, r, nil, "diff-tree", "-r", "--no-commit-id", "--name-only", "--root", c.commit.Hash))
+			if len(out) == 0 {
+				out = nil
+			}
+			assert.Equal(t, out, got, "as git diff-tree says of %s", c.commit.Subject)
+		}
+	}
+	got, err := r.ChangedFiles("HEAD~1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"keep.txt", "keep/k.txt"}, got, "a revision expression")
+	_, err = r.ChangedFiles(missingID(r.Repository))
+	assert.ErrorIs(t, err, gitstate.ErrNotFound)
 }

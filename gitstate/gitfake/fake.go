@@ -1872,3 +1872,77 @@ func (f *Repo) Uncommitted(except string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ChangedFiles lists the files commit rev changed against its first
+// parent (all of them for a root commit), sorted: both trees flattened to
+// path → mode and object, compared. Unlike the engine it reads every file
+// of both commits; the fake stays small.
+func (f *Repo) ChangedFiles(rev string) ([]string, error) {
+	if err := f.begin("ChangedFiles"); err != nil {
+		return nil, err
+	}
+	defer f.unlock()
+	h, err := f.resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := f.readCommit(h)
+	if err != nil {
+		return nil, err
+	}
+	flat := func(tree string) (map[string]string, error) {
+		out := map[string]string{}
+		if tree == "" {
+			return out, nil
+		}
+		var walk func(h, prefix string) error
+		walk = func(h, prefix string) error {
+			entries, err := f.treeEntries(h)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				p := e.name
+				if prefix != "" {
+					p = prefix + "/" + e.name
+				}
+				if e.isDir() {
+					if err := walk(e.hash, p); err != nil {
+						return err
+					}
+					continue
+				}
+				out[p] = e.mode + " " + e.hash
+			}
+			return nil
+		}
+		return out, walk(tree, "")
+	}
+	parent := ""
+	if len(c.parents) > 0 {
+		if pc, err := f.readCommit(c.parents[0]); err == nil {
+			parent = pc.tree
+		}
+	}
+	before, err := flat(parent)
+	if err != nil {
+		return nil, err
+	}
+	after, err := flat(c.tree)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p, v := range after {
+		if before[p] != v {
+			out = append(out, p)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -16,6 +16,9 @@ type HookInput struct {
 	Trigger        string `json:"trigger"`         // PreCompact: manual or auto
 	StopHookActive bool   `json:"stop_hook_active"`
 	LoopCount      int    `json:"loop_count"` // Cursor's stop
+	// Model is the model the session runs on, where the agent says
+	// (Claude Code's SessionStart).
+	Model string `json:"model"`
 }
 
 // ReadHookInput reads a hook's stdin as far as it can: anything that is

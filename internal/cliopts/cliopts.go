@@ -1,6 +1,7 @@
 // Package cliopts completes the options of itr's command lines (itr and
 // itr-mcp) from the environment: flags beat ITR_ROOT, ITR_TASK and
-// ITR_AGENT, and ITR_NOW replaces the clock. Only command lines read these variables.
+// ITR_AGENT, ITR_MODEL and ITR_SESSION, and ITR_NOW replaces the clock. Only command
+// lines read these variables.
 package cliopts
 
 import (
@@ -20,6 +21,12 @@ func Resolve(opts workspace.Options, getenv func(string) string) (workspace.Opti
 	}
 	if opts.Agent == "" {
 		opts.Agent = getenv("ITR_AGENT")
+	}
+	if opts.Model == "" {
+		opts.Model = getenv("ITR_MODEL")
+	}
+	if opts.Session == "" {
+		opts.Session = getenv("ITR_SESSION")
 	}
 	if v := getenv("ITR_NOW"); v != "" {
 		at, err := time.Parse(time.RFC3339, v)

@@ -73,6 +73,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if req.GuardrailsFrom != "" {
 		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Guardrails from", Value: fmt.Sprintf("%s (%d from %s)", req.GuardrailsFrom, len(lessons), lessonsFrom)})
 	}
+	w.Attribute(&entry)
 	changes, after, err := initFiles(slug, dir, files, entry, lessons, req.GuardrailsFrom)
 	if err != nil {
 		return nil, err
@@ -612,9 +613,17 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		warnings = append(warnings, renewal)
 	}
 	id, n := ev.Unit, ev.Iteration
-	commits, err := w.WorkCommits(t, req.Commits)
+	work, err := w.WorkCommitList(t, req.Commits)
 	if err != nil {
 		return nil, err
+	}
+	commits := make([]string, 0, len(work))
+	for _, c := range work {
+		commits = append(commits, c.Line)
+	}
+	touched, err := w.TouchedFiles(work)
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("the files the work commits changed are not listed: %v", err))
 	}
 	e := &progresslog.Entry{Kind: progresslog.KindIteration, Unit: id, Iteration: n, Stamp: w.Stamp()}
 	add := func(name, value string) {
@@ -661,6 +670,9 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 		c.After = forget
 	}
 	add("Commit", store.OrNone(strings.Join(commits, "\n")))
+	if len(touched) > 0 {
+		add(progresslog.FieldFiles, progresslog.FormatFiles(touched, progresslog.MaxFiles))
+	}
 	return c, nil
 }
 

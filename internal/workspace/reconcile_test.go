@@ -427,6 +427,6 @@ func TestReconcileResolvesAMergeConflict(t *testing.T) {
 		assert.Empty(t, v.Findings, "itr verify")
 		// Both sides recorded a second iteration of T1: the log keeps
 		// both, and the fold counts them as the 2nd and 3rd.
-		reconcileNoOpNoting(r, demoDir+"/progress.md:23: T1 iteration 2 is the 3rd iteration of T1 in the log; counted as 3")
+		reconcileNoOpNoting(r, demoDir+"/progress.md:27: T1 iteration 2 is the 3rd iteration of T1 in the log; counted as 3")
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/state"
 )
 
 // ucSlug is the task every use-case test works on.
@@ -102,4 +103,17 @@ func ucRefs(t *testing.T, dir, prefix string) string {
 func ucClaimBlob(t *testing.T, dir, ref string) store.Claim {
 	t.Helper()
 	return testrepo.ClaimBlob(t, dir, ref)
+}
+
+// ucStateAt is the task's state.json as committed at rev.
+func ucStateAt(t *testing.T, dir, rev string) *state.State {
+	t.Helper()
+	return testrepo.StateAt(t, dir, rev, ucSlug)
+}
+
+// ucAppendOnly checks that path only grew in every commit up to rev and
+// returns the number of its lines at rev.
+func ucAppendOnly(t *testing.T, dir, rev, path string) int {
+	t.Helper()
+	return testgit.AppendOnly(t, dir, rev, path)
 }

@@ -30,9 +30,15 @@ type Options struct {
 	Root string           // the task root relative to the repository top (--root, ITR_ROOT, .itr.yaml)
 	Task string           // the selected task's slug (-t, ITR_TASK)
 	Now  func() time.Time // the clock; nil is time.Now
-	// Agent names the agent this command acts for in claims (ITR_AGENT);
-	// "" is store.AgentName's default.
+	// Agent names the agent this command acts for in claims and in the
+	// entries it appends (--agent, ITR_AGENT); "" is store.AgentName's
+	// default.
 	Agent string
+	// Model names the model the agent runs on (--model, ITR_MODEL) and
+	// Session its session (ITR_SESSION, or the id an agent's hook
+	// passes): the entries the command appends record them; "" when
+	// unknown.
+	Model, Session string
 }
 
 // Workspace is an opened repository with its task root: the store every
@@ -48,6 +54,13 @@ type Workspace struct {
 // flags beat the environment, which beats the file; the caller has already
 // merged flags and environment into opts.
 func Open(opts Options) (*Workspace, error) {
+	for _, f := range []struct{ field, v, from string }{
+		{"agent", opts.Agent, "--agent or ITR_AGENT"}, {"model", opts.Model, "--model or ITR_MODEL"}, {"session", opts.Session, "ITR_SESSION"},
+	} {
+		if problem, fix := store.CheckWho(f.field, strings.TrimSpace(f.v)); problem != "" {
+			return nil, &FieldError{Field: f.field, Problem: problem, Fix: fix + " (" + f.from + "); nothing was changed"}
+		}
+	}
 	dir := opts.Dir
 	if dir == "" {
 		var err error
@@ -85,6 +98,7 @@ func Open(opts Options) (*Workspace, error) {
 	}
 	st.Engine = choice
 	st.Agent = strings.TrimSpace(opts.Agent)
+	st.Model, st.Session = strings.TrimSpace(opts.Model), strings.TrimSpace(opts.Session)
 	return &Workspace{Store: st}, nil
 }
 

@@ -73,6 +73,7 @@ func (a *archiver) restoreOnce(slug, from string) (*RestoreReport, error) {
 	}
 	entry := progresslog.Entry{Kind: progresslog.KindRestored, Stamp: a.Stamp(),
 		Fields: []progresslog.Field{{Name: "From", Value: ref}}}
+	a.Attribute(&entry)
 	progress, err := progresslog.Append(t.ProgressRaw, entry)
 	if err != nil {
 		return nil, err

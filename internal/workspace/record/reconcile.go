@@ -388,6 +388,7 @@ func (r *reconcileRun) write(derived *state.State, derivedRaw []byte) (*Reconcil
 	if err := r.keepReplaced(&e, derivedRaw, guardChanged); err != nil {
 		return nil, err
 	}
+	r.w.Attribute(&e)
 	if newLog, err = progresslog.Append(r.logBytes, e); err != nil {
 		return nil, err
 	}

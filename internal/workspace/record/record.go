@@ -202,6 +202,8 @@ func (w *writer) recordChanges(slug string, t *store.Task, c *Change, out *Outco
 	written := map[string]bool{}
 	var changes []gitstate.FileChange
 	if c.Entry != nil {
+		// Every entry says who made it.
+		w.Attribute(c.Entry)
 		progress, err := progresslog.Append(t.ProgressRaw, *c.Entry)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.ProgressFile), err)

@@ -286,9 +286,28 @@ func Short(h string) string {
 
 // WorkCommits names the work commits of this iteration: the revisions
 // given, or else the commits on the first-parent line since the task's
-// previous itr commit that are not itr's own.
+// previous itr commit that are not itr's own, as "abc1234: subject".
 func (s *Store) WorkCommits(t *Task, revs []string) ([]string, error) {
+	list, err := s.WorkCommitList(t, revs)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
+	for _, c := range list {
+		out = append(out, c.Line)
+	}
+	return out, nil
+}
+
+// WorkCommit is one work commit of an iteration: its full hash and the
+// line the entry's Commit field gives it ("abc1234: subject").
+type WorkCommit struct {
+	Hash, Line string
+}
+
+// WorkCommitList is WorkCommits with each commit's full hash, oldest first.
+func (s *Store) WorkCommitList(t *Task, revs []string) ([]WorkCommit, error) {
+	var out []WorkCommit
 	if len(revs) > 0 {
 		for _, rev := range revs {
 			hash, err := s.Repo.ResolveRev(rev)
@@ -300,11 +319,11 @@ func (s *Store) WorkCommits(t *Task, revs []string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, hash[:7]+": "+subject)
+			out = append(out, WorkCommit{Hash: hash, Line: hash[:7] + ": " + subject})
 		}
 		return out, nil
 	}
-	var found []string
+	var found []WorkCommit
 	err := s.Repo.History("HEAD", func(c gitstate.Commit) bool {
 		if _, ok := c.Trailer(TrailerTask); ok {
 			if v, _ := c.Trailer(TrailerTask); v == t.Slug {
@@ -312,7 +331,7 @@ func (s *Store) WorkCommits(t *Task, revs []string) ([]string, error) {
 			}
 			return true
 		}
-		found = append(found, c.Hash[:7]+": "+c.Subject)
+		found = append(found, WorkCommit{Hash: c.Hash, Line: c.Hash[:7] + ": " + c.Subject})
 		return len(found) < 50
 	})
 	if err != nil {
@@ -321,5 +340,27 @@ func (s *Store) WorkCommits(t *Task, revs []string) ([]string, error) {
 	for i := len(found) - 1; i >= 0; i-- {
 		out = append(out, found[i])
 	}
+	return out, nil
+}
+
+// TouchedFiles are the files the work commits changed, each against its
+// first parent, once each and sorted. The cost grows with what the
+// commits changed, not with the repository.
+func (s *Store) TouchedFiles(commits []WorkCommit) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range commits {
+		paths, err := s.Repo.ChangedFiles(c.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("the files of work commit %s: %w", Short(c.Hash), err)
+		}
+		for _, p := range paths {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }

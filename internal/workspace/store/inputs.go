@@ -1,11 +1,13 @@
 package store
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 
+	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -148,4 +150,36 @@ func (s *Store) linkedParent(rel string) bool {
 		}
 	}
 	return false
+}
+
+// ChangedOutputs are the names among names (outputs as a plan gives them)
+// whose file in the working tree differs from the task's last commit: a
+// file changed, or one written and never committed. A missing file is not
+// among them (it is missing, which the outputs' check says).
+func (s *Store) ChangedOutputs(t *Task, names []string) ([]string, error) {
+	var out []string
+	for _, name := range names {
+		for _, p := range s.NamePaths(t.Slug, name) {
+			data, err := s.ReadWorktree(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			if t.Head.Hash == "" {
+				out = append(out, name)
+				break
+			}
+			h, err := s.Repo.FileHashAt(t.Head.Hash, p)
+			if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+				return out, err
+			}
+			if err != nil || h != s.Repo.BlobID(data) {
+				out = append(out, name)
+			}
+			break
+		}
+	}
+	return out, nil
 }

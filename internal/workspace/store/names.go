@@ -39,6 +39,8 @@ const (
 	EventIndex   = "index"
 	EventFailed  = "failed"
 	EventSkipped = "skipped"
+	// EventRestarted is itr restart's commit.
+	EventRestarted = "restarted"
 )
 
 // Stamp is the entry timestamp of now.

@@ -36,6 +36,10 @@ type Store struct {
 	// Agent names the agent the command acts for in claims (--agent,
 	// ITR_AGENT); "" is AgentName's default.
 	Agent string
+	// Model names the model the agent runs on (--model, ITR_MODEL) and
+	// Session its session (ITR_SESSION, or the id an agent's hook gives);
+	// "" when unknown.
+	Model, Session string
 }
 
 // New returns the store of repo with the task root root (cleaned and

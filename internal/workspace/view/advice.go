@@ -67,6 +67,8 @@ type situation struct {
 	reconcile.Situation
 	// appended are the entries of progress.md no commit holds yet.
 	unsaved []store.UnsavedFile
+	// partials are the outputs interrupted iterations left partial.
+	partials []PartialOutput
 }
 
 // situationOf reads the workspace's side of the advice for task t (read
@@ -141,7 +143,9 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 			sit.Interrupted = append(sit.Interrupted, reconcile.Interrupted{Unit: m.Unit, Command: m.Command, Argv: m.Argv})
 		}
 	}
-	return sit, warnings
+	parts, warns := partialsOf(st, t, facts, sit.unsaved)
+	sit.partials, sit.Partial = parts, partialMap(parts)
+	return sit, append(warnings, warns...)
 }
 
 // actionsOf words the advice's offers as command lines.
@@ -190,6 +194,8 @@ func Command(o reconcile.Offer, slug string) string {
 		return fmt.Sprintf("itr reopen %s --reason \"...\"", u)
 	case reconcile.OpSkip:
 		return fmt.Sprintf("itr skip %s --reason \"...\"", u)
+	case reconcile.OpRestart:
+		return fmt.Sprintf("itr restart %s --reason \"...\"", u)
 	case reconcile.OpResume:
 		return "itr resume"
 	case reconcile.OpReconcile:
@@ -372,6 +378,10 @@ func hintOf(a Action) string {
 		return " (when the hold is over)"
 	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveResolve:
 		return " (once a person fixed the cause)"
+	case o.Op == reconcile.OpRestart && o.For == reconcile.MoveResolve:
+		return " (starts it fresh instead: its iterations stay spent)"
+	case o.Op == reconcile.OpRestart:
+		return " (starts it over from nothing instead of finishing its partial outputs; its iterations stay spent)"
 	case o.Op == reconcile.OpReconcile:
 		return " (puts itr's files in step with the log)"
 	case o.Op == reconcile.OpPlan:
@@ -466,6 +476,25 @@ func workMoveOf(s *state.State, adv reconcile.Advice) reconcile.Move {
 	return ""
 }
 
+// continueText words the move continue of unit u: its partial outputs
+// first, then its outputs that fail their checks.
+func continueText(u UnitStatus, sum *Summary) string {
+	if files := sum.sit.Partial[u.ID]; len(files) > 0 {
+		restart := ""
+		for _, a := range sum.Actions {
+			if a.Offer.Op == reconcile.OpRestart && a.Unit == u.ID {
+				restart = fmt.Sprintf(", or start %s over with `itr restart %s --reason ...`", u.ID, u.ID)
+			}
+		}
+		return fmt.Sprintf("continue %s (iteration %d): an interrupted iteration left its outputs partial (%s): finish them and checkpoint%s",
+			u.ID, u.Iterations+1, strings.Join(store.FirstN(files, 3), ", "), restart)
+	}
+	if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
+		return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
+	}
+	return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
+}
+
 // moveText words the move of adv.
 func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus) string {
 	if u.ID != adv.MoveUnit {
@@ -505,10 +534,7 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 func moveTextMore(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u UnitStatus, current bool) string {
 	switch adv.Move {
 	case reconcile.MoveContinue:
-		if probs := sum.sit.Unready[u.ID]; len(probs) > 0 {
-			return fmt.Sprintf("continue %s (iteration %d); its outputs fail their checks (%s): --signal is refused until they pass", u.ID, u.Iterations+1, probs[0])
-		}
-		return fmt.Sprintf("continue %s (iteration %d); when its work is done, checkpoint with --signal", u.ID, u.Iterations+1)
+		return continueText(u, sum)
 	case reconcile.MoveConfirm:
 		return fmt.Sprintf("run the N+1 confirmation of %s: re-check the work; checkpoint with --signal if it holds, without if it needs more work", u.ID)
 	case reconcile.MoveVerify:

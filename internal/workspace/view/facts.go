@@ -64,11 +64,14 @@ type unitFacts struct {
 	LastAt string `json:"last_at,omitempty"`
 	// Backs counts the times it went back from confirming or verifying.
 	Backs int `json:"backs,omitempty"`
+	// Session is the session that recorded its newest entry, "" when that
+	// entry names none.
+	Session string `json:"session,omitempty"`
 }
 
 // factsVersion changes whenever logFacts or how it is read changes, so a
 // remembered file from another itr is a miss, never a wrong answer.
-const factsVersion = "itr-view-4"
+const factsVersion = "itr-view-5"
 
 // factsOf gives the task's log facts: remembered ones when the log, the
 // state and the plan are those they were read from, else read now (and
@@ -178,6 +181,7 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 		}
 		u := unit(e.Unit)
 		u.Reopen = nil
+		u.Session = progresslog.WhoOf(e).Session
 		if at, ok := e.Time(); ok {
 			u.LastAt = at.UTC().Format(time.RFC3339)
 			if u.First == "" && e.Kind == progresslog.KindIteration {

@@ -187,7 +187,7 @@ func TestPrimeLastOfAnotherUnit(t *testing.T) {
 	require.NotNil(t, p.Current)
 	assert.Equal(t, "T3", p.Current.ID)
 	assert.Equal(t, "T1", p.Last.Unit)
-	assert.Contains(t, p.Markdown, "## Unit to resume: T1 “Add the user model” — in_progress, iteration 1/3\n- Last did: “added the model”\n")
+	assert.Contains(t, p.Markdown, "## Unit to resume: T1 “Add the user model” — in_progress, iteration 1/3\n- Started: 2026-01-14T10:03:00Z\n- Last did: “added the model”\n")
 	assert.NotContains(t, p.Markdown, "## Current unit: T3")
 	assert.Contains(t, p.Markdown, "## Warnings\n- state.json differs from what the log says")
 }

@@ -105,6 +105,31 @@ func (p *PrimeContext) checksSection() string {
 	return b.String()
 }
 
+// partialSection lists the outputs interrupted iterations left partial,
+// with why and the fix.
+func (p *PrimeContext) partialSection() string {
+	if len(p.Partial) == 0 || p.Archive != "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Partial outputs — an iteration was interrupted; finish them or restart the unit\n")
+	for _, o := range p.Partial {
+		fmt.Fprintf(&b, "- %s: %s. Why: %s. Fix: %s.\n", o.Unit, visible(strings.Join(store.FirstN(o.Files, 5), ", ")),
+			visible(store.OneLine(o.Why, 300)), visible(store.OneLine(o.Fix, 400)))
+	}
+	return b.String()
+}
+
+// saidWarnings are the warnings other sections say already: the counters
+// that disagree (bad) and the partial outputs.
+func (p *PrimeContext) saidWarnings(bad []CounterCheck) map[string]bool {
+	out := counterWarnings(bad)
+	for _, o := range p.Partial {
+		out[o.String()] = true
+	}
+	return out
+}
+
 // countersSection lists the first ten counters that disagree with the
 // item ledger (bad), and how many more there are.
 func countersSection(bad []CounterCheck) string {
@@ -201,10 +226,36 @@ func (p *PrimeContext) unitBlock(c *UnitStatus, heading string) string {
 			fmt.Fprintf(&b, "- Counter %s (agrees with the ledger).\n", visible(k.Text))
 		}
 	}
+	b.WriteString(whoLines(c))
 	b.WriteString(p.iterationLines(c))
 	b.WriteString(p.uncommittedLines(c))
 	b.WriteString(p.planLines(c))
 	b.WriteString(p.handoffLines(c))
+	return b.String()
+}
+
+// whoLines are when unit c's attempt started (and how often it was
+// restarted), who recorded its newest iteration, and the plan's model
+// where it differs from the one that iteration ran on.
+func whoLines(c *UnitStatus) string {
+	var b strings.Builder
+	if c.StartedAt != "" || c.Restarts > 0 {
+		b.WriteString("- Started: " + orDash(c.StartedAt))
+		if c.Restarts > 0 {
+			fmt.Fprintf(&b, " (restarted %d time%s; its iterations before count too)", c.Restarts, store.Plural(c.Restarts, "", "s"))
+		}
+		b.WriteString("\n")
+	}
+	if c.Agent != "" {
+		fmt.Fprintf(&b, "- Last iteration by: %s", quote(c.Agent, 100))
+		if c.Model != "" {
+			fmt.Fprintf(&b, " on model %s", quote(c.Model, 100))
+		}
+		b.WriteString("\n")
+	}
+	if c.PlanModel != "" {
+		fmt.Fprintf(&b, "- Model: the plan says %s; its last iteration ran on %s\n", quote(c.PlanModel, 100), quote(c.Model, 100))
+	}
 	return b.String()
 }
 

@@ -341,6 +341,7 @@ var placedFields = map[string]bool{
 	"did": true, "signal": true, "verification": true, "commit": true,
 	strings.ToLower(reconcile.FieldRun): true, strings.ToLower(reconcile.FieldRunResult): true,
 	strings.ToLower(reconcile.FieldVerifiedBy): true, "found": true,
+	strings.ToLower(progresslog.FieldAgent): true, strings.ToLower(progresslog.FieldModel): true,
 }
 
 // reportEntry is how the timeline shows an entry.
@@ -401,6 +402,14 @@ func entryBadges(e progresslog.Entry) []ReportBadge {
 	}
 	if v, ok := e.Field(reconcile.FieldVerifiedBy); ok && !isNone(v) {
 		badges = append(badges, ReportBadge{"pass", "verified by " + v})
+	}
+	switch who := progresslog.WhoOf(e); {
+	case who.Agent != "" && who.Model != "":
+		badges = append(badges, ReportBadge{"who", "by " + who.Agent + " (" + who.Model + ")"})
+	case who.Agent != "":
+		badges = append(badges, ReportBadge{"who", "by " + who.Agent})
+	case who.Model != "":
+		badges = append(badges, ReportBadge{"who", "model " + who.Model})
 	}
 	return badges
 }

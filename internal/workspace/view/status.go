@@ -50,6 +50,17 @@ type UnitStatus struct {
 	// Metrics are the unit's named numbers (itr checkpoint --metric):
 	// the latest value of each, with the plan's targets ("Metric:").
 	Metrics []MetricView `json:"metrics,omitempty"`
+	// StartedAt is when the unit's current attempt started (its first
+	// iteration, or its first after its last restart); Restarts counts
+	// its restarts (itr restart).
+	StartedAt string `json:"started_at,omitempty"`
+	Restarts  int    `json:"restarts,omitempty"`
+	// Agent and Model are who recorded its newest iteration, as the entry
+	// says ("" when it does not: unknown). PlanModel is the plan's Model
+	// for the unit, given when it and Model are both known and differ.
+	Agent     string `json:"agent,omitempty"`
+	Model     string `json:"model,omitempty"`
+	PlanModel string `json:"plan_model,omitempty"`
 }
 
 // LastEntry is the newest iteration entry of the log.
@@ -60,6 +71,14 @@ type LastEntry struct {
 	Did       string `json:"did,omitempty"`
 	Remaining string `json:"remaining,omitempty"`
 	Blockers  string `json:"blockers,omitempty"`
+	// Agent, Model and Session are who recorded it, where it says.
+	Agent   string `json:"agent,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Files are the files its work commits changed (the first ten), and
+	// FilesMore how many more.
+	Files     []string `json:"files,omitempty"`
+	FilesMore int      `json:"files_more,omitempty"`
 }
 
 // Reopen is why a done unit went back to work: its newest entry, when
@@ -123,6 +142,10 @@ type Standing struct {
 	// Recheck are the done units built on a unit that is no longer done
 	// (reopened): re-check them once it is done again.
 	Recheck []string `json:"recheck,omitempty"`
+	// Partial are the outputs of units under way that an interrupted
+	// iteration left partial, with why and the fix (finish them, or
+	// restart the unit).
+	Partial []PartialOutput `json:"partial,omitempty"`
 }
 
 // Summary is the resume summary of `itr status`. Its JSON field names are
@@ -411,6 +434,10 @@ func (r *statusRead) pace(s *state.State) {
 func (r *statusRead) rows(s *state.State) {
 	sum := r.sum
 	r.ix = indexOf(r.t.Plan)
+	r.ix.last = map[string]*LastEntry{}
+	for id, u := range r.facts.Units {
+		r.ix.last[id] = u.Last
+	}
 	for _, id := range s.IDs() {
 		us := r.ix.row(s, id)
 		sum.Units = append(sum.Units, us)
@@ -449,6 +476,11 @@ func (r *statusRead) advise(s, recorded *state.State) {
 	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, r.held, r.missing, s, sit
 	sum.Actions, sum.Hold = actionsOf(adv, slug), holdOf(adv, sit, s, t.Plan, slug)
 	sum.Recheck, sum.Edited = adv.Recheck, sit.Edited
+	sum.Partial = sit.partials
+	partialFixes(sum.Partial, sum.Actions, sum.Hold)
+	for _, p := range sum.Partial {
+		r.warn(p.String())
+	}
 	for i, c := range sum.Checks {
 		for _, a := range sum.Actions {
 			if !c.Recorded && a.Offer.For == reconcile.MoveRerun && a.Unit == c.Unit {
@@ -539,6 +571,8 @@ type planIndex struct {
 	deps  map[string][]string
 	// replacedBy are the units that replace each unit ("Replaces:").
 	replacedBy map[string][]string
+	// last is each unit's newest iteration entry, when the log was read.
+	last map[string]*LastEntry
 }
 
 func indexOf(p *plan.Plan) planIndex {
@@ -568,7 +602,25 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	us.ReplacedBy = ix.replacedBy[id]
 	us.Items = itemsIn(u, pu, lifecycleOf(ix.p, id, s.Mode))
 	us.Metrics = metricsOf(u, pu)
+	us.StartedAt, us.Restarts = state.Val(u.StartedAt), state.Val(u.Restarts)
+	if l := ix.last[id]; l != nil {
+		us.Agent, us.Model = l.Agent, l.Model
+	}
+	if pu != nil && modelsDiffer(pu.Model, us.Model) {
+		us.PlanModel = strings.TrimSpace(pu.Model)
+	}
 	return us
+}
+
+// modelsDiffer reports whether the model a plan gives a unit and the one
+// its newest iteration ran on are both known and differ: neither names
+// the other, ignoring case ("sonnet" and "claude-sonnet-4-5" agree).
+func modelsDiffer(planned, recorded string) bool {
+	p, r := strings.ToLower(strings.TrimSpace(planned)), strings.ToLower(strings.TrimSpace(recorded))
+	if p == "" || r == "" {
+		return false
+	}
+	return !strings.Contains(r, p) && !strings.Contains(p, r)
 }
 
 // lastEntry is an iteration entry as a summary shows it, nil for none.
@@ -580,6 +632,11 @@ func lastEntry(e *progresslog.Entry) *LastEntry {
 	l.Did, _ = e.Field("Did")
 	l.Remaining, _ = e.Field("Remaining")
 	l.Blockers, _ = e.Field("Blockers")
+	who := progresslog.WhoOf(*e)
+	l.Agent, l.Model, l.Session = who.Agent, who.Model, who.Session
+	if v, ok := e.Field(progresslog.FieldFiles); ok {
+		l.Files, l.FilesMore = progresslog.ParseFiles(v)
+	}
 	return l
 }
 
@@ -670,6 +727,9 @@ func recoveryInstructions(sum *Summary) []string {
 	}
 	for _, c := range sum.Checks {
 		out = append(out, "look first at "+c.String())
+	}
+	for _, p := range sum.Partial {
+		out = append(out, "look first at "+p.String())
 	}
 	if len(sum.DoNotRepeat) > 0 {
 		out = append(out, "do not repeat the done units: "+strings.Join(store.FirstN(sum.DoNotRepeat, 20), ", "))
@@ -841,6 +901,14 @@ type LogRow struct {
 	Iteration string `json:"iteration,omitempty"`
 	Status    string `json:"status,omitempty"`
 	Subject   string `json:"subject"`
+	// Agent, Model and Session are who made the commit's entry, where the
+	// entry says; Files the files its work commits changed (an
+	// iteration's, the first ten) and FilesMore how many more.
+	Agent     string   `json:"agent,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	Session   string   `json:"session,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	FilesMore int      `json:"files_more,omitempty"`
 }
 
 // Log lists the task's itr commits, newest first, walking first parents
@@ -868,6 +936,7 @@ func Log(st *store.Store, slug string, limit int) ([]LogRow, error) {
 			from = commit
 		}
 	}
+	entries := logEntriesAt(st, from, slug)
 	err = st.Repo.History(from, func(c gitstate.Commit) bool {
 		if v, _ := c.Trailer(store.TrailerTask); v != slug {
 			return true
@@ -877,6 +946,13 @@ func Log(st *store.Store, slug string, limit int) ([]LogRow, error) {
 		r.Unit, _ = c.Trailer(store.TrailerUnit)
 		r.Iteration, _ = c.Trailer(store.TrailerIteration)
 		r.Status, _ = c.Trailer(store.TrailerStatus)
+		if e := entries.of(c, r.Event); e != nil {
+			who := progresslog.WhoOf(*e)
+			r.Agent, r.Model, r.Session = who.Agent, who.Model, who.Session
+			if v, ok := e.Field(progresslog.FieldFiles); ok {
+				r.Files, r.FilesMore = progresslog.ParseFiles(v)
+			}
+		}
 		rows = append(rows, r)
 		if limit > 0 && len(rows) >= limit {
 			return false

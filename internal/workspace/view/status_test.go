@@ -273,9 +273,9 @@ func TestStatusDetails(t *testing.T) {
 	sum, err := Status(f.st, "")
 	require.NoError(t, err)
 	assert.Equal(t, []UnitStatus{
-		{ID: "T1", Title: "Add the user model", Status: "in_progress", Iterations: 1, Max: 3},
+		{ID: "T1", Title: "Add the user model", Status: "in_progress", Iterations: 1, Max: 3, StartedAt: "2026-01-14T10:06:00Z"},
 		{ID: "T2", Title: "Add the login form", Status: "pending", Iterations: 0, Max: 5, Depends: []string{"T1"}},
-		{ID: "T3", Title: "Write the docs", Status: "done", Iterations: 3, Max: 4},
+		{ID: "T3", Title: "Write the docs", Status: "done", Iterations: 3, Max: 4, StartedAt: "2026-01-14T10:03:00Z"},
 	}, sum.Units)
 	assert.Equal(t, &LastEntry{Unit: "T1", Iteration: 1, Time: state.Val(b.state.Updated), Did: "added the model", Remaining: "validation", Blockers: "flaky db"}, sum.Last)
 	assert.Equal(t, "3h07m", sum.SinceLast)
@@ -413,7 +413,7 @@ func TestStatusWarnings(t *testing.T) {
 			},
 			want: []string{
 				// HEAD's state.json is itr's, its log the older one.
-				"state.json differs from what the log says in 7 places",
+				"state.json differs from what the log says in 8 places",
 				`("wip") took 1 entry out of .claude/iterative/login/progress.md that itr had committed in `,
 			},
 			check: func(t *testing.T, sum *Summary, b *task) {
@@ -600,7 +600,7 @@ func TestUnitOf(t *testing.T) {
 	s.Units["T7"] = &state.Unit{ID: "T7", Status: state.Blocked, Reason: state.Ptr("why"), IterationsUsed: state.Ptr(2)}
 	assert.Equal(t, UnitStatus{ID: "T7", Status: "blocked", Iterations: 2, Reason: "why"}, UnitOf(f.st, tk, s, "T7"))
 	tk.Plan = nil
-	assert.Equal(t, UnitStatus{ID: "T1", Status: "in_progress", Iterations: 1, Max: 3}, UnitOf(f.st, tk, b.state, "T1"))
+	assert.Equal(t, UnitStatus{ID: "T1", Status: "in_progress", Iterations: 1, Max: 3, StartedAt: "2026-01-14T10:03:00Z"}, UnitOf(f.st, tk, b.state, "T1"))
 }
 
 // TestStatusWithoutPlan: units brought in by the log alone have no titles
@@ -613,7 +613,7 @@ func TestStatusWithoutPlan(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, sum.Warnings)
 	require.Len(t, sum.Units, 1)
-	assert.Equal(t, UnitStatus{ID: "T1", Status: "in_progress", Iterations: 1}, sum.Units[0])
+	assert.Equal(t, UnitStatus{ID: "T1", Status: "in_progress", Iterations: 1, StartedAt: "2026-01-14T10:02:00Z"}, sum.Units[0])
 	assert.Equal(t, "continue T1 (iteration 2); when its work is done, checkpoint with --signal", sum.NextAction)
 }
 
