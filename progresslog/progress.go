@@ -65,6 +65,11 @@ const (
 	// KindSkipped is "## T1 - Skipped - ts", with a Reason field: the unit
 	// is left out on purpose and its dependants may proceed.
 	KindSkipped
+	// KindConcluded is "## Task - Concluded - ts", with an Outcome field
+	// (complete, done with limitations, abandoned, failed) and, as the
+	// outcome has them, Reason, Kind, Missing and Limitations: how the task
+	// ended. A Resumed entry takes it back to work.
+	KindConcluded
 )
 
 // events are the event words of the headings, by kind.
@@ -87,6 +92,7 @@ var events = [...]string{
 	KindSummary:    "Summary",
 	KindFailed:     "Failed",
 	KindSkipped:    "Skipped",
+	KindConcluded:  "Concluded",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

@@ -122,6 +122,9 @@ const (
 	OpPlan       Op = "plan"
 	OpArchive    Op = "archive"
 	OpRestore    Op = "restore"
+	// OpDeliver wraps the task up with what exists (itr deliver): at the
+	// budget, the outcome done with limitations.
+	OpDeliver Op = "deliver"
 )
 
 // Offer is one move the rule book accepts now: the operation, the unit,
@@ -151,7 +154,9 @@ type Hold struct {
 	// rule book refusal: Operation, Unsaved, Unreadable, Archived).
 	Refusal *Refusal
 	// Clear is the operation that clears the hold, "" when an edit or a
-	// person's act does (Edit says which).
+	// person's act does (Edit says which). At the budget (BudgetSpent) it
+	// is OpDeliver, which ends the task with what exists, beside the edit
+	// that raises the budget.
 	Clear Op
 	// Person says a person clears it (raise the budget, resume the task,
 	// resolve a block or a failure).
@@ -191,6 +196,7 @@ const (
 	MoveFixPlan     Move = "fix-plan"     // the plan does not read
 	MoveReplan      Move = "replan"       // the plan changed since itr plan
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
+	MoveDeliver     Move = "deliver"      // wrap up what exists: the task used its budget
 )
 
 // AdviseIn is the advisor: Advise with everything the workspace found.
@@ -216,12 +222,19 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 		a.Hold = h
 		a.Move, a.MoveUnit = holdMove(h), h.unit()
 		switch h.Clear {
+		case OpDeliver:
+			a.Offers = []Offer{{Op: OpDeliver, For: MoveDeliver, Person: true}}
+		case OpResume:
+			if h.Code == Concluded {
+				// Over: archive it, or a person takes it back to work.
+				a.Offers = []Offer{{Op: OpArchive, For: MoveArchive}, {Op: OpResume, For: MoveResume, Person: true}}
+				break
+			}
+			a.Offers = []Offer{{Op: OpResume, For: MoveResume, Person: true}}
 		case OpRestore:
 			a.Offers = []Offer{{Op: OpRestore, For: MoveRestore}}
 		case OpReconcile:
 			a.Offers = []Offer{{Op: OpReconcile, For: MoveReconcile}}
-		case OpResume:
-			a.Offers = []Offer{{Op: OpResume, For: MoveResume, Person: true}}
 		}
 		return a
 	}
@@ -271,11 +284,14 @@ func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	if len(sit.Unsaved) > 0 && sit.Undone == 0 && !sit.Adopt {
 		return &Hold{Code: HoldUnsaved, Clear: OpReconcile}
 	}
+	if r := concluded(s, ""); r != nil {
+		return &Hold{Code: Concluded, Refusal: r, Clear: OpResume, Person: true}
+	}
 	if ps := s.Paused; ps != nil {
 		return &Hold{Code: TaskPaused, Refusal: &Refusal{Code: TaskPaused, Since: ps.Since, Reason: ps.Reason}, Clear: OpResume, Person: true}
 	}
-	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max && unsettledAny(s, p) {
-		return &Hold{Code: BudgetSpent, Refusal: &Refusal{Code: BudgetSpent, Max: max, PlanFile: planFile(p)}, Person: true, Edit: EditBudget}
+	if r := budgetSpent(s, p, ""); r != nil {
+		return &Hold{Code: BudgetSpent, Refusal: r, Person: true, Edit: EditBudget, Clear: OpDeliver}
 	}
 	return nil
 }
@@ -309,6 +325,8 @@ func holdMove(h *Hold) Move {
 		return MoveResume
 	case BudgetSpent:
 		return MoveRaiseBudget
+	case Concluded:
+		return MoveArchive
 	}
 	return MoveWait
 }
