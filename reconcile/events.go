@@ -62,7 +62,7 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 			}
 		}
 	case progresslog.KindConcluded:
-		problems = append(problems, outcomeEvent(&ev, e, field)...)
+		problems = append(problems, outcomeEvent(&ev, field)...)
 	case progresslog.KindArchived:
 		archivedEvent(&ev, field)
 	case progresslog.KindPlanned:

@@ -10,8 +10,8 @@ import (
 )
 
 // Task outcomes: how a task ends. A Concluded entry records one (itr
-// deliver: complete, or done with limitations; itr abandon; itr fail
-// --task); an Archived entry of a task that has none records complete (or
+// deliver: complete, or done with limitations; itr abandon: abandoned, or
+// with --failed, failed); an Archived entry of a task that has none records complete (or
 // abandoned, when it was forced). While a task has an outcome the rule book
 // takes no work on it: a Resumed entry (itr resume) or a Restored one takes
 // it back to work.
@@ -80,9 +80,9 @@ func MissingText(s *state.State, p *plan.Plan) string {
 }
 
 // outcomeEvent reads the fields of a Concluded entry into ev; it returns
-// what was wrong, "" for nothing. An outcome that does not read leaves the
+// what was wrong. An outcome that does not read leaves the
 // entry unapplied.
-func outcomeEvent(ev *Event, e progresslog.Entry, field func(string) string) []string {
+func outcomeEvent(ev *Event, field func(string) string) []string {
 	var problems []string
 	r, err := state.ParseResult(field(FieldOutcome))
 	if err != nil {
@@ -176,16 +176,29 @@ func concluded(s *state.State, unit string) *Refusal {
 	return &Refusal{Code: Concluded, Unit: unit, Outcome: s.Outcome.Clone()}
 }
 
-// outcomeText words an outcome for a refusal: "abandoned: superseded
-// (since 2026-01-14T10:30:00Z)".
+// outcomeText words an outcome for a refusal: "abandoned since
+// 2026-01-14T10:30:00Z: superseded", "done with limitations (missing R1)
+// since ...: one source only".
 func outcomeText(o *state.Outcome) string {
 	if o == nil {
-		return "an outcome"
+		return "with an outcome"
 	}
+	bare := *o
+	bare.Reason, bare.Limitations = "", ""
+	t := bare.Text()
 	if o.At != "" {
-		return o.Text() + " (since " + o.At + ")"
+		t += " since " + o.At
 	}
-	return o.Text()
+	var why []string
+	for _, s := range []string{o.Reason, o.Limitations} {
+		if s = strings.TrimSpace(s); s != "" {
+			why = append(why, s)
+		}
+	}
+	if len(why) > 0 {
+		t += ": " + strings.Join(why, "; ")
+	}
+	return t
 }
 
 // budgetSpent is the refusal of work on a task whose Max total iterations
@@ -223,4 +236,49 @@ func unitsInParens(units []string) string {
 		return ""
 	}
 	return " (" + strings.Join(firstOf(ids, 8), ", ") + ")"
+}
+
+// ConcludedEntry is the Concluded entry of an outcome DecideOutcome gave,
+// stamped stamp: its **Outcome:** in words, and as it has them, **Kind:**,
+// **Reason:**, **Missing:** (missing, the units with their statuses, from
+// MissingText) and **Limitations:**.
+func ConcludedEntry(ev Event, missing, stamp string) progresslog.Entry {
+	e := progresslog.Entry{Kind: progresslog.KindConcluded, Stamp: stamp,
+		Fields: []progresslog.Field{{Name: FieldOutcome, Value: ev.Result.Words()}}}
+	add := func(name, value string) {
+		if strings.TrimSpace(value) != "" {
+			e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
+		}
+	}
+	if ev.Result == state.ResultFailed {
+		add(FieldKind, ev.ReasonKind)
+	}
+	add("Reason", ev.Reason)
+	if len(ev.Missing) > 0 {
+		add(FieldMissing, missing)
+	}
+	add(FieldLimitations, ev.Limitations)
+	return e
+}
+
+// OutcomeOf is the task's outcome as its view and its log say: the
+// view's, else, for an archived task whose view has none (archived before
+// itr had outcomes), the one its last Archived entry gives (complete, or
+// abandoned when it was forced). entries gives the log; it is called only
+// then.
+func OutcomeOf(s *state.State, log func() []progresslog.Entry) *state.Outcome {
+	if s == nil {
+		return nil
+	}
+	if s.Outcome != nil || s.Phase != state.Complete {
+		return s.Outcome
+	}
+	entries := log()
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Kind == progresslog.KindArchived {
+			ev, _ := EventFrom(entries[i], nil)
+			return outcomeOf(ev)
+		}
+	}
+	return nil
 }

@@ -116,7 +116,7 @@ func TestOutcomeRules(t *testing.T) {
 		_, err := Decide(s, p, in)
 		r := refusalOf(t, err)
 		assert.Equal(t, Concluded, r.Code, "%+v", in)
-		assert.Contains(t, r.Error(), "the task is concluded (done with limitations (missing R1, S1, S2): one source (since 2026-01-16T11:00:00Z)); nothing was recorded")
+		assert.Contains(t, r.Error(), "the task is concluded, done with limitations (missing R1, S1, S2) since 2026-01-16T11:00:00Z: one source; nothing was recorded")
 		assert.Contains(t, r.Error(), "`itr resume`")
 	}
 	assert.Empty(t, Accepted(s, p, Situation{}, Work))
@@ -251,4 +251,39 @@ func TestDiffOutcome(t *testing.T) {
 	assert.Equal(t, "outcome", d[0].Field)
 	assert.Equal(t, "absent", d[0].Recorded)
 	assert.Empty(t, Diff(b, b.Clone(), nil))
+}
+
+func TestConcludedEntryRoundTrip(t *testing.T) {
+	p := mustPlan(t, budgetPlan)
+	s := Seed(nil, "dr", p)
+	for _, c := range []Conclusion{
+		{Result: state.ResultLimited, Limitations: "one source only\nno charts"},
+		{Result: state.ResultFailed, Reason: "the API is gone", Kind: state.KindToolError},
+		{Result: state.ResultAbandoned, Reason: "superseded"},
+	} {
+		ev, err := DecideOutcome(s, p, c)
+		require.NoError(t, err)
+		e := ConcludedEntry(ev, MissingText(s, p), "2026-01-16T12:00:00Z")
+		data, err := progresslog.Append(nil, e)
+		require.NoError(t, err)
+		back := progresslog.Parse(data).Entries
+		require.Len(t, back, 1)
+		got, err := EventFrom(back[0], nil)
+		require.NoError(t, err)
+		ev.Time, ev.Line = "2026-01-16T12:00:00Z", got.Line
+		assert.Equal(t, ev, got, "the entry reads back as the event: %s", data)
+		assert.Contains(t, string(data), "**Missing:** R1 (pending), S1 (pending), S2 (pending)")
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	s := Seed(nil, "t", nil)
+	assert.Nil(t, OutcomeOf(nil, nil))
+	assert.Nil(t, OutcomeOf(s, func() []progresslog.Entry { panic("not read while running") }), "running")
+	s.Phase = state.Complete
+	old := []progresslog.Entry{entry(progresslog.KindArchived, "", 0, "2026-01-16T12:00:00Z", "Forced", "gone", "Unfinished", "T2 (pending)")}
+	assert.Equal(t, &state.Outcome{Result: state.ResultAbandoned, At: "2026-01-16T12:00:00Z", Reason: "gone", Missing: []string{"T2"}}, OutcomeOf(s, func() []progresslog.Entry { return old }),
+		"archived before itr had outcomes: its Archived entry says")
+	s.Outcome = &state.Outcome{Result: state.ResultFailed}
+	assert.Equal(t, s.Outcome, OutcomeOf(s, func() []progresslog.Entry { return old }))
 }

@@ -265,9 +265,9 @@ func (r *Refusal) wordedTask(field func(string) string) string {
 	case BudgetSpent:
 		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" at %s); nothing was recorded: %s", r.Max, r.Max, r.budgetAt(), BudgetWaysOut(r, field))
 	case Concluded:
-		return fmt.Sprintf("the task is concluded (%s); nothing was recorded: it takes no more work; archive it (`itr archive`), or take it back to work with `itr resume`", outcomeText(r.Outcome))
+		return fmt.Sprintf("the task is concluded, %s; nothing was recorded: it takes no more work: archive it (`itr archive`), or take it back to work with `itr resume`", outcomeText(r.Outcome))
 	case AlreadyConcluded:
-		return fmt.Sprintf("the task is already concluded (%s); nothing was recorded: to record another outcome, take it back to work with `itr resume` first", outcomeText(r.Outcome))
+		return fmt.Sprintf("the task is already concluded, %s; nothing was recorded: to record another outcome, take it back to work with `itr resume` first", outcomeText(r.Outcome))
 	case NeedsLimitations:
 		return fmt.Sprintf("%d unit%s unfinished (%s): say what the delivery lacks with %s TEXT (the outcome is then done with limitations), or finish %s first",
 			len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), field("limitations"), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1])

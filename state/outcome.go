@@ -23,7 +23,7 @@ const (
 	// abandon`, `itr archive --force`).
 	ResultAbandoned Result = "abandoned"
 	// ResultFailed is a task that cannot go on (an unrecoverable error), with
-	// the reason and the kind of what it needs (`itr fail --task`).
+	// the reason and the kind of what it needs (`itr abandon --failed`).
 	ResultFailed Result = "failed"
 )
 

@@ -50,6 +50,10 @@ type Report struct {
 	Unfinished   []string `json:"unfinished"`
 	Forced       string   `json:"forced,omitempty"`
 	Summary      string   `json:"summary"` // the tag's message
+	// Outcome is how the task ended, as the archive records it: complete,
+	// done with limitations, abandoned (a forced archive records that
+	// first) or failed.
+	Outcome *state.Outcome `json:"outcome,omitempty"`
 	// ClaimWarnings name the claims of the task that could not be
 	// deleted (a claims remote that could not be reached); the others went
 	// with the archive.
@@ -71,9 +75,9 @@ type UnfinishedError struct {
 // Error implements error.
 func (e *UnfinishedError) Error() string {
 	if len(e.Units) == 0 {
-		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it anyway", e.Slug)
+		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it as abandoned", e.Slug)
 	}
-	msg := fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, or pass --force --reason TEXT to archive it anyway",
+	msg := fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, record what exists first with `itr deliver --limitations TEXT` (done with limitations), or pass --force --reason TEXT to archive it as abandoned",
 		e.Slug, len(e.Units), strings.Join(e.Units, ", "))
 	for _, id := range e.Failed {
 		msg += fmt.Sprintf("; %s failed: %s", id, reconcile.FailedFix(id, e.Mode, func(f string) string { return "--" + f }))
@@ -114,6 +118,16 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		if err := a.onlyRegularFiles(t.Dir); err != nil {
 			return nil, err
 		}
+		if abandons(t, req) {
+			// Forced over unfinished work: the task ends abandoned, with
+			// the reason, recorded before the archive as itr abandon would.
+			_, err = record.RetryMoved(func() (*record.Outcome, error) {
+				return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.abandonChange(t, req) })
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
 		_, err = record.RetryMoved(func() (*record.Outcome, error) {
 			return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.archiveChange(t, req) })
 		})
@@ -141,6 +155,7 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		rep.Forced, _ = e.Field("Forced")
 	}
 	rep.Summary = a.archiveSummary(t, at)
+	rep.Outcome = reconcile.OutcomeOf(t.State, t.Entries)
 
 	rep.Branch = store.ArchiveBranchPrefix + slug
 	if rep.Tag, rep.TagObject, err = a.existingArchiveTag(slug, folder); err != nil {
@@ -191,13 +206,20 @@ func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, er
 	// for; a failed unit nothing replaces is unfinished.
 	done, total, _ := view.ProgressOf(t.State)
 	unfinished := reconcile.Unsettled(t.State, t.Plan)
-	if (len(unfinished) > 0 || total == 0) && !req.Force {
+	// A task with an outcome says itself how it ended.
+	outcome := t.State.Outcome
+	if (len(unfinished) > 0 || total == 0) && !req.Force && outcome == nil {
 		adv := reconcile.Advise(t.State, t.Plan, nil)
 		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished, Failed: adv.Failed, Mode: t.State.Mode}
+	}
+	result := state.ResultComplete
+	if outcome != nil {
+		result = outcome.Result
 	}
 	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: a.Stamp(), Fields: []progresslog.Field{
 		{Name: "Units", Value: fmt.Sprintf("%d/%d done", done, total)},
 		{Name: "Iterations", Value: strconv.Itoa(iterationsOf(t.State))},
+		{Name: reconcile.FieldOutcome, Value: result.Words()},
 	}}
 	if req.Force {
 		e.Fields = append(e.Fields, progresslog.Field{Name: "Forced", Value: req.Reason})
@@ -205,11 +227,34 @@ func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, er
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Unfinished", Value: strings.Join(unfinished, ", ")})
 		}
 	}
-	subject := fmt.Sprintf("archive: %d/%d units done", done, total)
+	subject := fmt.Sprintf("archive: %d/%d units done, %s", done, total, result.Words())
 	if req.Force {
 		subject += " (forced: " + req.Reason + ")"
 	}
 	return &record.Change{Entry: e, Event: store.EventArchived, Subject: subject}, nil
+}
+
+// abandons reports whether an archive of t records the outcome abandoned
+// first: it is forced over units whose work is not accounted for (or no
+// units at all), and the task has no outcome yet.
+func abandons(t *store.Task, req Request) bool {
+	if !req.Force || t.State == nil || t.State.Outcome != nil {
+		return false
+	}
+	_, total, _ := view.ProgressOf(t.State)
+	return total == 0 || len(reconcile.Unsettled(t.State, t.Plan)) > 0
+}
+
+// abandonChange is the Concluded entry of a forced archive: the task
+// abandoned, with the archive's reason and its unfinished units.
+func (a *archiver) abandonChange(t *store.Task, req Request) (*record.Change, error) {
+	reason := strings.TrimSpace(req.Reason)
+	ev, err := reconcile.DecideOutcome(t.State, t.Plan, reconcile.Conclusion{Result: state.ResultAbandoned, Reason: reason})
+	if err != nil {
+		return nil, err
+	}
+	e := reconcile.ConcludedEntry(ev, reconcile.MissingText(t.State, t.Plan), a.Stamp())
+	return &record.Change{Entry: &e, Event: store.EventConcluded, Subject: "abandon: " + reason + " (archived with --force)"}, nil
 }
 
 // archivedLast reports whether the task's newest entry is Archived and its
@@ -275,6 +320,9 @@ func (a *archiver) archiveSummary(t *store.Task, at string) string {
 		fmt.Fprintf(&b, "  %s %s, %d iteration(s)\n", id, u.Status, state.Val(u.IterationsUsed))
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
+	if o := reconcile.OutcomeOf(s, t.Entries); o != nil {
+		fmt.Fprintf(&b, "Outcome: %s\n", store.OneLine(o.Text(), 300))
+	}
 	var created, first, last, archived string
 	for _, e := range t.Log().Entries {
 		switch e.Kind {
@@ -431,6 +479,9 @@ func (a *archiver) removeFolder(t *store.Task, at, folder string, rep *Report, r
 	}
 	msg := fmt.Sprintf("itr(%s): archived as %s\n\nThe task lives on in %s and %s;\nrestore it with `itr restore %s`.\n",
 		t.Slug, strings.TrimPrefix(rep.Tag, "refs/tags/"), rep.Branch, rep.Tag, t.Slug)
+	if o := rep.Outcome; o != nil {
+		msg += "Outcome: " + store.OneLine(o.Text(), 200) + ".\n"
+	}
 	if rep.Kept != "" {
 		msg += "A plain copy is kept in " + rep.Kept + "/.\n"
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/reconcile"
 )
 
 // Path is the index's slash path relative to the repository top.
@@ -55,7 +56,16 @@ func Build(st *store.Store) ([]Row, error) {
 			rows = append(rows, unreadable(a.Slug, t.StateErr))
 			continue
 		}
-		rows = append(rows, RowOf(a.Slug, t.State, a.Ref))
+		s := t.State
+		if s.Outcome == nil {
+			// Archived before itr had outcomes: its Archived entry says
+			// how it ended.
+			if o := reconcile.OutcomeOf(s, t.Entries); o != nil {
+				s = s.Clone()
+				s.Outcome = o
+			}
+		}
+		rows = append(rows, RowOf(a.Slug, s, a.Ref))
 	}
 	return rows, nil
 }

@@ -39,6 +39,9 @@ const (
 	EventIndex   = "index"
 	EventFailed  = "failed"
 	EventSkipped = "skipped"
+	// EventConcluded records the task's outcome (itr deliver, itr
+	// abandon, itr abandon --failed).
+	EventConcluded = "concluded"
 )
 
 // Stamp is the entry timestamp of now.
