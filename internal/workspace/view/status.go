@@ -93,9 +93,9 @@ type Standing struct {
 	// abandoned, failed), with when, why and what is missing; absent while
 	// it runs. A task with one takes no work until `itr resume`.
 	Outcome *state.Outcome `json:"outcome,omitempty"`
-	Current *UnitStatus  `json:"current,omitempty"`
-	Last    *LastEntry   `json:"last,omitempty"`
-	Next    string       `json:"next,omitempty"`
+	Current *UnitStatus    `json:"current,omitempty"`
+	Last    *LastEntry     `json:"last,omitempty"`
+	Next    string         `json:"next,omitempty"`
 	// Work is the unit to work on now (the rule book's answer): the current
 	// unit while it is open, else the unit under way touched longest ago,
 	// else the first ready one. WorkLast is its newest iteration entry.
