@@ -284,13 +284,15 @@ func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	if len(sit.Unsaved) > 0 && sit.Undone == 0 && !sit.Adopt {
 		return &Hold{Code: HoldUnsaved, Clear: OpReconcile}
 	}
-	if r := concluded(s, ""); r != nil {
+	// A concluded task is held; in phase complete it is an archive that
+	// stopped before it took the folder out, which archive finishes.
+	if r := concluded(s, ""); r != nil && s.Phase != state.Complete {
 		return &Hold{Code: Concluded, Refusal: r, Clear: OpResume, Person: true}
 	}
 	if ps := s.Paused; ps != nil {
 		return &Hold{Code: TaskPaused, Refusal: &Refusal{Code: TaskPaused, Since: ps.Since, Reason: ps.Reason}, Clear: OpResume, Person: true}
 	}
-	if r := budgetSpent(s, p, ""); r != nil {
+	if r := budgetSpent(s, p, ""); r != nil && s.Outcome == nil {
 		return &Hold{Code: BudgetSpent, Refusal: r, Person: true, Edit: EditBudget, Clear: OpDeliver}
 	}
 	return nil
