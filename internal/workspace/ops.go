@@ -157,7 +157,7 @@ func (w *Workspace) initFree(slug, dir string, head gitstate.Head) (bool, error)
 				ended += " " + o.Result.Words()
 			}
 			return false, fmt.Errorf("task %q is %s (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons); only the slug of an abandoned or failed task starts again",
-				slug, ended, strings.TrimPrefix(ref, "refs/tags/"), slug, slug)
+				slug, ended, ref, slug, slug)
 		}
 	}
 	return leftover, nil

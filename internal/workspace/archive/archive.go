@@ -227,9 +227,12 @@ func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, er
 			e.Fields = append(e.Fields, progresslog.Field{Name: "Unfinished", Value: strings.Join(unfinished, ", ")})
 		}
 	}
-	subject := fmt.Sprintf("archive: %d/%d units done, %s", done, total, result.Words())
-	if req.Force {
+	subject := fmt.Sprintf("archive: %d/%d units done", done, total)
+	switch {
+	case req.Force:
 		subject += " (forced: " + req.Reason + ")"
+	case result != state.ResultComplete:
+		subject += ", " + result.Words()
 	}
 	return &record.Change{Entry: e, Event: store.EventArchived, Subject: subject}, nil
 }
