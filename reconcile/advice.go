@@ -31,6 +31,11 @@ type Situation struct {
 	// Archived says the task was read from its archive: nothing can be
 	// recorded until it is restored.
 	Archived bool
+	// InTheWay, for an archived task, is the folder of its name in the
+	// working tree when it holds more than the deliverables an archive
+	// leaves (a file checked out by hand): restore refuses it until it is
+	// moved away, so restore is not offered.
+	InTheWay string
 	// Operation is a git operation in progress ("merge", "rebase",
 	// "cherry-pick", "revert"): itr records nothing until it is concluded.
 	Operation string
@@ -164,7 +169,8 @@ type Hold struct {
 	// Edit names what must change by hand: EditBudget (the plan's Max
 	// total iterations), EditLimit (a unit's Max iterations), EditPlan
 	// (the unreadable plan), EditCommit (commit decisions.md with git),
-	// EditGit (conclude the git operation).
+	// EditGit (conclude the git operation), EditFolder (move away the
+	// folder in the way of a restore).
 	Edit string
 }
 
@@ -183,6 +189,8 @@ const (
 	EditPlan   = "plan"
 	EditCommit = "commit"
 	EditGit    = "git"
+	// EditFolder: move away the folder in the way of a restore.
+	EditFolder = "folder"
 )
 
 // The moves beyond the unit's own.
@@ -260,6 +268,8 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 // operation, an unreadable file, unsaved files, paused, the budget spent.
 func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	switch {
+	case sit.Archived && sit.InTheWay != "":
+		return &Hold{Code: HoldArchived, Edit: EditFolder}
 	case sit.Archived:
 		return &Hold{Code: HoldArchived, Clear: OpRestore}
 	case sit.Operation != "":

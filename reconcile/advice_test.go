@@ -133,6 +133,9 @@ func randomSituation(r *rand.Rand, s *state.State) Situation {
 		sit.Unsaved = []Unsaved{{Name: "decisions.md"}}
 	case 3:
 		sit.Archived = true
+		if r.IntN(2) == 0 {
+			sit.InTheWay = ".claude/iterative/model"
+		}
 	case 4:
 		sit.Unreadable = &Unreadable{File: "tasks.md", Problem: "line 3", Plan: true}
 	case 5:

@@ -114,31 +114,8 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		return nil, err
 	}
 	rep := &Report{Slug: slug, Unfinished: []string{}, Deliverables: []string{}}
-	if !archivedLast(t) {
-		if err := a.onlyRegularFiles(t.Dir); err != nil {
-			return nil, err
-		}
-		if abandons(t, req) {
-			// Forced over unfinished work: the task ends abandoned, with
-			// the reason, recorded before the archive as itr abandon would.
-			_, err = record.RetryMoved(func() (*record.Outcome, error) {
-				return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.abandonChange(t, req) })
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-		_, err = record.RetryMoved(func() (*record.Outcome, error) {
-			return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.archiveChange(t, req) })
-		})
-		if err != nil {
-			return nil, err
-		}
-		if t, err = a.Load(slug); err != nil {
-			return nil, err
-		}
-	} else if t.StateErr != nil {
-		return nil, t.StateErr
+	if t, err = a.finalCheckpoint(t, req); err != nil {
+		return nil, err
 	}
 	// The refs point at the commit that recorded the Archived entry (HEAD
 	// now; on a resumed archive, HEAD holds the same task folder).
@@ -197,6 +174,40 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		rep.ClaimWarnings = dropClaims(slug)
 	}
 	return rep, nil
+}
+
+// finalCheckpoint records the task's Archived entry (after the outcome
+// abandoned, when forced over unfinished work) and returns the task as it
+// then stands; an archive that stopped after its checkpoint records
+// nothing again.
+func (a *archiver) finalCheckpoint(t *store.Task, req Request) (*store.Task, error) {
+	if archivedLast(t) {
+		if t.StateErr != nil {
+			return nil, t.StateErr
+		}
+		return t, nil
+	}
+	if err := a.onlyRegularFiles(t.Dir); err != nil {
+		return nil, err
+	}
+	slug := t.Slug
+	if abandons(t, req) {
+		// Forced over unfinished work: the task ends abandoned, with the
+		// reason, recorded before the archive as itr abandon would.
+		_, err := record.RetryMoved(func() (*record.Outcome, error) {
+			return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.abandonChange(t, req) })
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	_, err := record.RetryMoved(func() (*record.Outcome, error) {
+		return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.archiveChange(t, req) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.Load(slug)
 }
 
 // archiveChange builds the Archived entry, refusing unfinished units

@@ -78,6 +78,11 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 	var warnings []string
 	if archive != "" {
 		sit.Archived = true
+		// A folder of the task's name holding more than the deliverables
+		// the archive left is in the way of a restore.
+		if only, err := st.OnlyDeliverables(t.Dir); err == nil && !only {
+			sit.InTheWay = t.Dir
+		}
 		return sit, nil
 	}
 	sit.Operation = st.Repo.Operation()
@@ -224,6 +229,10 @@ func holdOf(adv reconcile.Advice, sit situation, s *state.State, p *plan.Plan, s
 	case reconcile.HoldArchived:
 		out.Reason = "the task is archived: nothing can be recorded in it"
 		out.Clear = fmt.Sprintf("bring it back with `itr restore %s` to continue it", slug)
+		if d := sit.InTheWay; d != "" {
+			out.Reason += fmt.Sprintf(", and %s in the working tree holds files that are not its archived deliverables (not a task at HEAD)", d)
+			out.Clear = fmt.Sprintf("move %s away (or delete what a checkout put there), then `itr restore %s` brings the task back", d, slug)
+		}
 	case reconcile.HoldOperation:
 		out.Reason = fmt.Sprintf("a git %s is in progress: itr records nothing until it is concluded", sit.Operation)
 		out.Clear = fmt.Sprintf("resolve itr's files with `itr reconcile` if they conflict, then conclude the %s with git (`git %s --continue`, or `--abort`)", sit.Operation, sit.Operation)
