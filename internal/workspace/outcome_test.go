@@ -30,7 +30,9 @@ func TestConclude(t *testing.T) {
 		{name: "abandoned", do: func(ws *Workspace) (*Outcome, error) { return ws.Abandon(demo, "superseded") },
 			want:  state.Outcome{Result: state.ResultAbandoned, Reason: "superseded", Missing: []string{"T1", "T2", "T3"}},
 			phase: state.Execute, subject: "itr(demo): abandon: superseded"},
-		{name: "failed", do: func(ws *Workspace) (*Outcome, error) { return ws.FailTask(demo, "the API is gone", state.KindToolError) },
+		{name: "failed", do: func(ws *Workspace) (*Outcome, error) {
+			return ws.FailTask(demo, "the API is gone", state.KindToolError)
+		},
 			want:  state.Outcome{Result: state.ResultFailed, Reason: "the API is gone", Kind: state.KindToolError, Missing: []string{"T1", "T2", "T3"}},
 			phase: state.Execute, subject: "itr(demo): fail the task: the API is gone"},
 	} {
