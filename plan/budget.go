@@ -57,3 +57,18 @@ func (p *Plan) MetaCount(key string) (n int, ok bool) {
 	}
 	return 0, false
 }
+
+// MetaLine is the line of the header line key ("**Max total
+// iterations:** 60") in the plan's file, 0 when the plan lacks it or was
+// not parsed from a file.
+func (p *Plan) MetaLine(key string) int {
+	if p == nil {
+		return 0
+	}
+	for i, f := range p.Meta {
+		if strings.EqualFold(f.Key, key) && i < len(p.metaLines) {
+			return p.metaLines[i]
+		}
+	}
+	return 0
+}

@@ -69,6 +69,11 @@ const (
 	// unit's work starts over from nothing (back to pending); its
 	// iterations stay spent and its entries stay in the log.
 	KindRestarted
+	// KindConcluded is "## Task - Concluded - ts", with an Outcome field
+	// (complete, done with limitations, abandoned, failed) and, as the
+	// outcome has them, Reason, Kind, Missing and Limitations: how the task
+	// ended. A Resumed entry takes it back to work.
+	KindConcluded
 )
 
 // events are the event words of the headings, by kind.
@@ -92,6 +97,7 @@ var events = [...]string{
 	KindFailed:     "Failed",
 	KindSkipped:    "Skipped",
 	KindRestarted:  "Restarted",
+	KindConcluded:  "Concluded",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for

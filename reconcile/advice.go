@@ -32,6 +32,11 @@ type Situation struct {
 	// Archived says the task was read from its archive: nothing can be
 	// recorded until it is restored.
 	Archived bool
+	// InTheWay, for an archived task, is the folder of its name in the
+	// working tree when it holds more than the deliverables an archive
+	// leaves (a file checked out by hand): restore refuses it until it is
+	// moved away, so restore is not offered.
+	InTheWay string
 	// Operation is a git operation in progress ("merge", "rebase",
 	// "cherry-pick", "revert"): itr records nothing until it is concluded.
 	Operation string
@@ -135,6 +140,9 @@ const (
 	OpArchive    Op = "archive"
 	OpRestore    Op = "restore"
 	OpRestart    Op = "restart"
+	// OpDeliver wraps the task up with what exists (itr deliver): at the
+	// budget, the outcome done with limitations.
+	OpDeliver Op = "deliver"
 )
 
 // Offer is one move the rule book accepts now: the operation, the unit,
@@ -164,7 +172,9 @@ type Hold struct {
 	// rule book refusal: Operation, Unsaved, Unreadable, Archived).
 	Refusal *Refusal
 	// Clear is the operation that clears the hold, "" when an edit or a
-	// person's act does (Edit says which).
+	// person's act does (Edit says which). At the budget (BudgetSpent) it
+	// is OpDeliver, which ends the task with what exists, beside the edit
+	// that raises the budget.
 	Clear Op
 	// Person says a person clears it (raise the budget, resume the task,
 	// resolve a block or a failure).
@@ -172,7 +182,8 @@ type Hold struct {
 	// Edit names what must change by hand: EditBudget (the plan's Max
 	// total iterations), EditLimit (a unit's Max iterations), EditPlan
 	// (the unreadable plan), EditCommit (commit decisions.md with git),
-	// EditGit (conclude the git operation).
+	// EditGit (conclude the git operation), EditFolder (move away the
+	// folder in the way of a restore).
 	Edit string
 }
 
@@ -191,6 +202,8 @@ const (
 	EditPlan   = "plan"
 	EditCommit = "commit"
 	EditGit    = "git"
+	// EditFolder: move away the folder in the way of a restore.
+	EditFolder = "folder"
 )
 
 // The moves beyond the unit's own.
@@ -205,6 +218,7 @@ const (
 	MoveReplan      Move = "replan"       // the plan changed since itr plan
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
 	MoveRestart     Move = "restart"      // start a unit over: an interrupted iteration left its outputs partial
+	MoveDeliver     Move = "deliver"      // wrap up what exists: the task used its budget
 )
 
 // AdviseIn is the advisor: Advise with everything the workspace found.
@@ -230,12 +244,19 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 		a.Hold = h
 		a.Move, a.MoveUnit = holdMove(h), h.unit()
 		switch h.Clear {
+		case OpDeliver:
+			a.Offers = []Offer{{Op: OpDeliver, For: MoveDeliver, Person: true}}
+		case OpResume:
+			if h.Code == Concluded {
+				// Over: archive it, or a person takes it back to work.
+				a.Offers = []Offer{{Op: OpArchive, For: MoveArchive}, {Op: OpResume, For: MoveResume, Person: true}}
+				break
+			}
+			a.Offers = []Offer{{Op: OpResume, For: MoveResume, Person: true}}
 		case OpRestore:
 			a.Offers = []Offer{{Op: OpRestore, For: MoveRestore}}
 		case OpReconcile:
 			a.Offers = []Offer{{Op: OpReconcile, For: MoveReconcile}}
-		case OpResume:
-			a.Offers = []Offer{{Op: OpResume, For: MoveResume, Person: true}}
 		}
 		return a
 	}
@@ -261,6 +282,8 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 // operation, an unreadable file, unsaved files, paused, the budget spent.
 func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	switch {
+	case sit.Archived && sit.InTheWay != "":
+		return &Hold{Code: HoldArchived, Edit: EditFolder}
 	case sit.Archived:
 		return &Hold{Code: HoldArchived, Clear: OpRestore}
 	case sit.Operation != "":
@@ -285,11 +308,16 @@ func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	if len(sit.Unsaved) > 0 && sit.Undone == 0 && !sit.Adopt {
 		return &Hold{Code: HoldUnsaved, Clear: OpReconcile}
 	}
+	// A concluded task is held; in phase complete it is an archive that
+	// stopped before it took the folder out, which archive finishes.
+	if r := concluded(s, ""); r != nil && s.Phase != state.Complete {
+		return &Hold{Code: Concluded, Refusal: r, Clear: OpResume, Person: true}
+	}
 	if ps := s.Paused; ps != nil {
 		return &Hold{Code: TaskPaused, Refusal: &Refusal{Code: TaskPaused, Since: ps.Since, Reason: ps.Reason}, Clear: OpResume, Person: true}
 	}
-	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max && unsettledAny(s, p) {
-		return &Hold{Code: BudgetSpent, Refusal: &Refusal{Code: BudgetSpent, Max: max, PlanFile: planFile(p)}, Person: true, Edit: EditBudget}
+	if r := budgetSpent(s, p, ""); r != nil && s.Outcome == nil {
+		return &Hold{Code: BudgetSpent, Refusal: r, Person: true, Edit: EditBudget, Clear: OpDeliver}
 	}
 	return nil
 }
@@ -323,6 +351,8 @@ func holdMove(h *Hold) Move {
 		return MoveResume
 	case BudgetSpent:
 		return MoveRaiseBudget
+	case Concluded:
+		return MoveArchive
 	}
 	return MoveWait
 }

@@ -119,6 +119,21 @@ func randomIntent(r *rand.Rand, ids []string) Intent {
 	return in
 }
 
+// randomConclusion is an outcome a person could ask for.
+func randomConclusion(r *rand.Rand) Conclusion {
+	switch r.IntN(5) {
+	case 0:
+		return Conclusion{Result: state.ResultComplete}
+	case 1:
+		return Conclusion{Result: state.ResultLimited, Limitations: "no second source"}
+	case 2:
+		return Conclusion{Result: state.ResultAbandoned, Reason: "superseded"}
+	case 3:
+		return Conclusion{Result: state.ResultFailed, Reason: "the API is gone", Kind: state.FailKinds[r.IntN(len(state.FailKinds))]}
+	}
+	return Conclusion{Result: state.ResultLimited}
+}
+
 // randomSituation is what a workspace could find around the view.
 func randomSituation(r *rand.Rand, s *state.State) Situation {
 	sit := Situation{}
@@ -161,6 +176,9 @@ func randomSituation(r *rand.Rand, s *state.State) Situation {
 		sit.Unsaved = []Unsaved{{Name: "decisions.md"}}
 	case 3:
 		sit.Archived = true
+		if r.IntN(2) == 0 {
+			sit.InTheWay = ".claude/iterative/model"
+		}
 	case 4:
 		sit.Unreadable = &Unreadable{File: "tasks.md", Problem: "line 3", Plan: true}
 	case 5:
@@ -195,14 +213,21 @@ func TestAdviceProperty(t *testing.T) {
 				return
 			}
 			// One more step of history: a request the rule book may
-			// accept, a pause or a resume.
+			// accept, a pause or a resume, an outcome.
 			switch r.IntN(12) {
 			case 0:
-				if ev, err := DecidePause(s, s.Paused == nil, "review"); err == nil {
+				if ev, err := DecidePause(s, s.Paused == nil && r.IntN(3) > 0, "review"); err == nil {
 					next, err := Step(s, p, ev)
 					require.NoError(t, err)
 					s = next
 					history = append(history, fmt.Sprint(ev.Kind))
+				}
+			case 1:
+				if ev, err := DecideOutcome(s, p, randomConclusion(r)); err == nil {
+					next, err := Step(s, p, ev)
+					require.NoError(t, err, "an outcome DecideOutcome gave must fold")
+					s = next
+					history = append(history, fmt.Sprintf("%v %s", ev.Kind, ev.Result))
 				}
 			default:
 				in := randomIntent(r, p.IDs())
@@ -233,7 +258,17 @@ func checkAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, wher
 	}
 	for _, o := range a.Offers {
 		if o.Unit == "" {
-			continue // a task operation: the real-repository test runs it
+			// A task operation: the real-repository test runs each; the
+			// rule book's own ones are checked here.
+			switch o.Op {
+			case OpDeliver:
+				_, err := DecideOutcome(s, p, Conclusion{Result: state.ResultLimited, Limitations: "what is missing"})
+				assert.NoError(t, err, "offer deliver refused: %s", where)
+			case OpResume:
+				_, err := DecidePause(s, false, "")
+				assert.NoError(t, err, "offer resume refused: %s", where)
+			}
+			continue
 		}
 		in := o.Intent
 		in.Held, in.Missing, in.Counts = sit.Held, sit.Missing, sit.Counts
@@ -248,8 +283,15 @@ func checkAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, wher
 		}
 		return
 	}
+	if s.Outcome != nil && s.Phase != state.Complete && !sit.Archived && sit.Operation == "" && sit.Unreadable == nil && len(sit.Unsaved) == 0 {
+		assert.Equal(t, Concluded, a.Hold.Code, "a concluded task is held: %s", where)
+		assert.True(t, hasOp(a.Offers, OpArchive) && hasOp(a.Offers, OpResume), "a concluded task offers archive and resume: %s", where)
+	}
+	if a.Hold.Code == BudgetSpent {
+		assert.True(t, hasOp(a.Offers, OpDeliver), "the budget offers deliver: %s", where)
+	}
 	switch a.Hold.Code {
-	case TaskPaused, BudgetSpent, NoneReady, NoUnits:
+	case TaskPaused, BudgetSpent, NoneReady, NoUnits, Concluded:
 		assert.Empty(t, work, "hold %s while the rule book accepts work on %v: %s", a.Hold.Code, work, where)
 	}
 	if a.Hold.Code == NoneReady {
@@ -294,7 +336,9 @@ func TestAdviceHolds(t *testing.T) {
 	assert.Equal(t, BudgetSpent, a.Hold.Code)
 	assert.True(t, a.Hold.Person)
 	assert.Equal(t, EditBudget, a.Hold.Edit)
-	assert.Empty(t, a.Offers)
+	assert.Equal(t, OpDeliver, a.Hold.Clear)
+	assert.Equal(t, 3, a.Hold.Refusal.Line, "the budget's line in the plan")
+	assert.Equal(t, []Offer{{Op: OpDeliver, For: MoveDeliver, Person: true}}, a.Offers, "wrap up what exists")
 
 	// Raised in the plan: the plan counts at once (Decide syncs it).
 	raised := mustPlan(t, "# M\n\n**Max total iterations:** 9\n\n## Tasks\n\n- [ ] **R1**: a\n  - Max iterations: 5\n- [ ] **R2**: b\n  - Depends: R1\n")

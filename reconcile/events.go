@@ -45,6 +45,10 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 				problems = append(problems, msg)
 			}
 		}
+	case progresslog.KindConcluded:
+		problems = append(problems, outcomeEvent(&ev, field)...)
+	case progresslog.KindArchived:
+		archivedEvent(&ev, field)
 	case progresslog.KindPlanned:
 		ev.Dropped = droppedOf(e)
 		if len(ev.Dropped) > 0 {

@@ -67,6 +67,13 @@ type Event struct {
 	// in order; Metrics the unit's metrics it records (**Metrics:**).
 	Values  []state.ItemValue
 	Metrics []state.Metric
+	// Result is the outcome a Concluded entry records, or the one an
+	// Archived entry gives a task that has none; Missing are the units it
+	// names as unfinished, Limitations what a delivery lacks. Reason and
+	// ReasonKind say why a task was abandoned or failed.
+	Result      state.Result
+	Missing     []string
+	Limitations string
 }
 
 // Input is everything Fold needs.
@@ -205,6 +212,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 		s = base.Clone()
 		s.Slug = slug
 		s.Current, s.CurrentIteration, s.Commits, s.Paused = nil, nil, nil, nil
+		s.Outcome = nil
 		for _, u := range s.Units {
 			u.Status = state.Pending
 			u.Reason, u.IterationsUsed, u.ConfirmationsUsed = nil, nil, nil
@@ -281,6 +289,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		planned(s, ev)
 	case progresslog.KindAdopted:
 		adopt(s, ev)
+	case progresslog.KindConcluded:
+		conclude(s, ev)
 	default:
 		if !applyTask(s, ev) {
 			return fmt.Errorf("unknown event kind %v", ev.Kind)
@@ -365,13 +375,20 @@ func applyTask(s *state.State, ev Event) bool {
 	case progresslog.KindPhase:
 		s.Phase = ev.Phase
 	case progresslog.KindArchived:
+		// A task archived without an outcome ends with the one the entry
+		// gives: complete, or abandoned when it was forced.
+		if s.Outcome == nil && ev.Result != "" {
+			s.Outcome = outcomeOf(ev)
+		}
 		s.Phase = state.Complete
 	case progresslog.KindRestored:
+		reopenTask(s)
 		s.Phase = state.Execute
 	case progresslog.KindPaused:
 		s.Paused = &state.Pause{Since: ev.Time, Reason: ev.Reason}
 	case progresslog.KindResumed:
 		s.Paused = nil
+		reopenTask(s)
 	case progresslog.KindReconciled, progresslog.KindNote, progresslog.KindSummary:
 		// A summary stands for the entries before it; these change
 		// nothing but the time.

@@ -404,7 +404,7 @@ func randomEntries(r *rand.Rand, n int) []progresslog.Entry {
 		clock = clock.Add(time.Duration(r.Intn(120)) * time.Minute)
 		u := units[r.Intn(len(units))]
 		e := progresslog.Entry{Stamp: clock.Format(time.RFC3339), Unit: u}
-		switch k := r.Intn(24); {
+		switch k := r.Intn(27); {
 		case k < 12:
 			count[u]++
 			e.Kind, e.Iteration = progresslog.KindIteration, count[u]
@@ -440,6 +440,13 @@ func randomEntries(r *rand.Rand, n int) []progresslog.Entry {
 		case k < 22:
 			e.Kind = progresslog.KindSkipped
 			e.Fields = []progresslog.Field{{Name: "Reason", Value: "not needed"}}
+		case k == 24 || k == 25:
+			// How the task ends (a word that is no outcome is reported).
+			e.Kind, e.Unit = progresslog.KindConcluded, ""
+			e.Fields = []progresslog.Field{{Name: "Outcome", Value: []string{"complete", "done with limitations", "abandoned", "failed", "finished"}[r.Intn(5)]},
+				{Name: "Reason", Value: "over"}, {Name: "Missing", Value: u + " (pending)"}}
+		case k == 26:
+			e.Kind, e.Unit = progresslog.KindResumed, ""
 		default:
 			e.Kind = progresslog.KindBlocked
 			e.Fields = []progresslog.Field{{Name: "Reason", Value: "no key"}, {Name: "Kind", Value: "missing-input"}, {Name: "Clear when", Value: "the key is set"}}

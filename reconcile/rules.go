@@ -165,6 +165,14 @@ const (
 	BadKind        Code = "bad-kind"        // a reason kind the action does not take
 	UnknownItem    Code = "unknown-item"    // an item the unit's plan does not give
 	NotRestartable Code = "not-restartable" // restarting a unit that is not under way or failed
+	// Concluded refuses work (and any unit event, and a pause) on a task
+	// that has an outcome, until itr resume takes it back to work.
+	Concluded Code = "concluded"
+	// AlreadyConcluded refuses a second outcome.
+	AlreadyConcluded Code = "already-concluded"
+	// NeedsLimitations refuses a delivery of a task with unsettled units
+	// that does not say what is missing (itr deliver --limitations).
+	NeedsLimitations Code = "needs-limitations"
 )
 
 // Dep is an unfinished dependency and its status ("" when the unit is
@@ -232,6 +240,12 @@ type Refusal struct {
 	// Items says more of the item rules' refusals (UnknownItemState,
 	// ItemsUnsettled, CounterDisagrees, MetricShort).
 	Items *ItemRefusal
+	// Outcome is the task's outcome, for Concluded and AlreadyConcluded.
+	Outcome *state.Outcome
+	// Line is the line of the plan's "**Max total iterations:**", for
+	// BudgetSpent (0 when unknown); Units then lists the units whose work
+	// is not accounted for, and NeedsLimitations lists them too.
+	Line int
 }
 
 // Error words the refusal with the domain's field names.
@@ -274,13 +288,20 @@ func (r *Refusal) wordedTask(field func(string) string) string {
 	case NoneReady:
 		return "no unit is ready; name one: itr checkpoint UNIT " + field("did") + " ... (itr next says why none is ready)"
 	case BudgetSpent:
-		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s); nothing was recorded: a person raises it there to go on (it counts at once; `itr plan` records it)", r.Max, r.Max, r.PlanFile)
+		return fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" at %s); nothing was recorded: %s", r.Max, r.Max, r.budgetAt(), BudgetWaysOut(r, field))
+	case Concluded:
+		return fmt.Sprintf("the task is concluded, %s; nothing was recorded: it takes no more work: archive it (`itr archive`), or take it back to work with `itr resume`", outcomeText(r.Outcome))
+	case AlreadyConcluded:
+		return fmt.Sprintf("the task is already concluded, %s; nothing was recorded: to record another outcome, take it back to work with `itr resume` first", outcomeText(r.Outcome))
+	case NeedsLimitations:
+		return fmt.Sprintf("%d unit%s unfinished (%s): say what the delivery lacks with %s TEXT (the outcome is then done with limitations), or finish %s first",
+			len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), field("limitations"), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1])
 	case TaskPaused:
 		return fmt.Sprintf("the task is paused (since %s: %s); nothing was recorded: resume it with `itr resume` first", r.Since, orWhy(r.Reason))
 	case AlreadyPaused:
 		return fmt.Sprintf("the task is already paused (since %s: %s); `itr resume` resumes it", r.Since, orWhy(r.Reason))
 	case NotPaused:
-		return "the task is not paused; there is nothing to resume"
+		return "the task is neither paused nor concluded; there is nothing to resume"
 	case PhaseEarly:
 		return fmt.Sprintf("phase %s with %d unit%s unfinished (%s): finish %s first, or pass %s to move on anyway",
 			r.Phase, len(r.Units), plural(len(r.Units)), strings.Join(firstOf(r.Units, 5), ", "), map[bool]string{true: "it", false: "them"}[len(r.Units) == 1], field("force"))
@@ -387,7 +408,16 @@ func Decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 // nothing of s.
 func decide(s *state.State, p *plan.Plan, in Intent) (Event, error) {
 	id := in.Unit
-	if id == "" && (in.Action == Work || in.Action == Start || in.Action == Finish) {
+	if r := concluded(s, id); r != nil {
+		return Event{}, r
+	}
+	work := in.Action == Work || in.Action == Start || in.Action == Finish
+	if r := budgetSpent(s, p, id); work && s.Paused == nil && r != nil {
+		// The budget holds every unit alike: its refusal names the budget
+		// and the ways out, whichever unit was asked for.
+		return Event{}, r
+	}
+	if id == "" && work {
 		var act Activity
 		if in.Activity != nil && !open(s.Units[state.Val(s.Current)]) {
 			act = in.Activity()
@@ -484,8 +514,8 @@ func openToWork(s *state.State, p *plan.Plan, in Intent, u *state.Unit) error {
 	if r := missingInputs(u, in.Missing); r != nil {
 		return r
 	}
-	if max, ok := p.MetaCount(plan.MetaMaxTotal); ok && TotalIterations(s) >= max {
-		return &Refusal{Code: BudgetSpent, Unit: id, Max: max, PlanFile: planFile(p)}
+	if r := budgetSpent(s, p, id); r != nil {
+		return r
 	}
 	return nil
 }
@@ -588,9 +618,16 @@ func TotalIterations(s *state.State) int {
 // resume; it is not a phase: the phase keeps saying where the work stands.
 // The fold applies work recorded while paused (a clone that did not know),
 // since a log never loses an entry.
+//
+// A task that has an outcome is not paused (Concluded): itr resume takes
+// it back to work instead, its outcome gone.
 func DecidePause(s *state.State, on bool, reason string) (Event, error) {
 	ps := s.Paused
 	switch {
+	case on && s.Outcome != nil:
+		return Event{}, concluded(s, "")
+	case s.Outcome != nil:
+		return Event{Kind: progresslog.KindResumed}, nil
 	case on && ps != nil:
 		return Event{}, &Refusal{Code: AlreadyPaused, Since: ps.Since, Reason: ps.Reason}
 	case on:
@@ -681,6 +718,9 @@ func stuck(u *state.Unit, wait []Dep) *Refusal {
 // Decide it does not look at dependencies, so a log that worked on a unit
 // early still folds.
 func allowed(s *state.State, p *plan.Plan, ev Event) error {
+	if ev.Kind == progresslog.KindConcluded && s.Outcome != nil {
+		return &Refusal{Code: AlreadyConcluded, Outcome: s.Outcome.Clone()}
+	}
 	switch ev.Kind {
 	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened,
 		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted:

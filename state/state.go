@@ -54,15 +54,17 @@ type State struct {
 	// SchemaVersion is schema_version (0: the key is absent, as in files
 	// written before itr had it). New, and the reducer's Seed and Step, set
 	// it to CurrentSchema, so every state itr writes carries it.
-	SchemaVersion    int
-	Task             string
-	Slug             string
-	Mode             Mode
-	Domain           *string
-	Created          *string
-	Updated          *string
-	Phase            Phase
-	Paused           *Pause  // nil: not paused
+	SchemaVersion int
+	Task          string
+	Slug          string
+	Mode          Mode
+	Domain        *string
+	Created       *string
+	Updated       *string
+	Phase         Phase
+	Paused        *Pause // nil: not paused
+	// Outcome is how the task ended (outcome): nil while it runs.
+	Outcome          *Outcome
 	Current          *string // current_task or current_phase, by Mode
 	CurrentIteration *int
 	Units            map[string]*Unit
@@ -125,6 +127,7 @@ func (s *State) Clone() *State {
 	c.Updated = clonePtr(s.Updated)
 	c.Current = clonePtr(s.Current)
 	c.Paused = clonePtr(s.Paused)
+	c.Outcome = s.Outcome.Clone()
 	c.CurrentIteration = clonePtr(s.CurrentIteration)
 	if s.Commits != nil {
 		c.Commits = append([]string{}, s.Commits...)

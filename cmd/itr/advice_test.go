@@ -25,8 +25,9 @@ import (
 // that pass or fail, blocks, fail/skip/reopen/restart, pause/resume, budget and
 // limit changes, plan edits, a kill between the log append and the commit,
 // an interrupted check, claims by another agent, uncommitted edits, a
-// broken output, a git merge in progress, archive and restore), and in
-// every state reached:
+// broken output, a git merge in progress, outcomes (deliver, abandon,
+// abandon --failed, a forced archive), archive and restore), and in every
+// state reached:
 //
 //   - status, next and prime (--json) give the same accepted moves;
 //   - each command offered, run as the CLI words it in a copy of the
@@ -149,8 +150,8 @@ func generateHistory(seed uint64, n int) history {
 	for len(h.steps) < n {
 		u := unit()
 		var s step
-		switch k := r.IntN(31); {
-		case k == 30:
+		switch k := r.IntN(34); {
+		case k == 33:
 			s = itrStep("restart", u, "--reason", "start over")
 		case k < 9:
 			args := []string{"checkpoint", u, "--did", "work"}
@@ -261,6 +262,22 @@ func generateHistory(seed uint64, n int) history {
 			s = gitStep("commit", "-q", "-m", "an old index committed", "--", taskDir+"/progress.md")
 		case k < 29:
 			s = itrStep("archive")
+		case k < 30:
+			// How the task ends: delivered (with limitations while units
+			// are open), abandoned, failed, or archived by force.
+			if r.IntN(2) == 0 {
+				s = itrStep("deliver", "--limitations", "one source only")
+			} else {
+				s = itrStep("deliver")
+			}
+		case k < 31:
+			if r.IntN(2) == 0 {
+				s = itrStep("abandon", "--reason", "superseded")
+			} else {
+				s = itrStep("abandon", "--failed", "--reason", "the API is gone", "--kind", "tool-error")
+			}
+		case k < 32:
+			s = itrStep("archive", "--force", "--reason", "no longer needed")
 		default:
 			s = itrStep("restore", "model")
 		}

@@ -19,8 +19,11 @@ func newArchiveCmd(g *globals) *cobra.Command {
 		Long: `Record the task's final checkpoint (an Archived entry, phase complete), point the branch
 itr/archive/<slug> and a new annotated tag itr/archive/<slug>/<YYYY-MM-DD> (then -2, -3 on the
 same day) at it, read both back, and only then remove the task folder from the working branch
-in one commit. Unfinished units are refused (and listed) unless --force --reason TEXT, which is
-logged. --keep also commits a plain copy under <root>/archive/<slug>-YYYYMMDD/ in that commit.
+in one commit. Unfinished units are refused (and listed) unless the task has an outcome (itr
+deliver, itr abandon) or --force --reason TEXT, which records the outcome abandoned first (a
+Concluded entry and its own commit) and is logged. The archive keeps the outcome: complete for
+a finished task. The slug of an abandoned or failed task may start a new task (itr init); the
+old one stays reachable by its tag (itr restore SLUG --from TAG). --keep also commits a plain copy under <root>/archive/<slug>-YYYYMMDD/ in that commit.
 
 The task's outputs/ and sources/ are its deliverables: they stay in the working tree, still
 tracked, and the commit removes every other file of the folder (a folder holding only them is
@@ -50,6 +53,9 @@ Share archives with itr sync, which pushes the archive refs the remote lacks, or
 					fmt.Fprintf(w, "Archived %s: %d/%d units done, %d iterations\n", rep.Slug, rep.Done, rep.Total, rep.Iterations)
 					if rep.Forced != "" {
 						fmt.Fprintf(w, "Forced: %s (unfinished: %s)\n", rep.Forced, dashList(rep.Unfinished))
+					}
+					if rep.Outcome != nil {
+						fmt.Fprintf(w, "Outcome: %s\n", terminalSafe(rep.Outcome.Text()))
 					}
 					fmt.Fprintf(w, "Branch:  %s → %s\n", rep.Branch, short(rep.Checkpoint))
 					fmt.Fprintf(w, "Tag:     %s\n", rep.Tag)

@@ -31,6 +31,11 @@ func newInitCmd(g *globals) *cobra.Command {
 				}
 				return g.emit(outcomeJSON(out), func(w io.Writer) {
 					fmt.Fprintf(w, "Started task %s (%s mode) in %s\n", out.Slug, out.After.Mode, ws.TaskDir(out.Slug))
+					if earlier, ok := out.Entry.Field(workspace.FieldEarlierTask); ok {
+						tag, _, _ := strings.Cut(earlier, ",")
+						fmt.Fprintf(w, "Earlier task of this slug: %s; it stays in its archive (once this task is archived, `itr restore %s --from %s` brings it back)\n",
+							terminalSafe(earlier), out.Slug, terminalSafe(tag))
+					}
 					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
 					fmt.Fprintf(w, "Next: write brief.md and %s, then run `itr plan`.\n", planFileOf(string(out.After.Mode)))
 				})
@@ -93,6 +98,8 @@ type outcomeView struct {
 	Session       string   `json:"session,omitempty"`
 	WorkFiles     []string `json:"work_files,omitempty"`
 	WorkFilesMore int      `json:"work_files_more,omitempty"`
+	// Outcome is how the task ended, after the event, when it has ended.
+	Outcome *state.Outcome `json:"outcome,omitempty"`
 	// Decision is the title of the decision recorded (itr decide).
 	Decision string `json:"decision,omitempty"`
 	// Released is the unit whose claim was given up with its failure or
@@ -131,6 +138,7 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 	}
 	v.Refolded = out.Refolded
 	v.Paused = out.After.Paused
+	v.Outcome = out.After.Outcome
 	v.Warnings = out.Warnings
 	v.Decision = out.Decision
 	v.Released = out.Released

@@ -29,8 +29,12 @@ that was meant, not a crash. The phase stays where the work stands. itr resume e
 func newResumeCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "resume",
-		Short: "Take a paused task off hold",
-		Args:  cobra.NoArgs,
+		Short: "Take a paused task off hold, or a concluded one back to work",
+		Long: `Take a paused task off hold, as one Resumed entry in progress.md and one commit. A task that
+has an outcome (itr deliver, itr abandon) takes no work either: resume takes it back to work,
+its outcome gone from state.json (the Concluded entry stays in the log), and a delivered task's
+phase back to execute.`,
+		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return runUnitEvent(g, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 				return ws.Resume(slug)

@@ -179,6 +179,7 @@ history whenever the two disagree.`,
 		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
 	)
 	root.AddCommand(newFailCmd(g), newSkipCmd(g), newRestartCmd(g))
+	root.AddCommand(newDeliverCmd(g), newAbandonCmd(g))
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
 	registerCompletions(g, root)

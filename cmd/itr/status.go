@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/internal/workspace"
+	"github.com/itr-dev/itr/state"
 )
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -63,6 +64,16 @@ func printSummaryHead(w io.Writer, s *workspace.Summary) {
 		} else {
 			fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
 		}
+	}
+	if o := s.Outcome; o != nil {
+		fmt.Fprintf(w, "Outcome:  %s", terminalSafe(o.Text()))
+		if o.At != "" {
+			fmt.Fprintf(w, " (since %s)", o.At)
+		}
+		if s.Archive == "" {
+			fmt.Fprintf(w, "; `itr archive` next, or `itr resume` takes it back to work")
+		}
+		fmt.Fprintln(w)
 	}
 	if p := s.Paused; p != nil {
 		fmt.Fprintf(w, "Paused:   since %s", p.Since)
@@ -375,6 +386,28 @@ func dash(s string) string {
 	return s
 }
 
+// outcomeCells are a task's outcome as itr list shows it: the result in
+// its column ("-" while the task runs) and, after the name, why it ended
+// and what is missing.
+func outcomeCells(o *state.Outcome) (result, why string) {
+	if o == nil {
+		return "-", ""
+	}
+	var parts []string
+	for _, p := range []string{o.Reason, o.Kind, o.Limitations} {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if len(o.Missing) > 0 {
+		parts = append(parts, "missing "+strings.Join(o.Missing, ", "))
+	}
+	if len(parts) > 0 {
+		why = " — " + terminalSafe(strings.Join(strings.Fields(strings.Join(parts, "; ")), " "))
+	}
+	return o.Result.Words(), why
+}
+
 func newListCmd(g *globals) *cobra.Command {
 	var writeIndex bool
 	cmd := &cobra.Command{
@@ -413,17 +446,18 @@ task it changes, in that same commit, and the merge driver joins two branches' t
 						return
 					}
 					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "TASK\tPHASE\tDONE\tLAST ACTIVITY\tNAME")
+					fmt.Fprintln(tw, "TASK\tPHASE\tOUTCOME\tDONE\tLAST ACTIVITY\tNAME")
 					for _, r := range rows {
+						outcome, why := outcomeCells(r.Outcome)
 						if r.State == "archived" {
-							fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s (archived: %s)\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"))
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s (archived: %s)%s\n", r.Slug, r.Phase, outcome, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"), why)
 							continue
 						}
 						if r.State != "active" {
-							fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\n", r.Slug, r.State)
+							fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s\n", r.Slug, r.State)
 							continue
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\t%s\n", r.Slug, r.Phase, r.Done, r.Total, dash(r.LastActivity), r.Task)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s%s\n", r.Slug, r.Phase, outcome, r.Done, r.Total, dash(r.LastActivity), r.Task, why)
 					}
 					tw.Flush()
 				})

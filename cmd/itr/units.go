@@ -47,6 +47,9 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 			fmt.Fprintf(w, " (phase %s; `itr resume` resumes)\n", v.Phase)
 		case e != nil && e.Kind == progresslog.KindResumed:
 			fmt.Fprintf(w, "Resumed; phase %s\n", v.Phase)
+		case e != nil && e.Kind == progresslog.KindConcluded && v.Outcome != nil:
+			fmt.Fprintf(w, "Concluded: %s; phase %s\n", terminalSafe(v.Outcome.Text()), v.Phase)
+			fmt.Fprintf(w, "Next: `itr archive` (no --force needed), or `itr resume` to take it back to work\n")
 		case e != nil && e.Kind == progresslog.KindNote:
 			fmt.Fprintln(w, "Noted")
 		default:

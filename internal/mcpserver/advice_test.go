@@ -70,9 +70,10 @@ func TestFollowingTheAdvice(t *testing.T) {
 	checkGit(t, dir)
 }
 
-// TestAdviceHoldsThroughMCP: with the budget spent, resume offers no call
-// and says what holds the work; the writing tools are refused and their
-// next names the hold when a step reaches it.
+// TestAdviceHoldsThroughMCP: with the budget spent, resume offers no tool
+// call, only the CLI's wrap-up (itr deliver), and says what holds the work;
+// the writing tools are refused and their next names the hold when a step
+// reaches it.
 func TestAdviceHoldsThroughMCP(t *testing.T) {
 	dir := newTask(t)
 	plan := strings.Replace(tasksMD, "## Tasks", "**Max total iterations:** 2\n\n## Tasks", 1)
@@ -84,9 +85,9 @@ func TestAdviceHoldsThroughMCP(t *testing.T) {
 	assert.Contains(t, st.Next, "(cleared by a person)")
 
 	out, text := ok[ResumeOutput](t, cs, "resume", nil)
-	assert.Empty(t, out.Calls)
+	assert.Equal(t, []string{"`itr deliver --limitations \"...\"` (CLI)"}, out.Calls, "no tool wraps up: a person runs the CLI")
 	assert.Contains(t, out.NextAction, "the task used all 2 of its iterations")
-	assert.NotContains(t, text, "Accepted now, as calls")
+	assert.Contains(t, text, "Accepted now, as calls: `itr deliver --limitations \"...\"` (CLI).")
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "three"}, "the task used all 2 of its iterations")
 	fails(t, cs, dir, "start", map[string]any{}, "the task used all 2 of its iterations")
 }

@@ -53,6 +53,7 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	earlier := w.earlierTask(slug)
 	var lessons []progresslog.Guardrail
 	var lessonsFrom string
 	if req.GuardrailsFrom != "" {
@@ -72,6 +73,9 @@ func (w *Workspace) Init(req InitRequest) (*Outcome, error) {
 	}
 	if req.GuardrailsFrom != "" {
 		entry.Fields = append(entry.Fields, progresslog.Field{Name: "Guardrails from", Value: fmt.Sprintf("%s (%d from %s)", req.GuardrailsFrom, len(lessons), lessonsFrom)})
+	}
+	if earlier != "" {
+		entry.Fields = append(entry.Fields, progresslog.Field{Name: FieldEarlierTask, Value: earlier})
 	}
 	w.Attribute(&entry)
 	changes, after, err := initFiles(slug, dir, files, entry, lessons, req.GuardrailsFrom)
@@ -149,9 +153,46 @@ func (w *Workspace) initFree(slug, dir string, head gitstate.Head) (bool, error)
 		}
 	}
 	if ref, _, err := w.FindArchive(slug, ""); err == nil {
-		return false, fmt.Errorf("task %q is archived (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons)", slug, ref, slug, slug)
+		if o := w.archivedOutcome(slug); o == nil || o.Result.Delivered() {
+			ended := "archived"
+			if o != nil {
+				ended += " " + o.Result.Words()
+			}
+			return false, fmt.Errorf("task %q is %s (%s): continue it with `itr restore %s`, or pick another --slug (--guardrails-from %s keeps its lessons); only the slug of an abandoned or failed task starts again",
+				slug, ended, ref, slug, slug)
+		}
 	}
 	return leftover, nil
+}
+
+// FieldEarlierTask is the field of a Created entry that names the archive
+// of the abandoned or failed task that had the slug before.
+const FieldEarlierTask = "Earlier task"
+
+// archivedOutcome is the outcome of the newest archive of slug, nil when
+// it does not read.
+func (w *Workspace) archivedOutcome(slug string) *state.Outcome {
+	t, _, err := w.LoadArchived(slug, "")
+	if err != nil || t.State == nil {
+		return nil
+	}
+	return reconcile.OutcomeOf(t.State, t.Entries)
+}
+
+// earlierTask names the newest archive of slug, with how that task ended,
+// when a new task starts under its slug (initFree allowed it: abandoned or
+// failed): "itr/archive/x/2026-01-14, abandoned: superseded"; "" when the
+// slug has no archive (or its refs do not read: initFree judged them).
+func (w *Workspace) earlierTask(slug string) string {
+	ref, _, err := w.FindArchive(slug, "")
+	if err != nil {
+		return ""
+	}
+	text := strings.TrimPrefix(ref, "refs/tags/")
+	if o := w.archivedOutcome(slug); o != nil {
+		text += ", " + store.OneLine(o.Text(), 200)
+	}
+	return text
 }
 
 // initFiles makes the new task's files from the templates: progress.md

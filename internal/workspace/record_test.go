@@ -195,7 +195,7 @@ func TestRefusedRequestChangesNothing(t *testing.T) {
 				r.checkpoint(CheckpointRequest{Unit: "T1", Did: "one"})
 				r.checkpoint(CheckpointRequest{Unit: "T1", Did: "two"})
 			}, do: checkpoint(CheckpointRequest{Unit: "T1", Did: "three"}),
-			code: reconcile.BudgetSpent, want: []string{"the task used all 2 of its iterations", `"**Max total iterations:** 2"`, "nothing was recorded: a person raises it there"}},
+			code: reconcile.BudgetSpent, want: []string{"the task used all 2 of its iterations", `"**Max total iterations:** 2"`, "nothing was recorded: a person raises it at .claude/iterative/demo/tasks.md:3 to go on"}},
 		{name: "unit budget spent", plan: "## Tasks\n\n- [ ] **T1**: first\n  - Max iterations: 1\n",
 			setup: func(r *repo) { r.checkpoint(CheckpointRequest{Unit: "T1", Did: "one"}) },
 			do:    checkpoint(CheckpointRequest{Unit: "T1", Did: "two"}),

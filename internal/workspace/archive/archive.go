@@ -50,6 +50,10 @@ type Report struct {
 	Unfinished   []string `json:"unfinished"`
 	Forced       string   `json:"forced,omitempty"`
 	Summary      string   `json:"summary"` // the tag's message
+	// Outcome is how the task ended, as the archive records it: complete,
+	// done with limitations, abandoned (a forced archive records that
+	// first) or failed.
+	Outcome *state.Outcome `json:"outcome,omitempty"`
 	// ClaimWarnings name the claims of the task that could not be
 	// deleted (a claims remote that could not be reached); the others went
 	// with the archive.
@@ -71,9 +75,9 @@ type UnfinishedError struct {
 // Error implements error.
 func (e *UnfinishedError) Error() string {
 	if len(e.Units) == 0 {
-		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it anyway", e.Slug)
+		return fmt.Sprintf("task %s has no units: there is nothing finished to archive; pass --force --reason TEXT to archive it as abandoned", e.Slug)
 	}
-	msg := fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, or pass --force --reason TEXT to archive it anyway",
+	msg := fmt.Sprintf("task %s has %d unfinished unit(s): %s; finish them, record what exists first with `itr deliver --limitations TEXT` (done with limitations), or pass --force --reason TEXT to archive it as abandoned",
 		e.Slug, len(e.Units), strings.Join(e.Units, ", "))
 	for _, id := range e.Failed {
 		msg += fmt.Sprintf("; %s failed: %s", id, reconcile.FailedFix(id, e.Mode, func(f string) string { return "--" + f }))
@@ -110,21 +114,8 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		return nil, err
 	}
 	rep := &Report{Slug: slug, Unfinished: []string{}, Deliverables: []string{}}
-	if !archivedLast(t) {
-		if err := a.onlyRegularFiles(t.Dir); err != nil {
-			return nil, err
-		}
-		_, err = record.RetryMoved(func() (*record.Outcome, error) {
-			return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.archiveChange(t, req) })
-		})
-		if err != nil {
-			return nil, err
-		}
-		if t, err = a.Load(slug); err != nil {
-			return nil, err
-		}
-	} else if t.StateErr != nil {
-		return nil, t.StateErr
+	if t, err = a.finalCheckpoint(t, req); err != nil {
+		return nil, err
 	}
 	// The refs point at the commit that recorded the Archived entry (HEAD
 	// now; on a resumed archive, HEAD holds the same task folder).
@@ -141,6 +132,7 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 		rep.Forced, _ = e.Field("Forced")
 	}
 	rep.Summary = a.archiveSummary(t, at)
+	rep.Outcome = reconcile.OutcomeOf(t.State, t.Entries)
 
 	rep.Branch = store.ArchiveBranchPrefix + slug
 	if rep.Tag, rep.TagObject, err = a.existingArchiveTag(slug, folder); err != nil {
@@ -184,6 +176,40 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 	return rep, nil
 }
 
+// finalCheckpoint records the task's Archived entry (after the outcome
+// abandoned, when forced over unfinished work) and returns the task as it
+// then stands; an archive that stopped after its checkpoint records
+// nothing again.
+func (a *archiver) finalCheckpoint(t *store.Task, req Request) (*store.Task, error) {
+	if archivedLast(t) {
+		if t.StateErr != nil {
+			return nil, t.StateErr
+		}
+		return t, nil
+	}
+	if err := a.onlyRegularFiles(t.Dir); err != nil {
+		return nil, err
+	}
+	slug := t.Slug
+	if abandons(t, req) {
+		// Forced over unfinished work: the task ends abandoned, with the
+		// reason, recorded before the archive as itr abandon would.
+		_, err := record.RetryMoved(func() (*record.Outcome, error) {
+			return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.abandonChange(t, req) })
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	_, err := record.RetryMoved(func() (*record.Outcome, error) {
+		return record.RecordLocked(a.Store, slug, func(t *store.Task) (*record.Change, error) { return a.archiveChange(t, req) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.Load(slug)
+}
+
 // archiveChange builds the Archived entry, refusing unfinished units
 // unless forced.
 func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, error) {
@@ -191,13 +217,20 @@ func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, er
 	// for; a failed unit nothing replaces is unfinished.
 	done, total, _ := view.ProgressOf(t.State)
 	unfinished := reconcile.Unsettled(t.State, t.Plan)
-	if (len(unfinished) > 0 || total == 0) && !req.Force {
+	// A task with an outcome says itself how it ended.
+	outcome := t.State.Outcome
+	if (len(unfinished) > 0 || total == 0) && !req.Force && outcome == nil {
 		adv := reconcile.Advise(t.State, t.Plan, nil)
 		return nil, &UnfinishedError{Slug: t.Slug, Units: unfinished, Failed: adv.Failed, Mode: t.State.Mode}
+	}
+	result := state.ResultComplete
+	if outcome != nil {
+		result = outcome.Result
 	}
 	e := &progresslog.Entry{Kind: progresslog.KindArchived, Stamp: a.Stamp(), Fields: []progresslog.Field{
 		{Name: "Units", Value: fmt.Sprintf("%d/%d done", done, total)},
 		{Name: "Iterations", Value: strconv.Itoa(iterationsOf(t.State))},
+		{Name: reconcile.FieldOutcome, Value: result.Words()},
 	}}
 	if req.Force {
 		e.Fields = append(e.Fields, progresslog.Field{Name: "Forced", Value: req.Reason})
@@ -206,10 +239,36 @@ func (a *archiver) archiveChange(t *store.Task, req Request) (*record.Change, er
 		}
 	}
 	subject := fmt.Sprintf("archive: %d/%d units done", done, total)
-	if req.Force {
+	switch {
+	case req.Force:
 		subject += " (forced: " + req.Reason + ")"
+	case result != state.ResultComplete:
+		subject += ", " + result.Words()
 	}
 	return &record.Change{Entry: e, Event: store.EventArchived, Subject: subject}, nil
+}
+
+// abandons reports whether an archive of t records the outcome abandoned
+// first: it is forced over units whose work is not accounted for (or no
+// units at all), and the task has no outcome yet.
+func abandons(t *store.Task, req Request) bool {
+	if !req.Force || t.State == nil || t.State.Outcome != nil {
+		return false
+	}
+	_, total, _ := view.ProgressOf(t.State)
+	return total == 0 || len(reconcile.Unsettled(t.State, t.Plan)) > 0
+}
+
+// abandonChange is the Concluded entry of a forced archive: the task
+// abandoned, with the archive's reason and its unfinished units.
+func (a *archiver) abandonChange(t *store.Task, req Request) (*record.Change, error) {
+	reason := strings.TrimSpace(req.Reason)
+	ev, err := reconcile.DecideOutcome(t.State, t.Plan, reconcile.Conclusion{Result: state.ResultAbandoned, Reason: reason})
+	if err != nil {
+		return nil, err
+	}
+	e := reconcile.ConcludedEntry(ev, reconcile.MissingText(t.State, t.Plan), a.Stamp())
+	return &record.Change{Entry: &e, Event: store.EventConcluded, Subject: "abandon: " + reason + " (archived with --force)"}, nil
 }
 
 // archivedLast reports whether the task's newest entry is Archived and its
@@ -275,6 +334,9 @@ func (a *archiver) archiveSummary(t *store.Task, at string) string {
 		fmt.Fprintf(&b, "  %s %s, %d iteration(s)\n", id, u.Status, state.Val(u.IterationsUsed))
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
+	if o := reconcile.OutcomeOf(s, t.Entries); o != nil {
+		fmt.Fprintf(&b, "Outcome: %s\n", store.OneLine(o.Text(), 300))
+	}
 	var created, first, last, archived string
 	for _, e := range t.Log().Entries {
 		switch e.Kind {
@@ -431,6 +493,9 @@ func (a *archiver) removeFolder(t *store.Task, at, folder string, rep *Report, r
 	}
 	msg := fmt.Sprintf("itr(%s): archived as %s\n\nThe task lives on in %s and %s;\nrestore it with `itr restore %s`.\n",
 		t.Slug, strings.TrimPrefix(rep.Tag, "refs/tags/"), rep.Branch, rep.Tag, t.Slug)
+	if o := rep.Outcome; o != nil {
+		msg += "Outcome: " + store.OneLine(o.Text(), 200) + ".\n"
+	}
 	if rep.Kept != "" {
 		msg += "A plain copy is kept in " + rep.Kept + "/.\n"
 	}

@@ -108,7 +108,7 @@ var archiveRefusals = []refusal{
 		}},
 	{name: "unfinished units without force", setup: started, run: archiveRun(Request{Slug: slug}),
 		want:  "task demo has 3 unfinished unit(s): T1 (in_progress), T2 (pending), T3 (pending)",
-		fix:   "finish them, or pass --force --reason TEXT to archive it anyway",
+		fix:   "finish them, record what exists first with `itr deliver --limitations TEXT` (done with limitations), or pass --force --reason TEXT to archive it as abandoned",
 		check: isUnfinished([]string{"T1 (in_progress)", "T2 (pending)", "T3 (pending)"}, nil)},
 	{name: "no units without force", setup: func(f *fixture) { f.newTask("") }, run: archiveRun(Request{Slug: slug}),
 		want: "task demo has no units: there is nothing finished to archive", fix: "pass --force --reason TEXT",

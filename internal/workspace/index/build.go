@@ -8,6 +8,7 @@ import (
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
+	"github.com/itr-dev/itr/reconcile"
 )
 
 // Path is the index's slash path relative to the repository top.
@@ -56,7 +57,16 @@ func Build(st *store.Store) ([]Row, error) {
 			rows = append(rows, unreadable(a.Slug, t.StateErr))
 			continue
 		}
-		rows = append(rows, RowOf(a.Slug, t.State, PlanAt(st, a.Commit, a.Slug, nil), a.Ref))
+		s := t.State
+		if s.Outcome == nil {
+			// Archived before itr had outcomes: its Archived entry says
+			// how it ended.
+			if o := reconcile.OutcomeOf(s, t.Entries); o != nil {
+				s = s.Clone()
+				s.Outcome = o
+			}
+		}
+		rows = append(rows, RowOf(a.Slug, s, PlanAt(st, a.Commit, a.Slug, nil), a.Ref))
 	}
 	return rows, nil
 }

@@ -44,7 +44,7 @@ type Row struct {
 	Slug         string
 	Name         string
 	Mode         string
-	Status       string // "execute, paused, 2/5 done"; "archived (itr/archive/x/2026-01-14), 5/5 done"
+	Status       string // "execute, paused, 2/5 done"; "archived (itr/archive/x/2026-01-14), 5/5 done"; "archived (...), abandoned: superseded, 1/5 done"
 	Started      string
 	Progress     string // "40%"
 	LastActivity string
@@ -58,6 +58,8 @@ type Row struct {
 
 // RowOf is the row of a task whose view is s under plan p (nil: none);
 // archive is the tag an archived task is kept in ("" while it is active).
+// Its status names the task's outcome (s.Outcome), but complete for an
+// archived task, which goes without saying.
 func RowOf(slug string, s *state.State, p *plan.Plan, archive string) Row {
 	done, total := 0, 0
 	for _, u := range s.Units {
@@ -71,6 +73,10 @@ func RowOf(slug string, s *state.State, p *plan.Plan, archive string) Row {
 		status = []string{"archived (" + strings.TrimPrefix(archive, "refs/tags/") + ")"}
 	} else if s.Paused != nil {
 		status = append(status, "paused")
+	}
+	// How the task ended; an archive is complete unless it says otherwise.
+	if o := s.Outcome; o != nil && (archive == "" || o.Result != state.ResultComplete) {
+		status = append(status, oneLine(o.Text(), 160))
 	}
 	status = append(status, fmt.Sprintf("%d/%d done", done, total))
 	progress := "-"
@@ -164,6 +170,15 @@ func keyFinding(s *state.State, p *plan.Plan) string {
 		return fmt.Sprintf("%s (and %d more)", first, more)
 	}
 	return first
+}
+
+// oneLine is s on one line, cut to n characters with "…".
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -41,6 +41,9 @@ const (
 	EventSkipped = "skipped"
 	// EventRestarted is itr restart's commit.
 	EventRestarted = "restarted"
+	// EventConcluded records the task's outcome (itr deliver, itr
+	// abandon, itr abandon --failed).
+	EventConcluded = "concluded"
 )
 
 // Stamp is the entry timestamp of now.

@@ -158,6 +158,10 @@ func (t *Task) Log() *progresslog.Log {
 	return t.parsedLog
 }
 
+// Entries are the entries of the task's log (Log), for a reader that may
+// not need them (reconcile.OutcomeOf).
+func (t *Task) Entries() []progresslog.Entry { return t.Log().Entries }
+
 // SetProgress replaces the committed progress.md the task holds (as when
 // entries taken out by a commit without itr are put back).
 func (t *Task) SetProgress(data []byte) { t.ProgressRaw, t.parsedLog, t.progressLoad = data, nil, nil }

@@ -48,7 +48,8 @@ type Action struct {
 type Hold struct {
 	// Code is the rule that holds the work: archived, operation (a git
 	// operation in progress), unreadable, unsaved (itr's files changed
-	// without a commit), paused, budget-spent, none-ready, no-units.
+	// without a commit), concluded (the task has an outcome), paused,
+	// budget-spent, none-ready, no-units.
 	Code string `json:"code"`
 	// Reason says what holds it, ClearedBy who clears it (person or
 	// agent) and Clear how.
@@ -56,7 +57,8 @@ type Hold struct {
 	ClearedBy string `json:"cleared_by"`
 	Clear     string `json:"clear"`
 	// Command is the itr command that clears it, "" when an edit or git
-	// does.
+	// does; at the budget, the one that wraps the task up (itr deliver),
+	// beside the edit that raises it.
 	Command string `json:"command,omitempty"`
 }
 
@@ -79,6 +81,11 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 	var warnings []string
 	if archive != "" {
 		sit.Archived = true
+		// A folder of the task's name holding more than the deliverables
+		// the archive left is in the way of a restore.
+		if only, err := st.OnlyDeliverables(t.Dir); err == nil && !only {
+			sit.InTheWay = t.Dir
+		}
 		return sit, nil
 	}
 	sit.Operation = st.Repo.Operation()
@@ -206,6 +213,8 @@ func Command(o reconcile.Offer, slug string) string {
 		return "itr archive"
 	case reconcile.OpRestore:
 		return "itr restore " + slug
+	case reconcile.OpDeliver:
+		return "itr deliver --limitations \"...\""
 	}
 	return "itr " + string(o.Op)
 }
@@ -233,6 +242,10 @@ func holdOf(adv reconcile.Advice, sit situation, s *state.State, p *plan.Plan, s
 	case reconcile.HoldArchived:
 		out.Reason = "the task is archived: nothing can be recorded in it"
 		out.Clear = fmt.Sprintf("bring it back with `itr restore %s` to continue it", slug)
+		if d := sit.InTheWay; d != "" {
+			out.Reason += fmt.Sprintf(", and %s in the working tree holds files that are not its archived deliverables (not a task at HEAD)", d)
+			out.Clear = fmt.Sprintf("move %s away (or delete what a checkout put there), then `itr restore %s` brings the task back", d, slug)
+		}
 	case reconcile.HoldOperation:
 		out.Reason = fmt.Sprintf("a git %s is in progress: itr records nothing until it is concluded", sit.Operation)
 		out.Clear = fmt.Sprintf("resolve itr's files with `itr reconcile` if they conflict, then conclude the %s with git (`git %s --continue`, or `--abort`)", sit.Operation, sit.Operation)
@@ -259,8 +272,22 @@ func holdOf(adv reconcile.Advice, sit situation, s *state.State, p *plan.Plan, s
 		out.Reason += ": checkpoints are refused"
 		out.Clear = "a person (or you, when the hold is over) runs `itr resume`"
 	case reconcile.BudgetSpent:
-		out.Reason = fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" in %s): checkpoints are refused", h.Refusal.Max, h.Refusal.Max, planFile)
-		out.Clear = fmt.Sprintf("a person raises **Max total iterations:** in %s (or decides the task is over); no itr command clears it", planFile)
+		r := *h.Refusal
+		r.PlanFile = planFile
+		at := planFile
+		if r.Line > 0 {
+			at = fmt.Sprintf("%s:%d", planFile, r.Line)
+		}
+		out.Reason = fmt.Sprintf("the task used all %d of its iterations (\"**Max total iterations:** %d\" at %s): checkpoints are refused", r.Max, r.Max, at)
+		out.Clear = reconcile.BudgetWaysOut(&r, func(f string) string { return "--" + f })
+	case reconcile.Concluded:
+		o := s.Outcome
+		out.Reason = "the task is concluded: " + outcomeWords(o)
+		if o.At != "" {
+			out.Reason += " (since " + o.At + ")"
+		}
+		out.Reason += "; it takes no more work"
+		out.Clear = "archive it with `itr archive` (the outcome goes with it), or a person takes it back to work with `itr resume`"
 	case reconcile.NoUnits:
 		out.Reason = "the task has no units yet"
 		out.Clear = fmt.Sprintf("write the units in %s, then `itr plan`", planFile)
@@ -375,7 +402,9 @@ func hintOf(a Action) string {
 	case o.Op == reconcile.OpUnblock:
 		return " (once its block is resolved)"
 	case o.Op == reconcile.OpResume:
-		return " (when the hold is over)"
+		return " (a person's call: when the hold is over, or to take the task back to work)"
+	case o.Op == reconcile.OpDeliver:
+		return " (a person's call: records what exists as done with limitations)"
 	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveResolve:
 		return " (once a person fixed the cause)"
 	case o.Op == reconcile.OpRestart && o.For == reconcile.MoveResolve:

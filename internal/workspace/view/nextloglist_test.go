@@ -320,7 +320,8 @@ func TestList(t *testing.T) {
 
 	d := bySlug["done/archived"]
 	assert.Equal(t, ListRow{Slug: "done", Task: "Done task", Mode: "development", Phase: "complete", Done: 2, Total: 2,
-		LastActivity: state.Val(done.state.Updated), State: "archived", Archive: tag, Archives: []string{tag}}, d)
+		LastActivity: state.Val(done.state.Updated), State: "archived", Archive: tag, Archives: []string{tag},
+		Outcome: &state.Outcome{Result: state.ResultComplete, At: state.Val(done.state.Updated)}}, d)
 	assert.Contains(t, bySlug["badarch/archived"].State, "archived in refs/heads/itr/archive/badarch, unreadable: .claude/iterative/badarch/state.json")
 	assert.Equal(t, "refs/heads/itr/archive/badarch", bySlug["badarch/archived"].Archive)
 	assert.Contains(t, bySlug["ghost/archived"].State, "archived in refs/heads/itr/archive/ghost, unreadable: ")

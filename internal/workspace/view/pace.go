@@ -263,6 +263,9 @@ func flagsOf(s *state.State, backs map[string]int, ut unitTimes, now time.Time, 
 // A settled unit (done, skipped, or failed and replaced by a done unit; p
 // may be nil) counts as done.
 func phaseHint(s *state.State, p *plan.Plan) (hint string, suggest state.Phase) {
+	if s.Outcome != nil {
+		return "", "" // the outcome set the phase: a delivery is in deliver, unfinished or not
+	}
 	total, done, started := len(s.Units), 0, 0
 	settled := reconcile.SettledFunc(s, p)
 	for id, u := range s.Units {

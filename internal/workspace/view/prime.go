@@ -283,7 +283,11 @@ func (p *PrimeContext) overview() string {
 		if r.State != "active" {
 			continue
 		}
-		fmt.Fprintf(&b, "- `%s` — %s: phase %s, %d/%d units done, last activity %s\n", r.Slug, quote(r.Task, 100), r.Phase, r.Done, r.Total, r.LastActivity)
+		ended := ""
+		if r.Outcome != nil {
+			ended = " (concluded: " + outcomeWords(r.Outcome) + ")"
+		}
+		fmt.Fprintf(&b, "- `%s` — %s: phase %s%s, %d/%d units done, last activity %s\n", r.Slug, quote(r.Task, 100), r.Phase, ended, r.Done, r.Total, r.LastActivity)
 	}
 	b.WriteString("\nOne task is chosen with `--task SLUG` (or ITR_TASK=SLUG); `itr prime --task SLUG` gives its resume context.\n")
 	return b.String()

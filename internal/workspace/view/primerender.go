@@ -29,7 +29,25 @@ func (p *PrimeContext) headSection() string {
 		fmt.Fprintf(&b, "Phase check: %s.\n", p.PhaseHint)
 	}
 	b.WriteString(p.pausedLine())
+	b.WriteString(p.outcomeLine())
 	return b.String()
+}
+
+// outcomeLine says how the task ended, when it has: for an active task,
+// that it takes no more work and what comes next.
+func (p *PrimeContext) outcomeLine() string {
+	o := p.Outcome
+	if o == nil {
+		return ""
+	}
+	since := ""
+	if o.At != "" {
+		since = " (since " + o.At + ")"
+	}
+	if p.Archive != "" {
+		return fmt.Sprintf("Outcome: %s%s.\n", outcomeWords(o), since)
+	}
+	return fmt.Sprintf("**The task is concluded**: %s%s. It takes no more work: `itr archive` archives it; a person takes it back to work with `itr resume`.\n", outcomeWords(o), since)
 }
 
 // resumingTitle opens the prime of an active task: its title, how to read

@@ -45,6 +45,7 @@ type ReportData struct {
 	GeneratedText                 string
 	Head, HeadShort, Branch       string
 	Paused                        string
+	Outcome                       string // how the task ended, "" while it runs
 	NextAction                    string
 	Archive                       string
 	Warnings, Checks              []string
@@ -206,6 +207,12 @@ func reportHeader(st *store.Store, t *store.Task, sum *Summary, now time.Time) *
 	d.Remaining = remainingText(sum.Pace)
 	if sum.Paused != nil {
 		d.Paused = pauseText(sum.Paused)
+	}
+	if o := sum.Outcome; o != nil {
+		d.Outcome = o.Text()
+		if o.At != "" {
+			d.Outcome += " (since " + o.At + ")"
+		}
 	}
 	for _, c := range sum.Checks {
 		d.Checks = append(d.Checks, c.String())

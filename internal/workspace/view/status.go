@@ -110,10 +110,14 @@ type CompactionSummary struct {
 // its JSON field names are part of both.
 type Standing struct {
 	// Paused is the task's pause (since, reason) while it is on hold.
-	Paused  *state.Pause `json:"paused,omitempty"`
-	Current *UnitStatus  `json:"current,omitempty"`
-	Last    *LastEntry   `json:"last,omitempty"`
-	Next    string       `json:"next,omitempty"`
+	Paused *state.Pause `json:"paused,omitempty"`
+	// Outcome is how the task ended (complete, done with limitations,
+	// abandoned, failed), with when, why and what is missing; absent while
+	// it runs. A task with one takes no work until `itr resume`.
+	Outcome *state.Outcome `json:"outcome,omitempty"`
+	Current *UnitStatus    `json:"current,omitempty"`
+	Last    *LastEntry     `json:"last,omitempty"`
+	Next    string         `json:"next,omitempty"`
 	// Work is the unit to work on now (the rule book's answer): the current
 	// unit while it is open, else the unit under way touched longest ago,
 	// else the first ready one. WorkLast is its newest iteration entry.
@@ -500,6 +504,7 @@ func (r *statusRead) advise(s, recorded *state.State) {
 	r.work(s, adv)
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.Paused = s.Paused
+	sum.Outcome = reconcile.OutcomeOf(s, t.Entries)
 }
 
 // work fills the units the advice names: failed, skipped, ready, under
@@ -547,6 +552,26 @@ func (r *statusRead) compaction(s *state.State) {
 	sum.CompactionSummary.RecoveryInstructions = recoveryInstructions(sum)
 	sum.plan = r.t.Plan
 	sum.facts = r.facts
+}
+
+// outcomeWords words an outcome for a reader of status or prime: the
+// result, the kind and the units missing, then the reason and the
+// limitations quoted as the data they are: done with limitations
+// (missing R1, S2): “one source only”.
+func outcomeWords(o *state.Outcome) string {
+	bare := *o
+	bare.Reason, bare.Limitations = "", ""
+	out := bare.Text()
+	var why []string
+	for _, t := range []string{o.Reason, o.Limitations} {
+		if strings.TrimSpace(t) != "" {
+			why = append(why, quote(t, 300))
+		}
+	}
+	if len(why) > 0 {
+		out += ": " + strings.Join(why, "; ")
+	}
+	return out
 }
 
 // pauseText words a pause: "since 2026-01-14T10:30:00Z: waiting for review".
@@ -721,6 +746,9 @@ func recoveryInstructions(sum *Summary) []string {
 	out := []string{"after a compaction or in a new session, run `itr prime` (MCP: resume) before anything else, and trust it over memory"}
 	if sum.Paused != nil {
 		out = append(out, "the task is paused ("+pauseText(sum.Paused)+"): do no work on it until `itr resume`")
+	}
+	if o := sum.Outcome; o != nil && sum.Archive == "" {
+		out = append(out, "the task is concluded ("+outcomeWords(o)+"): do no work on it; it is archived next, unless a person takes it back to work with `itr resume`")
 	}
 	for _, f := range sum.Flags {
 		out = append(out, f.Kind+": "+f.Text)
@@ -976,6 +1004,10 @@ type ListRow struct {
 	// archive tag of the slug, oldest first.
 	Archive  string   `json:"archive,omitempty"`
 	Archives []string `json:"archives,omitempty"`
+	// Outcome is how the task ended (complete, done with limitations,
+	// abandoned with the reason, failed with the reason and kind); absent
+	// while it runs.
+	Outcome *state.Outcome `json:"outcome,omitempty"`
 }
 
 // List lists every task under the root with its phase and progress.
@@ -996,6 +1028,7 @@ func List(st *store.Store) ([]ListRow, error) {
 		default:
 			s := t.State
 			r.Task, r.Mode, r.Phase, r.LastActivity = s.Task, string(s.Mode), string(s.Phase), state.Val(s.Updated)
+			r.Outcome = s.Outcome
 			for _, u := range s.Units {
 				r.Total++
 				if u.Status == state.Done {
@@ -1021,6 +1054,7 @@ func List(st *store.Store) ([]ListRow, error) {
 			s := t.State
 			r.Task, r.Mode, r.Phase, r.LastActivity = s.Task, string(s.Mode), string(s.Phase), state.Val(s.Updated)
 			r.Done, r.Total, _ = ProgressOf(s)
+			r.Outcome = reconcile.OutcomeOf(s, t.Entries)
 		}
 		rows = append(rows, r)
 	}
