@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/internal/workspace"
+	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 )
 
@@ -73,6 +74,10 @@ func checkpointCall(o reconcile.Offer, args map[string]any) string {
 	finish := o.Verify || o.Intent.Verified || o.For == reconcile.MoveVerify || o.For == reconcile.MoveConfirm && !o.Intent.Signal
 	if !finish {
 		args["did"] = "..."
+		if len(o.Intent.Items) > 0 {
+			// The item work that settles a unit's items (settle-items).
+			args["items"] = progresslog.FormatItems(o.Intent.Items)
+		}
 		if o.Intent.Signal {
 			args["done"] = true
 		}

@@ -36,21 +36,21 @@ const instructions = "itr keeps this project's task memory in git. Call resume a
 
 // Tool descriptions: short, since every session pays for them.
 const (
-	resumeDesc = "What a session needs to resume the itr task: goal, current unit, last entry, failed checks, next action, blocked and done units, guardrails. Call it first."
+	resumeDesc = "Resume the itr task: goal, unit, last entry, failed checks, next action, guardrails. Call it first."
 
-	startDesc = "Claim a unit that can start now and no other agent holds: status, iterations, dependencies, guardrails."
+	startDesc = "Claim a unit that can start now, held by no agent: its status, dependencies, guardrails."
 
-	checkpointDesc = "Record one iteration of a unit as one commit. done=true declares it done or confirms it (prefer finish); items: 1-12, 4=skipped"
+	checkpointDesc = "Record one iteration of a unit as one commit. done=true declares it done or confirms it (prefer finish); items: 1-12, 4=skipped; values: [7:score=4]; metrics: [words=812]"
 
-	finishDesc = "One step toward done with evidence (in_progress, confirming, verifying, done; passed=false sends it back). The last needs a passing verify or verified_by."
+	finishDesc = "One step toward done with evidence (passed=false sends it back); done needs a passing verify or verified_by."
 
-	blockDesc = "Set a unit aside (one commit): blocked (a person runs `itr unblock UNIT`), failed (needs a person until reopen) or skipped (dependants go on)."
+	blockDesc = "Set a unit aside (one commit): blocked (a person unblocks it), failed (until reopen) or skipped."
 
 	reopenDesc = "Send a done, failed or skipped unit back to work (one commit)."
 
 	decideDesc = "Record a settled choice in decisions.md; the same title again replaces it."
 
-	summarizeDesc = "Append a Summary entry to progress.md: what the work so far came to."
+	summarizeDesc = "Append a Summary entry to progress.md; outcome (delivered, abandoned, failed) ends the task, did saying what is missing or why."
 )
 
 // New returns the MCP server of itr: its tools, each calling the
@@ -93,6 +93,7 @@ func lean[T any]() *jsonschema.Schema {
 // does not.
 func input[T any]() *jsonschema.Schema {
 	s := inferred[T]()
+	stringLists(s) // a list of strings says so in its Go type: decoding refuses anything else
 	for _, p := range s.Properties {
 		if slices.Equal(p.Types, []string{"null", "array"}) {
 			p.Types, p.Type = nil, "array"

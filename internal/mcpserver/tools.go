@@ -38,18 +38,20 @@ type CheckpointInput struct {
 	Remaining string   `json:"remaining,omitempty" jsonschema:"what is left"`
 	Blockers  string   `json:"blockers,omitempty" jsonschema:"what blocks it"`
 	Done      bool     `json:"done,omitempty" jsonschema:"work done, or confirmation holds"`
-	Commits   []string `json:"commits,omitempty" jsonschema:"work commits (default: since the last)"`
+	Commits   []string `json:"commits,omitempty" jsonschema:"default: since the last"`
 	Items     string   `json:"items,omitempty"`
+	Values    []string `json:"values,omitempty"`
+	Metrics   []string `json:"metrics,omitempty"`
 }
 
 // FinishInput is the input of the finish tool.
 type FinishInput struct {
 	Task       string    `json:"task,omitempty"`
 	Unit       string    `json:"unit,omitempty" jsonschema:"default: the current unit"`
-	Evidence   string    `json:"evidence" jsonschema:"what shows it is done (tests, review)"`
+	Evidence   string    `json:"evidence" jsonschema:"what shows it is done"`
 	Passed     *bool     `json:"passed,omitempty" jsonschema:"false: the check failed"`
 	Verify     *[]string `json:"verify,omitempty" jsonschema:"argv to run, no shell ([]: its Verify)"`
-	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it, without verify"`
+	VerifiedBy string    `json:"verified_by,omitempty" jsonschema:"who verified it"`
 	Items      string    `json:"items,omitempty"`
 }
 
@@ -63,14 +65,16 @@ type BlockInput struct {
 	Reason    string `json:"reason" jsonschema:"why"`
 	As        string `json:"as,omitempty" jsonschema:"blocked (default), failed or skipped"`
 	Kind      string `json:"kind,omitempty" jsonschema:"needs-human, tool-error, missing-input; blocked: external, decision"`
-	ClearWhen string `json:"clear_when,omitempty" jsonschema:"blocked: when it is over"`
+	ClearWhen string `json:"clear_when,omitempty" jsonschema:"when it is over"`
 }
 
-// ReopenInput is the input of the reopen tool.
+// ReopenInput is the input of the reopen tool, which also starts a unit
+// under way or failed over from nothing (restart: itr restart).
 type ReopenInput struct {
-	Task   string `json:"task,omitempty"`
-	Unit   string `json:"unit" jsonschema:"unit id"`
-	Reason string `json:"reason" jsonschema:"what was found wrong"`
+	Task    string `json:"task,omitempty"`
+	Unit    string `json:"unit" jsonschema:"unit id"`
+	Reason  string `json:"reason" jsonschema:"what was found wrong"`
+	Restart bool   `json:"restart,omitempty" jsonschema:"start over from nothing"`
 }
 
 // DecideInput is the input of the decide tool.
@@ -82,10 +86,14 @@ type DecideInput struct {
 	Unit   string `json:"unit,omitempty"`
 }
 
-// SummarizeInput is the input of the summarize tool.
+// SummarizeInput is the input of the summarize tool, which also concludes
+// the task (outcome: itr deliver, itr abandon, itr abandon --failed), did
+// then being what a delivery lacks or why the task stops.
 type SummarizeInput struct {
-	Task string `json:"task,omitempty"`
-	Did  string `json:"did" jsonschema:"what the work so far came to"`
+	Task    string `json:"task,omitempty"`
+	Did     string `json:"did" jsonschema:"what the work so far came to"`
+	Outcome string `json:"outcome,omitempty"`
+	Kind    string `json:"kind,omitempty"`
 }
 
 // Recorded is the output of decide and summarize: the commit, and what
@@ -367,7 +375,8 @@ func (h *handlers) start(_ context.Context, _ *mcp.CallToolRequest, in StartInpu
 func (h *handlers) checkpoint(_ context.Context, _ *mcp.CallToolRequest, in CheckpointInput) (*mcp.CallToolResult, *Step, error) {
 	return h.record(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Checkpoint(workspace.CheckpointRequest{Slug: slug, Unit: in.Unit, Did: in.Did,
-			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits, Items: itemsOf(in.Items)})
+			Remaining: in.Remaining, Blockers: in.Blockers, Signal: in.Done, Commits: in.Commits, Items: itemsOf(in.Items),
+			Values: in.Values, Metrics: in.Metrics})
 	})
 }
 
@@ -445,6 +454,15 @@ func (h *handlers) reopen(_ context.Context, _ *mcp.CallToolRequest, in ReopenIn
 		slug, err := ws.Select(in.Task)
 		if err != nil {
 			return err
+		}
+		if in.Restart {
+			rep, err := ws.Restart(workspace.RestartRequest{Slug: slug, Unit: in.Unit, Reason: in.Reason})
+			if err != nil {
+				return err
+			}
+			st := step(ws, rep.Outcome)
+			out = &Reopened{Unit: st.Unit, Status: st.Status, Commit: st.Commit, Next: st.Next}
+			return nil
 		}
 		rep, err := ws.Reopen(slug, in.Unit, in.Reason)
 		if err != nil {
@@ -633,6 +651,9 @@ func (h *handlers) decide(_ context.Context, _ *mcp.CallToolRequest, in DecideIn
 
 // summarize is workspace.Summarize.
 func (h *handlers) summarize(_ context.Context, _ *mcp.CallToolRequest, in SummarizeInput) (*mcp.CallToolResult, *Recorded, error) {
+	if in.Outcome != "" {
+		return h.conclude(in)
+	}
 	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Summarize(workspace.SummarizeRequest{Slug: slug, Did: in.Did})
 	}, func(out *workspace.Outcome) string {
@@ -641,6 +662,32 @@ func (h *handlers) summarize(_ context.Context, _ *mcp.CallToolRequest, in Summa
 			covers, _ = out.Entry.Field("Covers")
 		}
 		return fmt.Sprintf("summary recorded in progress.md (it covers %s); readers and resume start from it", covers)
+	})
+}
+
+// conclude is summarize with an outcome: workspace.Conclude, did being
+// what a delivery lacks ("" for a task whose every unit is settled) or
+// why an abandoned or failed task stops.
+func (h *handlers) conclude(in SummarizeInput) (*mcp.CallToolResult, *Recorded, error) {
+	req := workspace.ConcludeRequest{Kind: in.Kind}
+	switch in.Outcome {
+	case "delivered":
+		req.Result, req.Limitations = state.ResultComplete, in.Did
+	case "abandoned":
+		req.Result, req.Reason = state.ResultAbandoned, in.Did
+	case "failed":
+		req.Result, req.Reason = state.ResultFailed, in.Did
+	default:
+		return nil, nil, fmt.Errorf("outcome %q is not one of delivered, abandoned, failed: give one of them, or none to write a summary", in.Outcome)
+	}
+	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
+		req.Slug = slug
+		return ws.Conclude(req)
+	}, func(out *workspace.Outcome) string {
+		if o := out.After.Outcome; o != nil {
+			return "the task is concluded: " + o.Text() + "; itr archive keeps it, resume (itr resume) takes it back to work"
+		}
+		return "the task is concluded"
 	})
 }
 
