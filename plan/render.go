@@ -111,7 +111,8 @@ func (p *Plan) renderUnits(sec int, first bool) string {
 	return b.String()
 }
 
-func (u *Unit) render() string {
+// renderHead is the unit's line: its box, ID, title and inline fields.
+func (u *Unit) renderHead() string {
 	box := " "
 	if u.Done {
 		box = "x"
@@ -126,7 +127,11 @@ func (u *Unit) render() string {
 		}
 		head += " " + in
 	}
-	lines := []string{head}
+	return head
+}
+
+func (u *Unit) render() string {
+	lines := []string{u.renderHead()}
 	if u.Details != "" {
 		for _, d := range strings.Split(u.Details, "\n") {
 			lines = append(lines, "  "+d)
@@ -157,17 +162,10 @@ func (u *Unit) render() string {
 	case ok:
 		item(keyMinWords, v)
 	}
-	if u.Complete != "" {
-		item(keyComplete, u.Complete)
-	}
-	if u.Verify != "" {
-		item(keyVerify, u.Verify)
-	}
-	if u.Estimate != "" {
-		item(keyEstimate, u.Estimate)
-	}
-	if u.Items != "" {
-		item(keyItems, u.Items)
+	for _, f := range []Field{{keyComplete, u.Complete}, {keyVerify, u.Verify}, {keyEstimate, u.Estimate}, {keyItems, u.Items}} {
+		if f.Value != "" {
+			item(f.Key, f.Value)
+		}
 	}
 	for _, c := range u.Counters {
 		item(keyCounter, c.Raw)

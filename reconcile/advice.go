@@ -419,7 +419,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	// Outputs an interrupted iteration left partial: finishing them is the
 	// unit's own work (above); starting it over is the other way.
 	for _, id := range sortedKeys(sit.Partial) {
-		try(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveRestart})
+		add(Offer{Op: OpRestart, Unit: id, Intent: Intent{Action: Restart}, For: MoveRestart})
 	}
 	// The current unit's own state, then the units that need someone.
 	cur := state.Val(s.Current)
@@ -428,7 +428,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	}
 	if !anyWork(out) {
 		for _, o := range needSomeone(a, cur) {
-			try(o)
+			add(o)
 		}
 	}
 	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {

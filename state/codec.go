@@ -179,60 +179,10 @@ func (s *State) decodeUnits(kv keyValue) error {
 		for _, f := range fields {
 			u.extra.order = append(u.extra.order, f.key)
 			fp := path + "." + f.key
-			var err error
-			switch f.key {
-			case "status":
+			if f.key == "status" {
 				hasStatus = true
-				var st string
-				if err = decodeString(keyValue{fp, f.raw}, &st); err == nil {
-					u.Status, err = ParseStatus(st)
-					if err != nil {
-						return &DecodeError{Path: fp, Msg: err.Error(), Err: err}
-					}
-				}
-			case "reason":
-				u.Reason, err = decodeOptString(keyValue{fp, f.raw})
-			case "reason_kind":
-				u.ReasonKind, err = decodeOptString(keyValue{fp, f.raw})
-			case "clear_when":
-				u.ClearWhen, err = decodeOptString(keyValue{fp, f.raw})
-			case "iterations_used":
-				u.IterationsUsed, err = decodeCount(fp, f.raw)
-			case "confirmations_used":
-				u.ConfirmationsUsed, err = decodeCount(fp, f.raw)
-			case "max_iterations":
-				u.MaxIterations, err = decodeCount(fp, f.raw)
-				if err == nil && *u.MaxIterations == 0 {
-					err = &DecodeError{Path: fp, Msg: "0 is not a limit (use a whole number of at least 1, or remove the key)"}
-				}
-			case "verification_passed":
-				var b bool
-				if json.Unmarshal(f.raw, &b) != nil || bytes.Equal(bytes.TrimSpace(f.raw), []byte("null")) {
-					return typeErr(fp, f.raw, "true or false")
-				}
-				u.VerificationPassed = &b
-			case "completed_at":
-				u.CompletedAt, err = decodeTime(fp, f.raw)
-			case "started_at":
-				u.StartedAt, err = decodeTime(fp, f.raw)
-			case "restarts":
-				u.Restarts, err = decodeCount(fp, f.raw)
-			case "verified_by":
-				u.VerifiedBy, err = decodeOptString(keyValue{fp, f.raw})
-			case "progress":
-				u.Progress, err = decodeOptString(keyValue{fp, f.raw})
-			case "progress_detail":
-				u.ProgressDetail, err = decodeOptString(keyValue{fp, f.raw})
-			case "last_run":
-				u.LastRun, err = decodeRun(fp, f.raw)
-			case "items":
-				u.Items, err = decodeItems(fp, f.raw)
-			case "metrics":
-				u.Metrics, err = decodeMetrics(fp, f.raw)
-			default:
-				u.extra.setUnknown(f.key, f.raw)
 			}
-			if err != nil {
+			if err := u.decodeField(fp, f); err != nil {
 				return err
 			}
 		}
@@ -242,6 +192,64 @@ func (s *State) decodeUnits(kv keyValue) error {
 		s.Units[u.ID] = u
 	}
 	return nil
+}
+
+// decodeField decodes one key of a unit at path fp; a key itr does not
+// know is kept as it was.
+func (u *Unit) decodeField(fp string, f keyValue) error {
+	var err error
+	switch f.key {
+	case "status":
+		var st string
+		if err = decodeString(keyValue{fp, f.raw}, &st); err == nil {
+			u.Status, err = ParseStatus(st)
+			if err != nil {
+				return &DecodeError{Path: fp, Msg: err.Error(), Err: err}
+			}
+		}
+	case "reason":
+		u.Reason, err = decodeOptString(keyValue{fp, f.raw})
+	case "reason_kind":
+		u.ReasonKind, err = decodeOptString(keyValue{fp, f.raw})
+	case "clear_when":
+		u.ClearWhen, err = decodeOptString(keyValue{fp, f.raw})
+	case "iterations_used":
+		u.IterationsUsed, err = decodeCount(fp, f.raw)
+	case "confirmations_used":
+		u.ConfirmationsUsed, err = decodeCount(fp, f.raw)
+	case "max_iterations":
+		u.MaxIterations, err = decodeCount(fp, f.raw)
+		if err == nil && *u.MaxIterations == 0 {
+			err = &DecodeError{Path: fp, Msg: "0 is not a limit (use a whole number of at least 1, or remove the key)"}
+		}
+	case "verification_passed":
+		var b bool
+		if json.Unmarshal(f.raw, &b) != nil || bytes.Equal(bytes.TrimSpace(f.raw), []byte("null")) {
+			return typeErr(fp, f.raw, "true or false")
+		}
+		u.VerificationPassed = &b
+	case "completed_at":
+		u.CompletedAt, err = decodeTime(fp, f.raw)
+	case "started_at":
+		u.StartedAt, err = decodeTime(fp, f.raw)
+	case "restarts":
+		u.Restarts, err = decodeCount(fp, f.raw)
+	case "verified_by":
+		u.VerifiedBy, err = decodeOptString(keyValue{fp, f.raw})
+	case "progress":
+		u.Progress, err = decodeOptString(keyValue{fp, f.raw})
+	case "progress_detail":
+		u.ProgressDetail, err = decodeOptString(keyValue{fp, f.raw})
+	case "last_run":
+		u.LastRun, err = decodeRun(fp, f.raw)
+	case "items":
+		u.Items, err = decodeItems(fp, f.raw)
+	case "metrics":
+		u.Metrics, err = decodeMetrics(fp, f.raw)
+	default:
+		u.extra.setUnknown(f.key, f.raw)
+	}
+	return err
 }
 
 func (o *object) setUnknown(key string, raw json.RawMessage) {

@@ -159,7 +159,7 @@ func captureStdout(t *testing.T, f func()) (out string) {
 	var buf bytes.Buffer
 	done := make(chan struct{})
 	go func() {
-		io.Copy(&buf, r)
+		_, _ = io.Copy(&buf, r)
 		close(done)
 	}()
 	old := os.Stdout

@@ -382,7 +382,7 @@ func TestGGMeasure(t *testing.T) {
 		t.Errorf("ggMeasure counted %d bytes allocated, want at least the %d the operation made", b, 1<<20)
 	}
 	want := errors.New("op failed")
-	if _, _, err := ggMeasure(func() error { return want }); err != want {
+	if _, _, err := ggMeasure(func() error { return want }); !errors.Is(err, want) {
 		t.Errorf("ggMeasure returned %v, want the operation's error", err)
 	}
 }
