@@ -137,6 +137,7 @@ var rooms = map[string][]string{
 	ws + "/record":   {ws + "/store", ws + "/verify", ws + "/recovery", ws + "/index", ws + "/merge", ws + "/view"},
 	ws + "/archive":  {ws + "/store", ws + "/record", ws + "/merge", ws + "/view"},
 	ws + "/sync":     {ws + "/store", ws + "/record", ws + "/merge"},
+	ws + "/create":   {ws + "/store", ws + "/record", ws + "/merge", ws + "/archive"},
 	ws + "/claims":   {ws + "/store", ws + "/record"},
 }
 

@@ -1,10 +1,11 @@
 // Package workspace holds itr's use cases: it opens a repository and
-// turns each request (init, plan, checkpoint, finish, block, fail, skip,
+// turns each request (plan, checkpoint, finish, block, fail, skip,
 // reopen, phase, guardrail, decide, pause, note) into one event, which the
 // rule book (reconcile.Decide) decides and the write path (package record:
 // lock → repair → reduce → commit) records. Everything else lives in rooms
 // below it, each reached through gitstate.Repository and tested against a
 // fake of it and the real engines: record (the write path and reconcile),
+// create (itr init),
 // claims, archive, sync, store (where tasks are and how they are read),
 // view (status, next, log, list, prime, the report), verify (the proof of
 // a history), merge (the merge driver), hooks (git's and the agents'
