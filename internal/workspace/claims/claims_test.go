@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -33,7 +34,7 @@ func TestClaimCreatesRefAndRenewsForItsHolder(t *testing.T) {
 	c := newClock(t0)
 	f := realFixture(t, c)
 	dir := f.dir
-	head := gitLine(t, dir, "rev-parse", "HEAD")
+	head := testgit.Line(t, dir, "rev-parse", "HEAD")
 	ref := store.ClaimRef(slug, "T1")
 
 	rep, err := f.room("alice").Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
@@ -44,8 +45,8 @@ func TestClaimCreatesRefAndRenewsForItsHolder(t *testing.T) {
 	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", refs(t, dir, store.ClaimRefPrefix), "one claim ref, for T1")
 	got := claimBlob(t, dir, ref)
 	assert.Equal(t, store.Claim{Unit: "T1", Agent: "alice", Since: stamp(t0), Until: stamp(t0.Add(time.Hour)), For: "1h0m0s"}, got)
-	assert.Equal(t, head, gitLine(t, dir, "rev-parse", "HEAD"), "a claim makes no commit")
-	checkGit(t, dir)
+	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"), "a claim makes no commit")
+	testgit.Check(t, dir)
 
 	// Renewed by its holder half-way: Since stays, Until moves on.
 	c.Set(t0.Add(30 * time.Minute))
@@ -71,14 +72,14 @@ func TestClaimCreatesRefAndRenewsForItsHolder(t *testing.T) {
 	got = claimBlob(t, dir, ref)
 	assert.Equal(t, "alice", got.Agent)
 	assert.Equal(t, stamp(t0.Add(2*time.Hour)), got.Until, "the renewal renewed the lease")
-	assert.Equal(t, head, gitLine(t, dir, "rev-parse", "HEAD"))
+	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"))
 
 	// Without For the lease is DefaultLease.
 	bob, err := f.room("bob").Claim(Request{Slug: slug, Unit: "T2"})
 	require.NoError(t, err)
 	assert.Equal(t, stamp(t0.Add(time.Hour+DefaultLease)), claimBlob(t, dir, store.ClaimRef(slug, "T2")).Until)
 	assert.Equal(t, DefaultLease.String(), bob.Claim.For)
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 }
 
 // While the lease runs, another agent is refused (told who holds the unit
@@ -91,7 +92,7 @@ func TestClaimRefusesAnotherAgentWhileLeaseRuns(t *testing.T) {
 	_, err := f.room("alice").Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
 	require.NoError(t, err)
 	before := refs(t, dir, "refs/")
-	head := gitLine(t, dir, "rev-parse", "HEAD")
+	head := testgit.Line(t, dir, "rev-parse", "HEAD")
 	holder := "alice until " + stamp(t0.Add(time.Hour))
 
 	c.Set(t0.Add(time.Hour - time.Second)) // the lease's last second
@@ -114,14 +115,14 @@ func TestClaimRefusesAnotherAgentWhileLeaseRuns(t *testing.T) {
 	assert.Contains(t, err.Error(), "T1 is held by alice, not by bob")
 
 	assert.Equal(t, before, refs(t, dir, "refs/"), "the refusals moved no ref")
-	assert.Equal(t, head, gitLine(t, dir, "rev-parse", "HEAD"))
+	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"))
 
 	next, err := f.room("bob").Claim(Request{Slug: slug})
 	require.NoError(t, err)
 	assert.Equal(t, "T2", next.Claim.Unit, "T1 is alice's, T3 waits for T1")
 	assert.Equal(t, "bob", claimBlob(t, dir, store.ClaimRef(slug, "T2")).Agent)
 	assert.Equal(t, "alice", claimBlob(t, dir, store.ClaimRef(slug, "T1")).Agent)
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 }
 
 // Once the lease has ended, a claim without Steal says so and changes
@@ -145,7 +146,7 @@ func TestClaimStealAfterLeaseEnded(t *testing.T) {
 	assert.Equal(t, before, refs(t, dir, "refs/"), "the refusal moved no ref")
 	assert.Empty(t, f.notes)
 
-	head := gitLine(t, dir, "rev-parse", "HEAD")
+	head := testgit.Line(t, dir, "rev-parse", "HEAD")
 	rep, err := f.room("bob").Claim(Request{Slug: slug, Unit: "T1", Steal: true})
 	require.NoError(t, err)
 	assert.Equal(t, "alice", rep.Stole)
@@ -156,8 +157,8 @@ func TestClaimStealAfterLeaseEnded(t *testing.T) {
 	assert.Equal(t, stamp(t0.Add(2*time.Hour+DefaultLease)), got.Until)
 	assert.Equal(t, []string{"demo: bob took T1 from alice, whose lease ended " + ended}, f.notes, "the steal is logged once")
 	assert.Equal(t, "note-1", rep.Note, "the report names the note's commit")
-	assert.Equal(t, head, gitLine(t, dir, "rev-parse", "HEAD"), "the room itself commits nothing")
-	checkGit(t, dir)
+	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"), "the room itself commits nothing")
+	testgit.Check(t, dir)
 
 	// alice learns it at her next checkpoint's renewal.
 	c.Set(t0.Add(2*time.Hour + 10*time.Minute))
@@ -211,7 +212,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	_, err = f.room("alice").Release(slug, "T2", "", true)
 	require.NoError(t, err)
 	assert.Empty(t, refs(t, dir, store.ClaimRefPrefix))
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 
 	// Released done: the claim stays, finished, with no lease.
 	_, err = f.room("alice").Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
@@ -226,7 +227,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	_, err = f.room("alice").Release(slug, "T1", "", false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "T1 was finished by alice at "+fin.Finished+": its claim stays")
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 
 	// Drop deletes every claim, finished ones too.
 	_, err = f.room("bob").Claim(Request{Slug: slug, Unit: "T2", For: time.Hour})
@@ -234,7 +235,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	assert.Empty(t, f.room("carol").Drop(slug))
 	assert.Empty(t, refs(t, dir, store.ClaimRefPrefix))
 	assert.Empty(t, f.room("carol").Drop(slug), "nothing left to drop")
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 }
 
 // With an origin, claims are decided on it: a claim is pushed to the bare
@@ -275,7 +276,7 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", remoteClaims(), "the refusal moved nothing on the remote")
 
 	// cl sees the holder with plain git.
-	gitIn(t, cl, "fetch", "-q", "origin", "+"+store.ClaimRefPrefix+"*:"+store.ClaimRefPrefix+"*")
+	testgit.Out(t, cl, "fetch", "-q", "origin", "+"+store.ClaimRefPrefix+"*:"+store.ClaimRefPrefix+"*")
 	seen := claimBlob(t, cl, ref)
 	assert.Equal(t, "alice", seen.Agent)
 	assert.Equal(t, stamp(t0.Add(time.Hour)), seen.Until)
@@ -317,7 +318,7 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	onRemote := claimBlob(t, bare, ref)
 	assert.Equal(t, "bob", onRemote.Agent)
 	assert.Equal(t, "alice", onRemote.StolenFrom)
-	gitIn(t, cl, "fetch", "-q", "origin", "+"+store.ClaimRefPrefix+"*:"+store.ClaimRefPrefix+"*")
+	testgit.Out(t, cl, "fetch", "-q", "origin", "+"+store.ClaimRefPrefix+"*:"+store.ClaimRefPrefix+"*")
 	assert.Equal(t, "bob", claimBlob(t, cl, ref).Agent)
 	// a refreshes: its copies become the remote's.
 	remote, err := open(a, "alice").Refresh(slug)
@@ -373,9 +374,9 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	assert.Empty(t, remoteClaims(), "after a refresh, every claim")
 
 	for _, dir := range []string{a, b, cl} {
-		checkGit(t, dir)
+		testgit.Check(t, dir)
 	}
-	fsckBare(t, bare)
+	testgit.FsckBare(t, bare)
 }
 
 // Two agents in two clones claim one unit at the same moment: the remote's
@@ -423,9 +424,9 @@ func TestClaimRaceThroughRemoteHasOneHolder(t *testing.T) {
 	assert.Contains(t, errs[loser].Error(), "T1 is held by "+winner+" until "+stamp(t0.Add(time.Hour)))
 	assert.Equal(t, winner, claimBlob(t, bare, store.ClaimRef(slug, "T1")).Agent)
 	for _, dir := range clones {
-		checkGit(t, dir)
+		testgit.Check(t, dir)
 	}
-	fsckBare(t, bare)
+	testgit.FsckBare(t, bare)
 }
 
 // writeConfig writes .itr.yaml at the top of dir.
@@ -471,7 +472,7 @@ func TestClaimsRemoteSetting(t *testing.T) {
 
 	// The setting is read once per Room: the remote added meanwhile is
 	// seen by the next command only.
-	gitIn(t, a, "remote", "add", "shared", bare)
+	testgit.Out(t, a, "remote", "add", "shared", bare)
 	_, err = r.Refresh(slug)
 	assert.EqualError(t, err, want, "the same command keeps what it read")
 	rep, err = roomAt(t, a, "alice", c, nil).Claim(Request{Slug: slug, Unit: "T2", For: time.Hour})
@@ -489,7 +490,7 @@ func TestClaimsRemoteUnreachable(t *testing.T) {
 	a := clone(t, bare)
 	_, err := roomAt(t, a, "alice", c, nil).Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
 	require.NoError(t, err)
-	gitIn(t, a, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	testgit.Out(t, a, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
 	unreachable := "claims go through the remote origin, so that agents in every clone see them, and it could not be used: "
 
 	_, err = roomAt(t, a, "alice", c, nil).Claim(Request{Slug: slug, Unit: "T2"})

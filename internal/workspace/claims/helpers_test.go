@@ -97,8 +97,8 @@ func newFixture(t *testing.T, on string, c *clock) *fixture {
 		f.fake = gitfake.New(f.dir)
 	} else {
 		require.NoError(t, os.MkdirAll(f.dir, 0o755))
-		gitIn(t, f.dir, "init", "-q")
-		gitIn(t, f.dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
+		testgit.Out(t, f.dir, "init", "-q")
+		testgit.Out(t, f.dir, "commit", "-q", "--allow-empty", "-m", "initial commit")
 	}
 	f.create()
 	f.planned()
@@ -299,32 +299,6 @@ func (f *fixture) head() string {
 }
 
 // ---- git itself, in a real repository (package testgit) ----
-
-// gitIn runs the real git in dir and returns its stdout; a failure fails
-// the test.
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testgit.Out(t, dir, args...)
-}
-
-// gitLine is gitIn's output without its line end.
-func gitLine(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testgit.Line(t, dir, args...)
-}
-
-// checkGit asserts what every itr command leaves: git fsck --strict clean
-// and git status --porcelain empty.
-func checkGit(t *testing.T, dir string) {
-	t.Helper()
-	testgit.Check(t, dir)
-}
-
-// fsckBare asserts that a bare repository is valid for git fsck --strict.
-func fsckBare(t *testing.T, bare string) {
-	t.Helper()
-	testgit.FsckBare(t, bare)
-}
 
 // makeBare makes a bare repository, makes it dir's origin and pushes
 // dir's main to it with upstream tracking. It returns the bare repository.

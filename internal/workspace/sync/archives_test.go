@@ -11,6 +11,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -29,7 +30,7 @@ func archive(t *testing.T, dir, message string) string {
 	git(t, dir, "branch", strings.TrimPrefix(archiveBranch, "refs/heads/"), "HEAD")
 	git(t, dir, "rm", "-r", "-q", taskDir())
 	git(t, dir, "commit", "-q", "-m", "itr("+slug+"): archive")
-	return gitLine(t, dir, "rev-parse", "HEAD")
+	return testgit.Line(t, dir, "rev-parse", "HEAD")
 }
 
 // archiveRefs are the archive refs of a clone, or of a bare remote.
@@ -56,7 +57,7 @@ func TestSyncCarriesArchives(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"pushed " + archiveBranch, "pushed " + archiveTag}, ra.Archives)
 	archives := archiveRefs(t, a, false)
-	require.Contains(t, archives, archiveTag+" "+gitLine(t, a, "rev-parse", archiveTag))
+	require.Contains(t, archives, archiveTag+" "+testgit.Line(t, a, "rev-parse", archiveTag))
 	assert.Equal(t, archives, archiveRefs(t, remote, true))
 	assert.Empty(t, ra.Warnings)
 
@@ -65,15 +66,15 @@ func TestSyncCarriesArchives(t *testing.T) {
 	assert.Equal(t, string(gitstate.FastForward), rb.Integration)
 	assert.ElementsMatch(t, []string{"fetched " + archiveBranch, "fetched " + archiveTag}, rb.Archives)
 	assert.Equal(t, archives, archiveRefs(t, b, false))
-	assert.Equal(t, archived, gitLine(t, b, "rev-parse", "HEAD"))
+	assert.Equal(t, archived, testgit.Line(t, b, "rev-parse", "HEAD"))
 	assert.Empty(t, lsTree(t, b, "HEAD", taskDir()))
 	_, err = os.Stat(filepath.Join(b, filepath.FromSlash(taskDir())))
 	assert.True(t, os.IsNotExist(err), "%v", err)
 	assert.Empty(t, rb.Warnings)
 	for _, dir := range []string{a, b} {
-		checkGit(t, dir)
+		testgit.Check(t, dir)
 	}
-	fsckBare(t, remote)
+	testgit.FsckBare(t, remote)
 
 	// Once both have them, a sync moves no archive.
 	ra, err = runSync(t, a, "alice", clk, Request{})
@@ -90,7 +91,7 @@ func TestSyncKeepsDifferingArchives(t *testing.T) {
 	a, b := cloneOf(t, remote), cloneOf(t, remote)
 	git(t, a, "tag", "-a", "-m", "archived by a", strings.TrimPrefix(archiveTag, "refs/tags/"), "HEAD")
 	git(t, b, "tag", "-a", "-m", "archived by b", strings.TrimPrefix(archiveTag, "refs/tags/"), "HEAD")
-	tagA, tagB := gitLine(t, a, "rev-parse", archiveTag), gitLine(t, b, "rev-parse", archiveTag)
+	tagA, tagB := testgit.Line(t, a, "rev-parse", archiveTag), testgit.Line(t, b, "rev-parse", archiveTag)
 	require.NotEqual(t, tagA, tagB)
 
 	_, err := runSync(t, a, "alice", clk, Request{})
@@ -102,9 +103,9 @@ func TestSyncKeepsDifferingArchives(t *testing.T) {
 	joined := strings.Join(rb.Warnings, "\n")
 	assert.Contains(t, joined, "archive "+archiveTag+" differs on origin")
 	assert.Contains(t, joined, "both are kept, look with `itr archives`")
-	assert.Equal(t, tagB, gitLine(t, b, "rev-parse", archiveTag), "b's own archive kept")
+	assert.Equal(t, tagB, testgit.Line(t, b, "rev-parse", archiveTag), "b's own archive kept")
 	assert.Equal(t, tagA, remoteRef(t, remote, archiveTag), "the remote's kept")
-	checkGit(t, b)
+	testgit.Check(t, b)
 }
 
 // claimCount counts the claims of the tasks named, a damaged ref as held.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/gitstate/gitfake"
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -231,10 +232,10 @@ func TestRefspecsAdviceWorksWithPlainGit(t *testing.T) {
 	git(t, a, "branch", "itr/archive/demo", "HEAD")
 	claim := filepath.Join(t.TempDir(), "claim")
 	require.NoError(t, os.WriteFile(claim, store.Claim{Unit: "T1", Agent: "alice"}.Encode(), 0o644))
-	git(t, a, "update-ref", store.ClaimRef(slug, "T1"), gitLine(t, a, "hash-object", "-w", claim))
+	git(t, a, "update-ref", store.ClaimRef(slug, "T1"), testgit.Line(t, a, "hash-object", "-w", claim))
 	checkpoint(t, a, "alice", clk, "T1", "a: the model")
 	git(t, a, "push", "-q")
-	assert.Equal(t, gitLine(t, a, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"), "HEAD pushed")
+	assert.Equal(t, testgit.Line(t, a, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"), "HEAD pushed")
 	assert.Equal(t, refs(t, a, store.ArchiveTagPrefix)+refs(t, a, store.ArchiveBranchPrefix),
 		bareGit(t, remote, "for-each-ref", "--format=%(refname) %(objectname)", store.ArchiveTagPrefix)+
 			bareGit(t, remote, "for-each-ref", "--format=%(refname) %(objectname)", store.ArchiveBranchPrefix), "archives pushed")

@@ -79,25 +79,6 @@ func git(t *testing.T, dir string, args ...string) string {
 	return testgit.Out(t, dir, args...)
 }
 
-// gitLine is git's output without its line end.
-func gitLine(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testgit.Line(t, dir, args...)
-}
-
-// checkGit asserts what every sync that ends leaves: git fsck --strict
-// clean and git status --porcelain empty.
-func checkGit(t *testing.T, dir string) {
-	t.Helper()
-	testgit.Check(t, dir)
-}
-
-// fsckBare asserts that a bare repository is valid for git fsck --strict.
-func fsckBare(t *testing.T, bare string) {
-	t.Helper()
-	testgit.FsckBare(t, bare)
-}
-
 // open opens the store of dir as one itr command does (the repository
 // found around dir, .itr.yaml read, the engine chosen), for agent, on
 // clk. The repository is closed when the test ends.
@@ -139,7 +120,7 @@ func seed(t *testing.T, clk *clock) string {
 		return &record.Change{Entry: e, Event: store.EventPlanned, Subject: fmt.Sprintf("plan %d units", len(tk.Plan.Units))}, nil
 	})
 	require.NoError(t, err)
-	checkGit(t, dir)
+	testgit.Check(t, dir)
 	return dir
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/testgit"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/verify"
@@ -64,7 +65,7 @@ func bothClonesEntries(t *testing.T, mode gitstate.Integration) {
 	assert.Equal(t, 1, ra.Attempts)
 	assert.Equal(t, "refs/heads/main", ra.PushedTo)
 	assert.True(t, ra.Driver, "a clone does not copy itr's merge driver: sync registers it")
-	assert.Equal(t, gitLine(t, a, "rev-parse", "HEAD"), remoteMain())
+	assert.Equal(t, testgit.Line(t, a, "rev-parse", "HEAD"), remoteMain())
 
 	// b: a's entry comes in, both go out.
 	rb, err := runSync(t, b, "bob", clk, Request{})
@@ -72,8 +73,8 @@ func bothClonesEntries(t *testing.T, mode gitstate.Integration) {
 	assert.Equal(t, string(mode), rb.Integration)
 	assert.Equal(t, 1, rb.Fetched)
 	assert.Positive(t, rb.Pushed)
-	assert.Equal(t, gitLine(t, b, "rev-parse", "HEAD"), remoteMain())
-	assert.Contains(t, gitLine(t, b, "config", "--get", "merge.itr.driver"), "merge-driver")
+	assert.Equal(t, testgit.Line(t, b, "rev-parse", "HEAD"), remoteMain())
+	assert.Contains(t, testgit.Line(t, b, "config", "--get", "merge.itr.driver"), "merge-driver")
 
 	// a again: a fast-forward to what b pushed.
 	ra, err = runSync(t, a, "alice", clk, Request{})
@@ -81,7 +82,7 @@ func bothClonesEntries(t *testing.T, mode gitstate.Integration) {
 	assert.Equal(t, string(gitstate.FastForward), ra.Integration)
 	assert.Equal(t, 0, ra.Pushed)
 	assert.False(t, ra.Driver, "registered by the first sync")
-	assert.Equal(t, remoteMain(), gitLine(t, a, "rev-parse", "HEAD"))
+	assert.Equal(t, remoteMain(), testgit.Line(t, a, "rev-parse", "HEAD"))
 
 	for name, dir := range map[string]string{"a": a, "b": b} {
 		log := git(t, dir, "show", "HEAD:"+logFile)
@@ -93,17 +94,17 @@ func bothClonesEntries(t *testing.T, mode gitstate.Integration) {
 			assert.Equal(t, 1, state.Val(s.Units[unit].IterationsUsed), "%s: %s", name, unit)
 		}
 		assert.Positive(t, appendOnly(t, dir, "HEAD", logFile), name)
-		checkGit(t, dir)
+		testgit.Check(t, dir)
 		v, err := verify.Task(open(t, dir, "alice", clk), slug)
 		require.NoError(t, err)
 		assert.Empty(t, v.Findings, name)
 	}
-	fsckBare(t, remote)
+	testgit.FsckBare(t, remote)
 	after := git(t, a, "show", "HEAD:"+logFile)
 	if mode == gitstate.Merged {
 		// b merged: its own log is the start of the merged one.
 		assert.Len(t, strings.Fields(git(t, b, "rev-list", "--parents", "-n1", "HEAD")), 3, "a merge commit")
-		assert.Equal(t, "Merge branch 'main' of origin (itr sync)", gitLine(t, b, "log", "-1", "--format=%s", "HEAD"))
+		assert.Equal(t, "Merge branch 'main' of origin (itr sync)", testgit.Line(t, b, "log", "-1", "--format=%s", "HEAD"))
 		assert.True(t, strings.HasPrefix(after, bBefore), "b's log only grew")
 	} else {
 		// b rebased onto a: the history is a line, and a's log only grew.
@@ -126,7 +127,7 @@ func bothClonesEntries(t *testing.T, mode gitstate.Integration) {
 		assert.Empty(t, r.Reconciled)
 		assert.Empty(t, r.Warnings)
 		assert.False(t, r.Driver)
-		checkGit(t, dir)
+		testgit.Check(t, dir)
 	}
 	assert.Equal(t, was, refsEverywhere())
 	assert.Equal(t, after, git(t, b, "show", "HEAD:"+logFile))
@@ -214,13 +215,13 @@ func stopsOnConflict(t *testing.T, mode gitstate.Integration) {
 	r, err := runSync(t, b, "bob", clk, Request{})
 	require.NoError(t, err)
 	assert.Positive(t, r.Pushed)
-	assert.Equal(t, gitLine(t, b, "rev-parse", "HEAD"), remoteMain())
+	assert.Equal(t, testgit.Line(t, b, "rev-parse", "HEAD"), remoteMain())
 	log := git(t, b, "show", "HEAD:"+logFile)
 	assert.Equal(t, 1, strings.Count(log, "alice worked"))
 	assert.Equal(t, 1, strings.Count(log, "bob worked"))
 	assert.Positive(t, appendOnly(t, b, "HEAD", logFile))
-	checkGit(t, b)
-	fsckBare(t, remote)
+	testgit.Check(t, b)
+	testgit.FsckBare(t, remote)
 	v, err := verify.Task(open(t, b, "bob", clk), slug)
 	require.NoError(t, err)
 	assert.Empty(t, v.Findings)
@@ -241,7 +242,7 @@ func TestSyncReconcilesWhatTheIntegrationBrought(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(a, filepath.FromSlash(taskFile(store.StateFile))), s.Encode(), 0o644))
 	git(t, a, "commit", "-q", "-am", "mark T1 done by hand")
 	git(t, a, "push", "-q", "origin", "main")
-	handMade := gitLine(t, a, "rev-parse", "HEAD")
+	handMade := testgit.Line(t, a, "rev-parse", "HEAD")
 
 	rep, err := runSync(t, b, "bob", clk, Request{})
 	require.NoError(t, err)
@@ -249,12 +250,12 @@ func TestSyncReconcilesWhatTheIntegrationBrought(t *testing.T) {
 	assert.Equal(t, 2, rep.Fetched)
 	require.Contains(t, rep.Reconciled, slug)
 	fixed := rep.Reconciled[slug]
-	assert.Equal(t, gitLine(t, b, "rev-parse", "HEAD"), fixed)
-	assert.Equal(t, handMade, gitLine(t, b, "rev-parse", "HEAD~1"), "the rebuild is a commit on top of what came in")
+	assert.Equal(t, testgit.Line(t, b, "rev-parse", "HEAD"), fixed)
+	assert.Equal(t, handMade, testgit.Line(t, b, "rev-parse", "HEAD~1"), "the rebuild is a commit on top of what came in")
 	assert.Equal(t, state.InProgress, stateAt(t, b, "HEAD").Units["T1"].Status, "the state the log gives")
 	assert.Equal(t, 1, rep.Pushed)
 	assert.Equal(t, fixed, remoteRef(t, remote, "refs/heads/main"))
-	checkGit(t, b)
+	testgit.Check(t, b)
 	v, err := verify.Task(open(t, b, "bob", clk), slug)
 	require.NoError(t, err)
 	assert.Empty(t, v.Findings)
@@ -283,12 +284,12 @@ func TestSyncGoesRoundWhenTheRemoteMoves(t *testing.T) {
 	assert.Equal(t, 2, rep.Attempts)
 	assert.Equal(t, string(gitstate.Rebased), rep.Integration)
 	assert.Equal(t, 1, rep.Pushed)
-	assert.Equal(t, gitLine(t, b, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"))
+	assert.Equal(t, testgit.Line(t, b, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"))
 	assert.Empty(t, git(t, b, "rev-list", "--merges", "HEAD"))
 	log := git(t, b, "show", "HEAD:"+taskFile(store.ProgressFile))
 	assert.Equal(t, 1, strings.Count(log, "a: first"))
 	assert.Equal(t, 1, strings.Count(log, "b: first"))
-	checkGit(t, b)
+	testgit.Check(t, b)
 
 	// Every push now finds the remote moved by another commit of a.
 	checkpoint(t, b, "bob", clk, "T2", "b: second")
@@ -298,10 +299,10 @@ func TestSyncGoesRoundWhenTheRemoteMoves(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, gitstate.ErrPushRejected)
 	assert.Contains(t, err.Error(), "the remote's branch kept moving over 5 rounds, run `itr sync` again")
-	assert.Equal(t, gitLine(t, a, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"), "the remote holds a's last push, nothing forced")
-	assert.Equal(t, "5", gitLine(t, a, "rev-list", "--count", "--grep=^moved$", "HEAD"), "the remote moved once a round")
-	checkGit(t, b)
-	fsckBare(t, remote)
+	assert.Equal(t, testgit.Line(t, a, "rev-parse", "HEAD"), remoteRef(t, remote, "refs/heads/main"), "the remote holds a's last push, nothing forced")
+	assert.Equal(t, "5", testgit.Line(t, a, "rev-list", "--count", "--grep=^moved$", "HEAD"), "the remote moved once a round")
+	testgit.Check(t, b)
+	testgit.FsckBare(t, remote)
 }
 
 // writeHook installs an executable git hook in the repository dir.
@@ -330,11 +331,11 @@ func TestSyncWithAnotherRemoteCreatesTheBranch(t *testing.T) {
 	assert.Equal(t, "refs/heads/main", rep.Upstream)
 	assert.Equal(t, "refs/heads/main", rep.PushedTo)
 	assert.Equal(t, string(gitstate.UpToDate), rep.Integration, "nothing to bring in from a remote without the branch")
-	assert.Equal(t, gitLine(t, a, "rev-parse", "HEAD"), remoteRef(t, fork, "refs/heads/main"))
+	assert.Equal(t, testgit.Line(t, a, "rev-parse", "HEAD"), remoteRef(t, fork, "refs/heads/main"))
 	assert.Equal(t, originRefs, bareGit(t, remote, "for-each-ref"), "the upstream is left alone")
-	assert.Equal(t, "refs/remotes/origin/main", gitLine(t, a, "rev-parse", "--symbolic-full-name", "main@{upstream}"))
-	checkGit(t, a)
-	fsckBare(t, fork)
+	assert.Equal(t, "refs/remotes/origin/main", testgit.Line(t, a, "rev-parse", "--symbolic-full-name", "main@{upstream}"))
+	testgit.Check(t, a)
+	testgit.FsckBare(t, fork)
 
 	// Again: now the fork has the branch, and nothing is new.
 	rep, err = runSync(t, a, "alice", clk, Request{Remote: "fork"})
@@ -360,9 +361,9 @@ func TestSyncPushesToThePushRemote(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "origin (push: fork)", rep.Remote)
 	assert.Equal(t, 1+2+1, rep.Pushed, "what no ref of the fork had: the seed's three commits and the checkpoint")
-	assert.Equal(t, gitLine(t, a, "rev-parse", "HEAD"), remoteRef(t, fork, "refs/heads/main"))
+	assert.Equal(t, testgit.Line(t, a, "rev-parse", "HEAD"), remoteRef(t, fork, "refs/heads/main"))
 	assert.Equal(t, originMain, remoteRef(t, remote, "refs/heads/main"), "nothing pushed to origin")
-	checkGit(t, a)
+	testgit.Check(t, a)
 }
 
 // A .gitattributes that lacks some of itr's merge lines (a task made by
@@ -384,7 +385,7 @@ func TestSyncWarnsOfMissingMergeLines(t *testing.T) {
 	require.Len(t, rep.Warnings, 1)
 	assert.Contains(t, rep.Warnings[0], store.DefaultRoot+"/.gitattributes lacks some of itr's merge lines")
 	assert.Contains(t, rep.Warnings[0], "run `itr setup` and commit it")
-	checkGit(t, a)
+	testgit.Check(t, a)
 }
 
 // Claims come with sync: the remote's claim refs are fetched (and counted
@@ -397,7 +398,7 @@ func TestSyncFetchesAndPrunesClaims(t *testing.T) {
 	claim := store.Claim{Unit: "T1", Agent: "alice", Since: "2026-01-14T09:00:00Z", Until: "2026-01-14T11:00:00Z", For: "2h0m0s"}
 	blob := filepath.Join(t.TempDir(), "claim.json")
 	require.NoError(t, os.WriteFile(blob, claim.Encode(), 0o644))
-	id := gitLine(t, a, "hash-object", "-w", blob)
+	id := testgit.Line(t, a, "hash-object", "-w", blob)
 	ref := store.ClaimRef(slug, "T1")
 	git(t, a, "update-ref", ref, id)
 	git(t, a, "push", "-q", "origin", ref+":"+ref)
@@ -412,5 +413,5 @@ func TestSyncFetchesAndPrunesClaims(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, rep.Claims)
 	assert.Empty(t, refs(t, b, store.ClaimRefPrefix), "pruned to what the remote holds")
-	checkGit(t, b)
+	testgit.Check(t, b)
 }
