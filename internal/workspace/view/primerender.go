@@ -81,28 +81,20 @@ func (p *PrimeContext) pausedLine() string {
 
 // flagsSection lists the runaway and stale units.
 func (p *PrimeContext) flagsSection() string {
-	if len(p.Flags) == 0 {
-		return ""
+	lines := make([]string, len(p.Flags))
+	for i, f := range p.Flags {
+		lines[i] = string(f.Kind) + ": " + visible(store.OneLine(f.Text, 400))
 	}
-	var b strings.Builder
-	b.WriteString("## Flags — deal with these before more work\n")
-	for _, f := range p.Flags {
-		fmt.Fprintf(&b, "- %s: %s\n", f.Kind, visible(store.OneLine(f.Text, 400)))
-	}
-	return b.String()
+	return bulletSection("Flags — deal with these before more work", lines)
 }
 
 // criticalSection lists the first ten critical notes.
 func (p *PrimeContext) criticalSection() string {
-	if len(p.Critical) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("## Critical context (itr note --critical)\n")
+	var lines []string
 	for _, c := range store.FirstN(p.Critical, 10) {
-		fmt.Fprintf(&b, "- %s\n", quote(c, 400))
+		lines = append(lines, quote(c, 400))
 	}
-	return b.String()
+	return bulletSection("Critical context (itr note --critical)", lines)
 }
 
 // checksSection lists the verification runs that did not pass, the last
@@ -474,18 +466,27 @@ func (p *PrimeContext) blockedSection() string {
 // warningsSection lists the warnings but those in skip (already said);
 // "" when none is left.
 func (p *PrimeContext) warningsSection(skip map[string]bool) string {
-	var b strings.Builder
-	n := 0
+	var lines []string
 	for _, w := range p.Warnings {
 		if !skip[w] {
-			fmt.Fprintf(&b, "- %s\n", visible(store.OneLine(w, 300)))
-			n++
+			lines = append(lines, visible(store.OneLine(w, 300)))
 		}
 	}
-	if n == 0 {
+	return bulletSection("Warnings", lines)
+}
+
+// bulletSection is a section of one bullet a line under its heading, ""
+// without lines.
+func bulletSection(heading string, lines []string) string {
+	if len(lines) == 0 {
 		return ""
 	}
-	return "## Warnings\n" + b.String()
+	var b strings.Builder
+	b.WriteString("## " + heading + "\n")
+	for _, l := range lines {
+		b.WriteString("- " + l + "\n")
+	}
+	return b.String()
 }
 
 // verificationSection is the newest verification in the log, and whether
