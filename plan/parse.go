@@ -498,6 +498,9 @@ var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOut
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
 	k := strings.Join(strings.Fields(key), " ")
+	if _, ok := checkName(k); ok {
+		return keyCheck
+	}
 	for _, c := range knownKeys {
 		if strings.EqualFold(k, c) {
 			return c
@@ -642,6 +645,8 @@ func (ps *parser) closeItem() {
 		ps.addCounter(u, it)
 	case keyMetric: // and have several targets
 		ps.addMetric(u, it)
+	case keyCheck: // and several named checks
+		ps.addCheck(u, it)
 	default:
 		if prev, dup := ps.seen[key]; dup {
 			ps.errorf(it.line, "%s: %q is given twice (first on line %d); keep one", u.ID, key, prev)

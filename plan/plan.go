@@ -53,6 +53,9 @@ type Unit struct {
 	// Verify is the unit's check, a command line ("Verify: go test
 	// ./auth/..."), that checkpoint --verify runs when given no command.
 	Verify string
+	// Checks are the unit's named checks ("Check NAME: COMMAND"), in plan
+	// order; see RunChecks.
+	Checks []NamedCheck
 
 	MaxIterations int // 0 when absent
 	// MinWords is the least number of words each output must hold, 0 when

@@ -178,6 +178,9 @@ func (u *Unit) render() string {
 	for _, m := range u.Metrics {
 		item(keyMetric, m.Raw)
 	}
+	for _, c := range u.Checks {
+		item(keyCheck+" "+c.Name, c.Raw)
+	}
 	switch v, ok := u.Pending[keyMax]; {
 	case u.MaxIterations > 0:
 		item(keyMax, strconv.Itoa(u.MaxIterations))
