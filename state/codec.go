@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "outcome", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "outcome", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "items", "metrics"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "checks", "gate_rounds", "items", "metrics"}
 )
 
 func topKeys(m Mode) []string {
@@ -242,6 +242,10 @@ func (u *Unit) decodeField(fp string, f keyValue) error {
 		u.ProgressDetail, err = decodeOptString(keyValue{fp, f.raw})
 	case "last_run":
 		u.LastRun, err = decodeRun(fp, f.raw)
+	case "checks":
+		u.Checks, err = decodeChecks(fp, f.raw)
+	case "gate_rounds":
+		u.GateRounds, err = decodeGateRounds(fp, f.raw)
 	case "items":
 		u.Items, err = decodeItems(fp, f.raw)
 	case "metrics":
@@ -597,6 +601,12 @@ func (u *Unit) fields() map[string]any {
 	if u.LastRun != nil {
 		m["last_run"] = u.LastRun
 	}
+	if u.Checks != nil {
+		m["checks"] = checksValue(u.Checks)
+	}
+	if u.GateRounds != nil {
+		m["gate_rounds"] = u.GateRounds
+	}
 	if u.Items != nil {
 		m["items"] = u.Items
 	}
@@ -711,6 +721,10 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		writeObject(b, indent, o, ids, present)
 	case *Run:
 		writeRaw(b, indent, v.encode())
+	case checksValue:
+		v.write(b, indent)
+	case *GateRounds:
+		writeRaw(b, indent, plainJSON(v))
 	case *Pause:
 		writeRaw(b, indent, v.encode())
 	case *Outcome:
@@ -743,7 +757,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 // writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
 // That is a unit with no iterations_used whose unknown values are scalars.
 func (u *Unit) inline() bool {
-	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil || u.Metrics != nil {
+	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil || u.Metrics != nil || u.Checks != nil {
 		return false
 	}
 	for _, raw := range u.extra.unknown {

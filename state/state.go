@@ -38,6 +38,12 @@ type Unit struct {
 	// restart (started_at). Restarts counts its restarts (restarts).
 	StartedAt *string
 	Restarts  *int
+	// Checks are the last results of the unit's named checks by name
+	// (checks): each check's last run, from the log. GateRounds counts the
+	// confirm and verify rounds in which they ran (gate_rounds). nil is
+	// absent.
+	Checks     map[string]*CheckResult
+	GateRounds *GateRounds
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -161,6 +167,8 @@ func (u *Unit) Clone() *Unit {
 	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
 	c.Items = u.Items.Clone()
+	c.Checks = cloneChecks(u.Checks)
+	c.GateRounds = clonePtr(u.GateRounds)
 	if u.Metrics != nil {
 		c.Metrics = make(map[string]string, len(u.Metrics))
 		for k, v := range u.Metrics {

@@ -452,3 +452,76 @@ func TestStartedAtAndRestarts(t *testing.T) {
       "max_iterations": 5,
       "started_at": "2026-02-03T14:01:00Z"`)
 }
+
+func TestChecksRoundTrip(t *testing.T) {
+	in := `{
+  "schema_version": 1,
+  "task": "memo",
+  "slug": "memo",
+  "mode": "knowledge",
+  "phase": "execute",
+  "current_phase": "M1",
+  "current_iteration": 2,
+  "phases": {
+    "M1": {
+      "status": "verifying",
+      "iterations_used": 2,
+      "checks": {
+        "footer": {
+          "command": "grep -c end memo.md",
+          "outcome": "error",
+          "exit_code": 2,
+          "duration_ms": 3,
+          "runs": 1
+        },
+        "words": {
+          "command": "wc -w memo.md",
+          "outcome": "passed",
+          "exit_code": 0,
+          "target": ">= 800",
+          "actual": "812",
+          "duration_ms": 12,
+          "commit": "abc1234",
+          "tree": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+          "inputs": "0123456789abcdef",
+          "iteration": 2,
+          "runs": 2,
+          "log": "runs/M1-2-words.log"
+        }
+      },
+      "gate_rounds": {
+        "confirm": 1,
+        "verify": 0
+      }
+    }
+  }
+}
+`
+	s, err := Decode([]byte(in))
+	require.NoError(t, err)
+	u := s.Units["M1"]
+	require.NotNil(t, u.Checks["words"])
+	assert.Equal(t, "812", u.Checks["words"].Actual)
+	assert.Equal(t, 2, u.Checks["words"].Runs)
+	assert.Equal(t, CheckError, u.Checks["footer"].Outcome)
+	assert.Equal(t, &GateRounds{Confirm: 1}, u.GateRounds)
+	assert.Equal(t, in, string(s.Encode()))
+	c := u.Clone()
+	c.Checks["words"].Runs = 9
+	c.GateRounds.Verify = 3
+	assert.Equal(t, 2, u.Checks["words"].Runs)
+	assert.Equal(t, 0, u.GateRounds.Verify)
+
+	for _, bad := range []struct{ in, want string }{
+		{`"checks": []`, `phases.M1.checks: `},
+		{`"checks": {"9x": {"command": "x", "outcome": "passed"}}`, `phases.M1.checks.9x: "9x" is not a check's name`},
+		{`"checks": {"words": {"command": "x", "outcome": "fine"}}`, `phases.M1.checks.words.outcome: "fine" is not an outcome (one of passed, failed, error)`},
+		{`"gate_rounds": {"confirm": -1}`, `phases.M1.gate_rounds: `},
+		{`"gate_rounds": {"rounds": 1}`, `phases.M1.gate_rounds: `},
+	} {
+		doc := `{"task": "m", "slug": "m", "mode": "knowledge", "phase": "execute", "phases": {"M1": {"status": "in_progress", ` + bad.in + `}}}`
+		_, err := Decode([]byte(doc))
+		require.Error(t, err, bad.in)
+		assert.Contains(t, err.Error(), bad.want)
+	}
+}
