@@ -120,6 +120,8 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "progress", r.Progress, d.Progress, SourceLog)
 		add(id, "progress_detail", r.ProgressDetail, d.ProgressDetail, SourceLog)
 		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
+		add(id, "checks", checksText(r.Checks), checksText(d.Checks), SourceLog)
+		add(id, "gate_rounds", gateText(r.GateRounds), gateText(d.GateRounds), SourceLog)
 		add(id, "items", ledgerText(r.Items), ledgerText(d.Items), SourceLog)
 		add(id, "metrics", metricsText(r.Metrics), metricsText(d.Metrics), SourceLog)
 	}
@@ -164,6 +166,22 @@ func ledgerText(it *state.Items) *string {
 
 // metricsText words a unit's metrics for a discrepancy: "findings=8,
 // words=2847", nil when there are none.
+// checksText is a unit's checks as one JSON text, nil for none.
+func checksText(m map[string]*state.CheckResult) *string {
+	if m == nil {
+		return nil
+	}
+	return str(mustJSON(m))
+}
+
+// gateText is a unit's gate rounds as one text, nil for none.
+func gateText(g *state.GateRounds) *string {
+	if g == nil {
+		return nil
+	}
+	return str(fmt.Sprintf("confirm %d, verify %d", g.Confirm, g.Verify))
+}
+
 func metricsText(m map[string]string) *string {
 	if m == nil {
 		return nil

@@ -106,6 +106,7 @@ func iterationOf(ev *Event, e progresslog.Entry, commits []Commit) []string {
 	ev.Verification = verification(field("Verification"))
 	ev.Commits = workCommits(field("Commit"), commits)
 	ev.Run, ev.VerifiedBy = RunOf(e), VerifiedByOf(e)
+	ev.Checks = ChecksOf(e)
 	if pct, ok := ParseProgress(field(FieldProgress)); ok {
 		ev.Progress, ev.ProgressDetail = FormatProgress(pct), field(FieldProgressDetail)
 	}

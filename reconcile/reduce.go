@@ -54,6 +54,8 @@ type Event struct {
 	// who verified it when no run did.
 	Run        *state.Run
 	VerifiedBy string
+	// Checks are the named checks an iteration records (**Check NAME:**).
+	Checks []CheckRun
 	// Progress is the unit's own progress an iteration gives ("40%"), ""
 	// when it gives none; ProgressDetail says what it means.
 	Progress, ProgressDetail string
@@ -220,6 +222,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
 			u.Items, u.Metrics, u.StartedAt, u.Restarts = nil, nil, nil, nil
+			u.Checks, u.GateRounds = nil, nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -419,7 +422,13 @@ func iterate(s *state.State, ev Event) {
 	if u.ConfirmationsUsed == nil {
 		u.ConfirmationsUsed = state.Ptr(0)
 	}
-	switch u.Status {
+	from := u.Status
+	foldChecks(u, from, ev.Checks)
+	if ChecksHold(ev.Checks) && (from == state.Confirming || from == state.Verifying) {
+		// A check broke: the unit stays at its gate.
+		from = ""
+	}
+	switch from {
 	case state.Pending, state.InProgress:
 		u.Status = state.InProgress
 		if signalled {

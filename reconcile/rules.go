@@ -66,6 +66,12 @@ type Intent struct {
 	// not pass takes back the request's signal or verification: the unit
 	// goes where the lifecycle sends a failed check.
 	Run *state.Run
+	// Checks are the named checks run for this request (with Run, the one
+	// that decided, nil when every check passed before on this tree and
+	// was not run again): one that failed takes back the signal or the
+	// verification like a failed run; one that broke (error) while none
+	// failed holds the unit at its gate (ChecksHold).
+	Checks []CheckRun
 	// WillRun says a run is to be made before the request is recorded;
 	// Decide then checks everything but its outcome.
 	WillRun bool
@@ -559,12 +565,15 @@ func verdict(in Intent, u *state.Unit) (Intent, error) {
 // run that did not pass takes back its signal or verification.
 func iterationEvent(p *plan.Plan, in Intent, u *state.Unit) Event {
 	id := u.ID
-	ev := Event{Unit: id, Kind: progresslog.KindIteration, Items: in.Items, Values: in.Values, Metrics: in.Metrics, Run: in.Run, Iteration: state.Val(u.IterationsUsed) + 1}
-	if in.Run != nil && !in.Run.Passed() {
+	ev := Event{Unit: id, Kind: progresslog.KindIteration, Items: in.Items, Values: in.Values, Metrics: in.Metrics, Run: in.Run, Checks: in.Checks, Iteration: state.Val(u.IterationsUsed) + 1}
+	if in.Run != nil && !in.Run.Passed() || len(in.Checks) > 0 && !ChecksPassed(in.Checks) {
 		in.Signal, in.Verified = false, false
 	}
 	if in.Signal && u.Status != state.Verifying {
 		ev.Signal = signalOf(p, id)
+	}
+	if u.Status == state.Verifying && ChecksHold(in.Checks) {
+		return ev // a check broke: no verdict, the unit stays verifying
 	}
 	if u.Status == state.Verifying {
 		ev.Verification = "failed"
@@ -649,7 +658,7 @@ func orWhy(reason string) string {
 // run (made, or about to be) or the name of who verified. The reducer does
 // not ask for it, so logs written before the rule still fold.
 func evidenced(in Intent, id string) error {
-	if in.Run == nil && !in.WillRun && strings.TrimSpace(in.VerifiedBy) == "" {
+	if in.Run == nil && len(in.Checks) == 0 && !in.WillRun && strings.TrimSpace(in.VerifiedBy) == "" {
 		return &Refusal{Code: NoEvidence, Unit: id, Status: state.Verifying}
 	}
 	return nil
