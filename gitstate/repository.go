@@ -50,6 +50,11 @@ type Reader interface {
 	// parent is beyond a shallow boundary). Folders whose trees are equal
 	// are not entered. ErrNotFound when rev names no commit.
 	ChangedFiles(rev string) ([]string, error)
+	// TreeWithout is the id of rev's tree with the folder dir left out,
+	// as git would name that tree (no object is written): what a commit
+	// holds besides one folder. A dir that is not there gives rev's tree;
+	// ErrNotFound when rev names no commit.
+	TreeWithout(rev, dir string) (string, error)
 }
 
 // Writer is what itr writes: commits of given paths, the index, branches,

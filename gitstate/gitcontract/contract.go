@@ -64,6 +64,7 @@ var Cases = []Case{
 	{"UpdateRef", testUpdateRef},
 	{"UpdateRefPacked", testUpdateRefPacked},
 	{"ChangedFiles", testChangedFiles},
+	{"TreeWithout", testTreeWithout},
 }
 
 // Options tell the suite what the repository under test does to a file's
