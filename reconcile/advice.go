@@ -492,13 +492,17 @@ func needSomeone(a *Advice, cur string) []Offer {
 	return out
 }
 
-// checkOf is the unit's Verify line, "" for none.
+// checkOf is the unit's Verify line, "" for none; "checks" for a unit
+// whose plan gives named checks without one.
 func checkOf(p *plan.Plan, id string) string {
 	if !active(p) {
 		return ""
 	}
 	if pu := p.Unit(id); pu != nil {
-		return pu.Check()
+		if c := pu.Check(); c != "" || !pu.HasCheck() {
+			return c
+		}
+		return "checks"
 	}
 	return ""
 }
@@ -528,8 +532,30 @@ func unitOffers(u *state.Unit, check bool) []Offer {
 		}
 		list = append(list, v, Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Work}, For: MoveVerify})
 	}
-	list = append(list, Offer{Op: OpBlock, Unit: id, Intent: Intent{Action: Block}, For: MoveBlock})
+	blk := Offer{Op: OpBlock, Unit: id, Intent: Intent{Action: Block}, For: MoveBlock}
+	if len(BrokenChecks(u)) > 0 {
+		// A check of its own broke: set it aside as a tool error.
+		blk.Intent.ReasonKind = state.KindToolError
+	}
+	list = append(list, blk)
 	return list
+}
+
+// BrokenChecks are the names of the unit's named checks that broke (an
+// error of the check itself: exit 2 and above, a signal, a timeout) in
+// its latest iteration, sorted.
+func BrokenChecks(u *state.Unit) []string {
+	if u == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range state.CheckNames(u.Checks) {
+		c := u.Checks[name]
+		if c.Outcome == state.CheckError && c.Iteration == state.Val(u.IterationsUsed) && c.Iteration > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // anyWork reports whether an offer records work (a checkpoint).

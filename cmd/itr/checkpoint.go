@@ -91,6 +91,9 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 			if len(args) == 1 {
 				req.Unit = args[0]
 			}
+			if req.Check.Rerun && !req.Check.Verify {
+				return usageError{fmt.Errorf("--rerun applies to the named checks --verify runs: add --verify")}
+			}
 			if cmd.Flags().Changed("timeout") && !req.Check.Verify {
 				return usageError{fmt.Errorf("--timeout applies to a check: add --verify")}
 			}
@@ -124,14 +127,20 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 					}
 					printRepaired(w, out)
 					fmt.Fprintf(w, "%s iteration %d recorded: %s\n", v.Unit, v.Iteration, arrow)
-					if v.Run != nil {
+					if v.Run != nil && len(v.Checks) == 0 {
 						fmt.Fprintf(w, "Check: %s\n", terminalSafe(runLine(*v.Run, ws.Rel(slug, ""))))
+					}
+					for _, c := range v.Checks {
+						fmt.Fprintf(w, "Check %s: %s\n", c.Name, terminalSafe(checkLine(c, v.Unit, ws.Rel(slug, ""))))
 					}
 					fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
 					for _, warn := range out.Warnings {
 						fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
 					}
 				}); err != nil {
+					return err
+				}
+				if err := checksProblem(v); err != nil {
 					return err
 				}
 				if v.Run != nil && !v.Run.Passed() {
@@ -149,6 +158,7 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 	f.BoolVar(&req.Verified, "verified", false, "verification passed (verifying)")
 	f.StringArrayVar(&req.Commits, "commit", nil, "a work commit to name (repeatable; default: the commits since the last checkpoint)")
 	f.BoolVar(&req.Check.Verify, "verify", false, "run a check first: the command after --, else the unit's Verify: line")
+	f.BoolVar(&req.Check.Rerun, "rerun", false, "with --verify, run every named check, also one that passed on this tree before")
 	f.DurationVar(&req.Check.Timeout, "timeout", 0, "stop the check after this long (default: verify_timeout in .itr.yaml, else 10m)")
 	f.StringVar(&req.VerifiedBy, "verified-by", "", "the person or external check that verified the unit (implies --verified)")
 	f.IntVar(&progress, "progress", 0, "the unit's own progress, a whole percent from 0 to 100")
@@ -165,6 +175,60 @@ func unitPrefix(args []string) string {
 		return ""
 	}
 	return args[0] + " "
+}
+
+// checkLine words a named check: "`wc -w memo.md` passed: exit 0 after
+// 12ms; actual 812 (target >= 800)", or that it passed on this tree before
+// and did not run again.
+func checkLine(c checkView, unit, taskDir string) string {
+	if c.Skipped {
+		at := ""
+		if c.Commit != "" {
+			at = " at " + c.Commit
+		}
+		return fmt.Sprintf("passed on this tree%s, not run again (--rerun runs it)", at)
+	}
+	s := "`" + c.Command + "` " + reconcile.CheckHead(reconcile.CheckRun{Result: state.CheckResult{Outcome: c.Outcome, ExitCode: c.ExitCode}, Why: c.Why})
+	s = strings.TrimSuffix(s, " after 0s")
+	if c.Target != "" {
+		s += fmt.Sprintf("; actual %s (target %s)", actualOrNone(c.Actual), c.Target)
+	}
+	if c.Log != "" {
+		s += "; whole output in " + taskDir + c.Log
+	}
+	return s
+}
+
+func actualOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// checksProblem is exit 3 when a named check failed (the work does not
+// hold) or broke (the check itself: the unit stays where it was, and
+// blocking it as a tool error is the way on when the check cannot be
+// fixed now).
+func checksProblem(v outcomeView) error {
+	var failed, broke []string
+	for _, c := range v.Checks {
+		switch {
+		case c.Skipped:
+		case c.Outcome == state.CheckFailed:
+			failed = append(failed, c.Name)
+		case c.Outcome == state.CheckError:
+			broke = append(broke, c.Name)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return problemsError{fmt.Sprintf("check %s of %s failed: the work does not hold; the run is recorded, and %s is %s", strings.Join(failed, ", "), v.Unit, v.Unit, v.Status)}
+	case len(broke) > 0:
+		return problemsError{fmt.Sprintf("check %s of %s broke (an error of the check, not a failure of the work): %s stays %s; fix the check and run it again (itr checkpoint %s --did \"...\" --verify), or block %s as a tool error (itr block %s --kind tool-error --reason \"...\")",
+			strings.Join(broke, ", "), v.Unit, v.Unit, v.Status, v.Unit, v.Unit, v.Unit)}
+	}
+	return nil
 }
 
 // runLine words a run: "`go test ./...` failed: exit 1 after 2.41s; whole output in DIR/runs/T1-3.log".

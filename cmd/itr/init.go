@@ -87,6 +87,8 @@ type outcomeView struct {
 	// verified the unit without one.
 	Run        *state.Run `json:"run,omitempty"`
 	VerifiedBy string     `json:"verified_by,omitempty"`
+	// Checks are the named checks the iteration ran or did not run again.
+	Checks []checkView `json:"checks,omitempty"`
 	// Paused is the task's pause after the event, when it is paused.
 	Paused *state.Pause `json:"paused,omitempty"`
 	// Agent, Model and Session are who the entry records as its maker
@@ -159,6 +161,30 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 			v.Reason, v.ReasonKind, v.ClearWhen = state.Val(u.Reason), state.Val(u.ReasonKind), state.Val(u.ClearWhen)
 		}
 		v.Run, v.VerifiedBy = reconcile.RunOf(*e), reconcile.VerifiedByOf(*e)
+		for _, c := range reconcile.ChecksOf(*e) {
+			v.Checks = append(v.Checks, checkViewOf(c))
+		}
 	}
 	return v
+}
+
+// checkView is one named check of an iteration in --json: how it ended,
+// or that it passed on this tree before and was not run again (skipped,
+// with the commit and iteration of that pass).
+type checkView struct {
+	Name     string `json:"name"`
+	Command  string `json:"command"`
+	Outcome  string `json:"outcome"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Why      string `json:"why,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Actual   string `json:"actual,omitempty"`
+	Skipped  bool   `json:"skipped,omitempty"`
+	Commit   string `json:"commit,omitempty"`
+	Log      string `json:"log,omitempty"`
+}
+
+func checkViewOf(c reconcile.CheckRun) checkView {
+	r := c.Result
+	return checkView{Name: c.Name, Command: r.Command, Outcome: r.Outcome, ExitCode: r.ExitCode, Why: c.Why, Target: r.Target, Actual: r.Actual, Skipped: c.Skipped, Commit: r.Commit, Log: r.Log}
 }

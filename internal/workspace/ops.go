@@ -300,7 +300,7 @@ func (w *Workspace) checked(slug string, in reconcile.Intent, check CheckRequest
 		return nil, err
 	}
 	defer ran.done()
-	in.Unit, in.Run = ran.unit, ran.run
+	in.Unit, in.Run, in.Checks = ran.unit, ran.run, ran.checkRuns()
 	return rec(in, ran)
 }
 
@@ -458,7 +458,11 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if ev.VerifiedBy != "" {
 		add(reconcile.FieldVerifiedBy, ev.VerifiedBy)
 	}
-	if ran != nil {
+	if ran != nil && len(ran.named) > 0 {
+		fields, logs := w.namedFields(t.Slug, id, n, ran)
+		e.Fields = append(e.Fields, fields...)
+		c.Files = append(c.Files, logs...)
+	} else if ran != nil {
 		run := *ran.run
 		var log *gitstate.FileChange
 		run.Log, log = w.runLog(t.Slug, id, n, ran.output)

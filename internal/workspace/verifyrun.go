@@ -32,6 +32,9 @@ type ranCheck struct {
 	// prev is the unit's run that itr could not finish before, whose
 	// marker this run's replaced: the record names it.
 	prev *store.RunMarker
+	// named are the unit's named checks (the plan's Check lines), when
+	// it has them: run is then the one that decided, nil when none ran.
+	named []namedRan
 }
 
 // CheckRequest asks for a verification run before a record.
@@ -43,6 +46,9 @@ type CheckRequest struct {
 	Timeout time.Duration
 	// Tee gets the run's output as it is written (nil: nowhere).
 	Tee io.Writer
+	// Rerun runs every named check, also one that passed on the same
+	// tree and inputs (which is otherwise not run again).
+	Rerun bool
 }
 
 // runCheck runs the check of a request before it is recorded: the request
@@ -66,6 +72,9 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	}
 	if err := w.checkOutputs(t, ev); err != nil {
 		return nil, err
+	}
+	if checks := planChecks(t, ev.Unit); len(req.Argv) == 0 && len(checks) > 0 {
+		return w.runNamed(t, ev.Unit, checks, req)
 	}
 	argv, err := w.checkArgv(t, ev.Unit, req.Argv)
 	if err != nil {

@@ -194,6 +194,9 @@ func Command(o reconcile.Offer, slug string) string {
 		}
 		return b.String()
 	case reconcile.OpBlock:
+		if k := o.Intent.ReasonKind; k != "" {
+			return fmt.Sprintf("itr block %s --kind %s --reason \"...\"", u, k)
+		}
 		return fmt.Sprintf("itr block %s --reason \"...\"", u)
 	case reconcile.OpUnblock:
 		return "itr unblock " + u
@@ -555,8 +558,45 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		if r := adv.Settle; r != nil && r.Unit == u.ID {
 			return settleMoveText(slug, adv, u)
 		}
+		if t := brokenCheckText(s, sum, u); t != "" {
+			return t
+		}
 	}
 	return moveTextMore(slug, s, adv, sum, u, current)
+}
+
+// brokenCheckText words the way on when a named check of u broke in its
+// latest iteration: the check, not the work, is at fault, so the unit
+// stayed where it was; fix the check and run it again, or set the unit
+// aside as a tool error. "" when none broke.
+func brokenCheckText(s *state.State, sum *Summary, u UnitStatus) string {
+	broke := reconcile.BrokenChecks(s.Units[u.ID])
+	if len(broke) == 0 {
+		return ""
+	}
+	rerun, block := "", ""
+	for _, a := range sum.Actions {
+		switch {
+		case a.Unit != u.ID:
+		case a.Offer.Op == reconcile.OpCheckpoint && a.Offer.Verify && rerun == "":
+			rerun = a.Command
+		case a.Offer.Op == reconcile.OpBlock:
+			block = a.Command
+		}
+	}
+	c := s.Units[u.ID].Checks[broke[0]]
+	how := "an error"
+	if c.ExitCode != nil {
+		how = fmt.Sprintf("exit %d", *c.ExitCode)
+	}
+	text := fmt.Sprintf("check %s of %s broke (%s): an error of the check, not of the work, so %s stays %s; fix the check", strings.Join(broke, ", "), u.ID, how, u.ID, u.Status)
+	if rerun != "" {
+		text += fmt.Sprintf(" and run it again (`%s`)", rerun)
+	}
+	if block != "" {
+		text += fmt.Sprintf(", or set %s aside as a tool error (`%s`)", u.ID, block)
+	}
+	return text
 }
 
 // moveTextMore words the moves moveText leaves.

@@ -84,6 +84,41 @@ type ReportUnit struct {
 	// are its items' values, KeyValue the name shown first.
 	Items, Metrics, KeyValue string
 	Values                   []ReportValue
+	// Checks words the last result of each named check ("footer:
+	// passed (run 3 times)"), Gates its gate rounds ("confirm 1, verify
+	// 2"); "" without.
+	Checks, Gates string
+}
+
+// reportChecks fills the named checks and gate rounds of unit u into ru.
+func reportChecks(ru *ReportUnit, u *state.Unit) {
+	if u == nil {
+		return
+	}
+	var parts []string
+	for _, name := range state.CheckNames(u.Checks) {
+		c := u.Checks[name]
+		s := name + ": " + c.Outcome
+		if c.ExitCode != nil && c.Outcome != state.CheckPassed {
+			s += fmt.Sprintf(" (exit %d)", *c.ExitCode)
+		}
+		if c.Target != "" {
+			s += fmt.Sprintf(", %s against %s", orNoneText(c.Actual), c.Target)
+		}
+		s += fmt.Sprintf(", run %d time%s", c.Runs, store.Plural(c.Runs, "", "s"))
+		parts = append(parts, s)
+	}
+	ru.Checks = strings.Join(parts, "; ")
+	if g := u.GateRounds; g != nil {
+		ru.Gates = fmt.Sprintf("confirm %d, verify %d", g.Confirm, g.Verify)
+	}
+}
+
+func orNoneText(s string) string {
+	if s == "" {
+		return "no number"
+	}
+	return s
 }
 
 // ReportValue is one item's values: its key value, then the others.
@@ -315,6 +350,7 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 		ru.Depends = deps[n.ID]
 		ru.Reason = unitReason(s.Units[n.ID])
 		reportItems(&ru, rows.row(s, n.ID))
+		reportChecks(&ru, s.Units[n.ID])
 		if len(ru.Entries) == 0 {
 			d.Idle = append(d.Idle, ru)
 		} else {
