@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +122,25 @@ func TestDecideWithChecks(t *testing.T) {
 	ev, err = Decide(s, p, Intent{Action: Work, Unit: "T1", Verified: true, Checks: skipped})
 	require.NoError(t, err, "checks that passed on this tree are evidence")
 	assert.Equal(t, "passed", ev.Verification)
+}
+
+// FuzzChecksOf: any **Check NAME:** field reads without a panic, never as
+// passed unless it says so, with a log that stays in runs/.
+func FuzzChecksOf(f *testing.F) {
+	f.Add("words", "`wc -w m.md` passed: exit 0 after 12ms; started 2026-01-18T10:00:00Z at 1a2b3c4; actual 812 (target >= 800); tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904; inputs 0123456789abcdef; output runs/M1-3-words.log")
+	f.Add("footer", "`sh footer.sh` error: exit 2 after 2ms")
+	f.Add("x", "`true` not run: passed on this tree at 1a2b3c4 (iteration 2)")
+	f.Add("y", "error: killed by signal after; output runs/../x; actual (target")
+	f.Fuzz(func(t *testing.T, name, value string) {
+		e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 1, Fields: []progresslog.Field{{Name: FieldCheck + " " + name, Value: value}}}
+		for _, c := range ChecksOf(e) {
+			r := c.Result
+			if r.Log != "" && !safeRunLog(r.Log) {
+				t.Fatalf("log %q escapes runs/", r.Log)
+			}
+			if !c.Skipped && r.Outcome == state.CheckPassed && !strings.Contains(value, "passed") {
+				t.Fatalf("%q read as passed", value)
+			}
+		}
+	})
 }
