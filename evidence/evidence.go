@@ -203,7 +203,7 @@ func CheckFile(name string, data []byte, spec Spec) []Problem {
 		add(OpenEnding, "ends with %q", tail(body, 24))
 	}
 	if !footed {
-		add(NoFooter, "ends with %q, not %s", tail(data, 24), quoteList(spec.Footers, " or "))
+		add(NoFooter, "ends with %q, not %s", tail([]byte(lastLine(data)), 32), quoteList(spec.Footers, " or "))
 	}
 	if missing := missingSections(data, spec.Sections); len(missing) > 0 {
 		add(NoSections, "no heading %s", quoteList(missing, ", "))

@@ -64,8 +64,8 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	if err != nil {
 		return nil, undeclaredState(err)
 	}
-	if err := w.checkOutputs(t, ev); err != nil {
-		return nil, err
+	if _, err := w.checkOutputs(t, ev); err != nil {
+		return nil, err // its warnings are said when the iteration is recorded
 	}
 	argv, err := w.checkArgv(t, ev.Unit, req.Argv)
 	if err != nil {
