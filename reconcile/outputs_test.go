@@ -54,13 +54,13 @@ func TestOutputSpecRules(t *testing.T) {
 ## Phases
 
 - [ ] **L1**: memo
-  - Output: ` + "`outputs/memo.md`" + `
+  - Output: `+"`outputs/memo.md`"+`
   - Truncation markers: [cut
   - Must end with: END OF MEMORANDUM
   - Sections: Summary, Risks
   - Max size: 1 KB
 - [ ] **L2**: plain
-  - Output: ` + "`outputs/plain.md`" + `
+  - Output: `+"`outputs/plain.md`"+`
   - Truncation markers: only [TBD]
   - Max size: none
 `))
