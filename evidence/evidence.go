@@ -58,8 +58,9 @@ type Spec struct {
 	// Footers are the texts a file must end with, one of them when there
 	// are several (each may hold several lines); nil: no footer.
 	Footers []string
-	// Sections are the headings a file must hold, matched on their text
-	// (see HasHeading); nil: none.
+	// Sections are the headings a file must hold (see Headings), matched
+	// on their text in any case, without emphasis and a leading number
+	// such as "1." or "IV."; nil: none.
 	Sections []string
 	// MaxBytes is the most bytes a file may hold (0: no limit), and
 	// MaxText that limit as the plan gives it ("40 KB", "25000 tokens").
@@ -146,7 +147,7 @@ func (p Problem) Fix() string {
 // Check judges each file of spec. files holds the bytes of each file that
 // exists; a name it lacks is missing. Problems come in the order of
 // spec.Files, then of the rules; a missing or empty file has no other
-// problem.
+// problem. Warnings come with the errors (see Failures and Warnings).
 func Check(spec Spec, files map[string][]byte) []Problem {
 	var out []Problem
 	for _, name := range spec.Files {
@@ -162,7 +163,9 @@ func Check(spec Spec, files map[string][]byte) []Problem {
 
 // CheckFile judges the bytes of one output that exists. The rules that
 // read the end of the text (truncation markers, a whole sentence) read it
-// before the footer when the file ends with one.
+// before the footer when the file ends with one. The problems include the
+// warnings (a Large output): Failures keeps the ones that hold a unit
+// back.
 func CheckFile(name string, data []byte, spec Spec) []Problem {
 	if len(bytes.TrimSpace(data)) == 0 {
 		d := "0 bytes"
