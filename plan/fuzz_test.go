@@ -31,6 +31,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("tasks.md", doc("## Tasks", "- [ ] **T1**: a", "  - Inputs: T1.output, ../x", "- [ ] **T2**: b", "  - Inputs: T9.OUTPUTS,", "    `a`,b"))
 	f.Add("plan.md", doc("## Phases", "- [ ] **R1**: memo", "  - Items: 17", "  - Counter: footnotes in outputs/memo.md", "  - Counter: cites in `a.md` matching `^\\[`", "- [ ] **R2**: parts", "  - Items: intro,", "    methods"))
 	f.Add("tasks.md", doc("## Dependencies", "T1 -> T2 -> T1", "## Tasks", "- [ ] **T1**: a", "- [ ] **T2**: b"))
+	f.Add("plan.md", doc("# Memos", "**Truncation markers:** only [continue, [TBD]", "**Max size:** 40 KB", "## Phases", "- [ ] **L1**: memo",
+		"  - Output: `outputs/memo.md`", "  - Truncation markers: [DRAFT], `...`", "  - Must end with:", "    ---", "    END OF MEMORANDUM",
+		"  - Sections: Summary, `Risks, open`", "  - Max size: 25k tokens", "- [ ] **L2**: x", "  - Must end with: `---` or `## Footnotes`", "  - Max size: none"))
 	f.Fuzz(func(t *testing.T, file string, data []byte) {
 		p, err := Parse(file, data)
 		if err != nil {

@@ -293,6 +293,9 @@ func (ps *parser) header(line string, n int, fenced bool) {
 			if msg := checkMeta(f); msg != "" {
 				ps.errorf(n, "%s", msg)
 			}
+			if msg := checkRuleMeta(f); msg != "" {
+				ps.errorf(n, "%s", msg)
+			}
 			return
 		}
 	}
@@ -493,7 +496,8 @@ const (
 )
 
 var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOutput, keyMinWords, keyComplete, keyVerify, keyEstimate, keyMax, keyDepends, keyModel, keyReplaces, keyItems, keyCounter,
-	MetaItemStates, MetaSettledStates, MetaSettleItems, MetaKeyValue, keyMetric}
+	MetaItemStates, MetaSettledStates, MetaSettleItems, MetaKeyValue, keyMetric,
+	keyMarkers, keyMustEnd, keySections, keyMaxSize}
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
@@ -705,6 +709,8 @@ func (ps *parser) setField(u *Unit, key, v string, n int) {
 		ps.setKeyValue(u, v, n)
 	case keyMax, keyDepends, keyMinWords:
 		ps.setCounted(u, key, v, n)
+	case keyMarkers, keyMustEnd, keySections, keyMaxSize:
+		ps.setRule(u, key, v, n)
 	}
 }
 

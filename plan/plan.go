@@ -64,6 +64,10 @@ type Unit struct {
 	// Complete is "sentences" when each output must end with a whole
 	// sentence ("Complete: sentences"), else "".
 	Complete string
+	// The output rules as written, "" when absent: the
+	// "Truncation markers" (see MarkerLists), "Must end with" (Footers),
+	// "Sections" (SectionNames) and "Max size" (MaxSizeOf). See rules.go.
+	TruncationMarkers, MustEndWith, Sections, MaxSize string
 	// Items is the "Items" sub-item as written, "" when absent: a count
 	// (ItemCount, items 1 to N) or a list of item IDs (ItemNames, in plan
 	// order). See items.go.

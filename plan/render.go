@@ -13,7 +13,9 @@ import (
 // from; units added in code go into the first units section, and a plan
 // without one gets "## Tasks" or "## Phases" (by Mode) before its first other
 // section. Sub-items are written in canonical order: Files, Criteria,
-// Completion, Output, Max iterations, Depends, Model, then the unknown ones;
+// Completion, Inputs, Output, Min words, Complete, the output rules
+// (Truncation markers, Must end with, Sections, Max size), Verify,
+// Estimate, Items, ..., Max iterations, Depends, Model, then the unknown ones;
 // seed 003's inline Status and DependsOn end the unit line as
 // "(Status: PENDING, DependsOn: P1, P2)".
 // Everything else is written verbatim, so Parse(Render()) gives the same
@@ -162,7 +164,8 @@ func (u *Unit) render() string {
 	case ok:
 		item(keyMinWords, v)
 	}
-	for _, f := range []Field{{keyComplete, u.Complete}, {keyVerify, u.Verify}, {keyEstimate, u.Estimate}, {keyItems, u.Items}} {
+	for _, f := range []Field{{keyComplete, u.Complete}, {keyMarkers, u.TruncationMarkers}, {keyMustEnd, u.MustEndWith}, {keySections, u.Sections}, {keyMaxSize, u.MaxSize},
+		{keyVerify, u.Verify}, {keyEstimate, u.Estimate}, {keyItems, u.Items}} {
 		if f.Value != "" {
 			item(f.Key, f.Value)
 		}

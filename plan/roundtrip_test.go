@@ -35,6 +35,11 @@ var fragments = []string{
 	"- [x] S3: done (status: completed, dependson: none)", "- [ ] **S4**: x (DependsOn: IV-A)", "- [ ] S5: y (see notes)",
 	"- [ ] S6: z (Status: IN_PROGRESS)", "- [ ] S7: (Status: BLOCKED, DependsOn: S1)", "- [ ] S8: bad (Status: done)",
 	"- [x] S9: contradiction (Status: PENDING)", "- [ ] **S10**: {title} (Status: PENDING)", "  - Depends: S1",
+	// The output rules.
+	"**Truncation markers:** [DRAFT]", "**Max size:** 40 KB", "**Max size:** big", "  - Truncation markers: [continue, `...`", "  - Truncation markers: only [TBD]",
+	"  - Truncation markers: none", "  - Truncation markers:", "  - Must end with: END OF MEMORANDUM", "  - Must end with: `---` or `## Footnotes`", "  - Must end with:",
+	"    ---", "  - Sections: Summary, Risks", "  - Sections: `IV-A, scope`", "  - Sections: #", "  - Max size: 25000 tokens", "  - Max size: 1.5 MB",
+	"  - Max size: 40 KBs", "  - Max size: none", "  - Max size: {size}",
 }
 
 func TestRoundTripGenerated(t *testing.T) {

@@ -80,7 +80,8 @@ func (p *Plan) templateErrors() []*Error {
 		} else if tok := templateText(u.Title); tok != "" {
 			add(u.Line, u.ID+": ", tok, fmt.Sprintf("write the unit's title, such as \"- [ ] **%s**: Add the login form\", or delete the unit", u.ID))
 		}
-		fields := []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyInputs, u.Inputs}, {keyOutput, u.Output}, {keyVerify, u.Verify}, {keyModel, u.Model}}
+		fields := []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyInputs, u.Inputs}, {keyOutput, u.Output}, {keyVerify, u.Verify}, {keyModel, u.Model},
+			{keyMarkers, u.TruncationMarkers}, {keyMustEnd, u.MustEndWith}, {keySections, u.Sections}, {keyMaxSize, u.MaxSize}}
 		if u.MaxIterations == 0 { // else Render drops the pending text
 			fields = append(fields, Field{keyMax, u.Pending[keyMax]})
 		}
@@ -149,6 +150,14 @@ func itemFix(id, key, tok string) string {
 		return `write the units it waits for, such as "Depends: T1", or "Depends: none"`
 	case keyModel:
 		return `write one model, such as "Model: sonnet", or delete the line`
+	case keyMarkers:
+		return markersForm + ", or delete the line"
+	case keyMustEnd:
+		return mustEndForm + ", or delete the line"
+	case keySections:
+		return sectionsForm + ", or delete the line"
+	case keyMaxSize:
+		return sizeForm + ", or delete the line"
 	case "":
 		return "write the text or delete the line"
 	}

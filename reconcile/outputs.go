@@ -11,9 +11,15 @@ import (
 )
 
 // OutputSpec is what the plan asks of the outputs of unit id: the files
-// its Output sub-item names (folders left out), its Min words and whether
-// they must end with a whole sentence. ok is false when the unit names no
-// output file (or there is no plan).
+// its Output sub-item names (folders left out), its Min words, whether
+// they must end with a whole sentence, and its output rules: the
+// truncation markers in force (evidence.DefaultMarkers, then the plan's
+// header line, then the unit's own; nil when neither declares any), the
+// footers of Must end with, the headings of Sections and the Max size (the
+// unit's, else the header's). Without a Max size an output over
+// evidence.DefaultWarnBytes gets a warning; "Max size: none" turns that
+// off. ok is false when the unit names no output file (or there is no
+// plan).
 func OutputSpec(p *plan.Plan, id string) (spec evidence.Spec, ok bool) {
 	if p == nil {
 		return evidence.Spec{}, false
@@ -26,7 +32,21 @@ func OutputSpec(p *plan.Plan, id string) (spec evidence.Spec, ok bool) {
 	if len(files) == 0 {
 		return evidence.Spec{}, false
 	}
-	return evidence.Spec{Files: files, MinWords: u.MinWords, Sentences: u.Complete == "sentences"}, true
+	spec = evidence.Spec{Files: files, MinWords: u.MinWords, Sentences: u.Complete == "sentences",
+		Footers: u.Footers(), Sections: u.SectionNames()}
+	if lists := p.MarkerLists(id); len(lists) > 0 {
+		spec.Markers = evidence.DefaultMarkers
+		for _, l := range lists {
+			spec.Markers = l.Apply(spec.Markers)
+		}
+	}
+	switch size, declared := p.MaxSizeOf(id); {
+	case !declared:
+		spec.WarnBytes = evidence.DefaultWarnBytes
+	case !size.None:
+		spec.MaxBytes, spec.MaxText = size.Bytes, size.Text
+	}
+	return spec, true
 }
 
 // Closing reports whether an event moves its unit toward done: a
@@ -40,19 +60,36 @@ func Closing(ev Event) bool {
 // toward done only while each of them passes evidence.Check. files holds
 // the bytes of each output that exists, by the name the plan gives it. It
 // returns an OutputBad *Refusal carrying the problems, or nil (also for an
-// event that does not close, or a unit without outputs).
+// event that does not close, or a unit without outputs). Warnings hold
+// nothing back: see GateOutputs.
 func CheckOutputs(p *plan.Plan, ev Event, status state.Status, files map[string][]byte) error {
+	_, err := GateOutputs(p, ev, status, files)
+	return err
+}
+
+// GateOutputs is CheckOutputs that also returns the warnings of outputs
+// that pass (an output over what an agent reads whole), for the record to
+// say: the refusal carries the errors only.
+func GateOutputs(p *plan.Plan, ev Event, status state.Status, files map[string][]byte) (warnings []evidence.Problem, err error) {
 	if !Closing(ev) {
-		return nil
+		return nil, nil
 	}
 	spec, ok := OutputSpec(p, ev.Unit)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	if probs := evidence.Check(spec, files); len(probs) > 0 {
-		return &Refusal{Code: OutputBad, Unit: ev.Unit, Status: status, Outputs: probs}
+	probs := evidence.Check(spec, files)
+	if bad := evidence.Failures(probs); len(bad) > 0 {
+		return nil, &Refusal{Code: OutputBad, Unit: ev.Unit, Status: status, Outputs: bad}
 	}
-	return nil
+	return evidence.Warnings(probs), nil
+}
+
+// OutputWarning words a warning of an output of unit id that let it pass,
+// with the fix: "R1: outputs/survey.md: large (...) — an agent cannot read
+// it whole: ...".
+func OutputWarning(id string, p evidence.Problem) string {
+	return id + ": " + p.String() + " — " + p.Fix()
 }
 
 // OutputProblems words problems of outputs on one line each, with the fix:

@@ -29,8 +29,11 @@ the unit to timeout.
 
 A unit whose plan names outputs ("Output:", with "Min words:" and "Complete: sentences")
 takes --signal and --verified only while each output file is there, not empty, long enough,
-not cut off ("...", "…", "[continued", "[TBD]", "TODO", an open code fence) and, if asked,
-ending with a whole sentence; otherwise nothing is recorded and each problem is named.
+not cut off ("...", "…", "[continue", "[TBD]", "TODO", the plan's "Truncation markers:", an
+open code fence) and, if asked, ending with a whole sentence, with the plan's "Must end with:"
+footer, holding its "Sections:" and within its "Max size:"; otherwise nothing is recorded and
+each problem is named. An output over about 25,000 tokens with no "Max size:" passes with a
+warning.
 
 --verified needs evidence: a passing run (--verify) or the person or external check that
 verified the unit (--verified-by TEXT, which implies --verified). --verify runs the command

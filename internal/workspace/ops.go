@@ -400,7 +400,8 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err != nil {
 		return nil, undeclaredState(err)
 	}
-	if err := w.checkOutputs(t, ev); err != nil {
+	outputWarnings, err := w.checkOutputs(t, ev)
+	if err != nil {
 		return nil, err
 	}
 	renewal, err := w.renewClaim(t.Slug, ev.Unit)
@@ -411,6 +412,7 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, outputWarnings...)
 	if renewal != "" {
 		warnings = append(warnings, renewal)
 	}

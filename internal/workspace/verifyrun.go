@@ -70,8 +70,8 @@ func (w *Workspace) runCheck(slug string, in reconcile.Intent, req CheckRequest)
 	if err != nil {
 		return nil, undeclaredState(err)
 	}
-	if err := w.checkOutputs(t, ev); err != nil {
-		return nil, err
+	if _, err := w.checkOutputs(t, ev); err != nil {
+		return nil, err // its warnings are said when the iteration is recorded
 	}
 	if checks := planChecks(t, ev.Unit); len(req.Argv) == 0 && len(checks) > 0 {
 		return w.runNamed(t, ev.Unit, checks, req)

@@ -37,6 +37,9 @@ func (o OutputIssue) String() string {
 
 // Fix says how to mend the output.
 func (o OutputIssue) Fix() string {
+	if o.Problem.IsWarning() {
+		return o.Problem.Fix()
+	}
 	if o.Commit != "" {
 		return fmt.Sprintf("put back the output as it was before that commit (`git checkout %s^ -- %s`) or %s, and commit it", store.Short(o.Commit), o.Path, o.Problem.Fix())
 	}
@@ -49,10 +52,18 @@ const maxOutputWalk = 2000
 // Outputs checks the outputs of every done unit whose plan names some, as
 // committed at HEAD (not as on disk), and finds for each problem the
 // commit that brought it. Only units with outputs cost a walk, and only
-// while one of their outputs fails.
+// while one of their outputs fails. Warnings (an output over what an agent
+// reads whole) are left out: see OutputsAndWarnings.
 func Outputs(st *store.Store, t *store.Task) ([]OutputIssue, error) {
+	out, _, err := OutputsAndWarnings(st, t)
+	return out, err
+}
+
+// OutputsAndWarnings is Outputs, and the warnings of the same outputs
+// apart (without a commit: they break nothing).
+func OutputsAndWarnings(st *store.Store, t *store.Task) (issues, warnings []OutputIssue, err error) {
 	if t == nil || t.State == nil || t.Plan == nil || t.Head.Hash == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var out []OutputIssue
 	for _, id := range t.State.IDs() {
@@ -65,23 +76,27 @@ func Outputs(st *store.Store, t *store.Task) ([]OutputIssue, error) {
 		}
 		for _, name := range spec.Files {
 			paths := st.NamePaths(t.Slug, name)
-			probs, rel, err := outputAt(st, t.Head.Hash, paths, name, spec)
+			all, rel, err := outputAt(st, t.Head.Hash, paths, name, spec)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			for _, p := range evidence.Warnings(all) {
+				warnings = append(warnings, OutputIssue{Unit: id, Problem: p, Path: rel})
+			}
+			probs := evidence.Failures(all)
 			if len(probs) == 0 {
 				continue
 			}
 			by, err := brokenBy(st, t.Head.Hash, paths, name, spec)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, p := range probs {
 				out = append(out, OutputIssue{Unit: id, Problem: p, Path: rel, Commit: by.Hash, Subject: by.Subject})
 			}
 		}
 	}
-	return out, nil
+	return out, warnings, nil
 }
 
 // outputAt checks one output as a commit holds it, at the first of paths
@@ -136,7 +151,7 @@ func brokenBy(st *store.Store, head string, paths []string, name string, spec ev
 				if err != nil {
 					return gitstate.Commit{}, err
 				}
-				if len(probs) == 0 {
+				if len(evidence.Failures(probs)) == 0 {
 					return newer, nil
 				}
 			}
@@ -150,7 +165,8 @@ func brokenBy(st *store.Store, head string, paths []string, name string, spec ev
 	return gitstate.Commit{}, nil
 }
 
-// OutputFindings words output issues as findings of itr verify.
+// OutputFindings words output issues as findings of itr verify (and
+// warnings as its warnings: the same words).
 func OutputFindings(issues []OutputIssue) []Finding {
 	var out []Finding
 	for _, o := range issues {

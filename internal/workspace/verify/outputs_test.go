@@ -68,3 +68,37 @@ func TestOutputsFindsTheBreakingCommit(t *testing.T) {
 	assert.Empty(t, issues[0].Commit)
 	assert.Equal(t, "R1: outputs/never.md: missing", issues[0].String())
 }
+
+// TestOutputsRulesAndWarnings checks a done unit's output rules at HEAD:
+// a plain commit that takes the footer off is a problem, with that commit,
+// and a large output without a Max size is a warning apart, with no
+// commit, that the walk does not count as broken.
+func TestOutputsRulesAndWarnings(t *testing.T) {
+	h := newHist(t)
+	p, err := plan.Parse("plan.md", []byte("## Phases\n- [x] **L1**: memo\n  - Output: `outputs/memo.md`\n  - Must end with: END OF MEMORANDUM\n  - Sections: Summary\n- [x] **R1**: survey\n  - Output: `outputs/survey.md`\n"))
+	require.NoError(t, err)
+	memo, survey := h.rel("outputs/memo.md"), h.rel("outputs/survey.md")
+	big := []byte(strings.Repeat("A line of the survey. ", evidence.DefaultWarnBytes/20))
+	h.git("write the outputs", true, map[string][]byte{memo: []byte("## Summary\n\nIt holds.\n\nEND OF MEMORANDUM\n"), survey: big})
+	cut := h.git("tidy the memo", true, map[string][]byte{memo: []byte("## Summary\n\nIt holds.\n")})
+	head := h.git("bigger survey", true, map[string][]byte{survey: append(big, "More.\n"...)})
+
+	s := state.New(state.Knowledge, "Demo", slug, "2026-01-14T10:00:00Z")
+	s.Units["L1"] = &state.Unit{ID: "L1", Status: state.Done}
+	s.Units["R1"] = &state.Unit{ID: "R1", Status: state.Done}
+	task := &store.Task{Slug: slug, State: s, Plan: p, Head: gitstate.Head{Hash: head.Hash}}
+	issues, warnings, err := verify.OutputsAndWarnings(h.st, task)
+	require.NoError(t, err)
+	require.Len(t, issues, 1, "%v", issues)
+	assert.Equal(t, evidence.NoFooter, issues[0].Problem.Rule)
+	assert.Equal(t, cut.Hash, issues[0].Commit)
+	require.Len(t, warnings, 1, "%v", warnings)
+	assert.Equal(t, evidence.Large, warnings[0].Problem.Rule)
+	assert.Empty(t, warnings[0].Commit)
+	assert.Equal(t, survey, warnings[0].Path)
+	assert.NotContains(t, warnings[0].Fix(), "commit it")
+
+	only, err := verify.Outputs(h.st, task)
+	require.NoError(t, err)
+	assert.Equal(t, issues, only, "Outputs leaves the warnings out")
+}

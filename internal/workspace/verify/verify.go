@@ -60,8 +60,8 @@ type Report struct {
 	Repaired []Finding `json:"repaired,omitempty"`
 	// Warnings are what needs a look but proves nothing wrong with the
 	// history: a plan's counter whose file disagrees with the items
-	// recorded done (the work on disk, not the log). They do not count
-	// as findings.
+	// recorded done (the work on disk, not the log), a done unit's output
+	// over what an agent reads whole. They do not count as findings.
 	Warnings []Finding `json:"warnings,omitempty"`
 }
 
@@ -166,11 +166,12 @@ func Task(st *store.Store, slug string) (*Report, error) {
 // rest adds the checks that follow the fold's: the outputs of done units,
 // as committed, and the archive refs.
 func (v *verifier) rest(st *store.Store, t *store.Task) error {
-	issues, err := Outputs(st, t)
+	issues, warnings, err := OutputsAndWarnings(st, t)
 	if err != nil {
 		return err
 	}
 	v.rep.Findings = append(v.rep.Findings, OutputFindings(issues)...)
+	v.rep.Warnings = append(v.rep.Warnings, OutputFindings(warnings)...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
 		return err

@@ -134,7 +134,7 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 				warnings = append(warnings, err.Error())
 				continue
 			}
-			if probs := evidence.Check(spec, files); len(probs) > 0 {
+			if probs := evidence.Failures(evidence.Check(spec, files)); len(probs) > 0 {
 				if sit.Unready == nil {
 					sit.Unready = map[string][]evidence.Problem{}
 				}
