@@ -101,7 +101,7 @@ func ParseContext(data []byte) *Context {
 	flush := func() {
 		if cur != nil {
 			cur.Text = strings.Join(trimBlankLines(body), "\n")
-			cur.Template = isPlaceholder(cur.Text)
+			cur.Template = IsTemplateText(cur.Text)
 			c.Sections = append(c.Sections, *cur)
 		}
 		cur, body = nil, nil
@@ -171,9 +171,9 @@ func contextKind(label string) string {
 // placeholder matches the template's "{...}" spans.
 var placeholder = regexp.MustCompile(`\{[^{}\n]*\}`)
 
-// isPlaceholder reports text that holds nothing but the template's
+// IsTemplateText reports text that holds nothing but the template's
 // placeholders and punctuation ("- `{path}` — {description}"), or nothing.
-func isPlaceholder(text string) bool {
+func IsTemplateText(text string) bool {
 	rest := placeholder.ReplaceAllString(text, "")
 	return strings.IndexFunc(rest, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0
 }
