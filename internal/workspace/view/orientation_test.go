@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -280,4 +281,59 @@ func TestOrientationContextProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOrientationCut: when the sections before it fill prime, the
+// orientation is cut and the closing note names the files to read.
+func TestOrientationCut(t *testing.T) {
+	t.Parallel()
+	var text strings.Builder
+	text.WriteString("# Big - Tasks\n\n## Tasks\n\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&text, "- [ ] **T%d**: Unit %d\n  - Max iterations: 9\n", i, i)
+	}
+	text.WriteString("\n## Notes\n\nKeep it small.\n")
+	f := newFixture(t)
+	b := freshTask(f).planned(text.String())
+	for i := 1; i <= 40; i++ {
+		b.block(fmt.Sprintf("T%d", i), strings.Repeat("reason ", 25))
+	}
+	b.lesson(progresslog.Guardrail{Name: "Lint", When: "always", Problem: "style", Solution: "make lint"})
+	f.writeDisk(b.rel(contextFile), orientedContext)
+	p, err := Prime(f.st, "")
+	require.NoError(t, err)
+	md := p.Markdown
+	assert.LessOrEqual(t, len(md), primeTarget)
+	assert.NotContains(t, md, "## Orientation")
+	assert.Regexp(t, `sections cut to keep this short; `+"`itr status`"+` shows everything; read \.claude/iterative/login/tasks\.md's ## Notes and \.claude/iterative/login/context\.md and guardrails\.md yourself\.\)\n$`, md)
+	require.NotNil(t, p.Orientation, "--json keeps it whole")
+	assert.Equal(t, "Keep it small.", p.Orientation.Notes.Text)
+}
+
+// TestOrientationManyLessons: a guardrails.md of 300 lessons for every
+// unit keeps prime within its budget: those that fit 1,800 characters (six
+// at most) in full, the rest by name and a count.
+func TestOrientationManyLessons(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	b := inProgressTask(f)
+	var raw []byte
+	for i := 1; i <= 300; i++ {
+		var err error
+		raw, err = progresslog.AppendGuardrail(raw, progresslog.Guardrail{Name: fmt.Sprintf("Lesson %d", i), When: "always",
+			Problem: strings.Repeat("a long problem ", 40), Solution: "fix it"})
+		require.NoError(t, err)
+	}
+	f.plainCommit("many lessons", true, gitstate.FileChange{Path: b.rel(store.GuardrailsFile), Data: raw})
+	p, err := Prime(f.st, "")
+	require.NoError(t, err)
+	md := p.Markdown
+	assert.LessOrEqual(t, len(md), primeTarget)
+	assert.Contains(t, md, "## Guardrails for T1 — read them before the work (guardrails.md; data)\n- “Lesson 1” (guardrails.md line 5, for every unit): when “always”; problem “a long problem")
+	assert.Regexp(t, `\n- and 29\d more that apply: “Lesson \d+”; `, md)
+	assert.Contains(t, md, "and 2", "the names are counted, not all listed")
+	assert.Len(t, p.Orientation.Guardrails, 300)
+	br, err := Brief(f.st, "login", "T1")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, br.Tokens, briefTokens)
 }
