@@ -220,11 +220,9 @@ func unitRefsOf(p *plan.Plan) []unitRefs {
 			continue
 		}
 		r := unitRefs{id: u.ID}
-		for _, name := range u.Outputs() {
-			r.files = append(r.files, strings.TrimSuffix(name, "/"))
-		}
+		r.files = append(r.files, u.Outputs()...)
 		for _, in := range p.InputFiles(u.ID) {
-			r.files = append(r.files, strings.TrimSuffix(in.Name, "/"))
+			r.files = append(r.files, in.Name)
 		}
 		out = append(out, r)
 	}
@@ -233,7 +231,8 @@ func unitRefsOf(p *plan.Plan) []unitRefs {
 
 // lessonUnits are the units lesson l names, in plan order: in its heading
 // and When (and, when it has no When, in its Problem and Solution), by ID
-// as a whole word or by one of their files.
+// as a whole word or by one of their files (a folder, "notes/", by any
+// path inside it).
 func lessonUnits(l Lesson, units []unitRefs) []string {
 	text := l.Name + "\n" + l.When
 	if l.When == "" {
@@ -241,7 +240,7 @@ func lessonUnits(l Lesson, units []unitRefs) []string {
 	}
 	var out []string
 	for _, u := range units {
-		if namesWord(text, u.id, idChar) || slices.ContainsFunc(u.files, func(f string) bool { return len(f) > 2 && namesWord(text, f, pathChar) }) {
+		if namesWord(text, u.id, idChar) || slices.ContainsFunc(u.files, func(f string) bool { return len(f) > 2 && namesFile(text, f) }) {
 			out = append(out, u.id)
 		}
 	}
@@ -261,6 +260,25 @@ func namesWord(text, word string, in func(byte) bool) bool {
 		before := i == 0 || !in(text[i-1])
 		after := end == len(text) || !in(text[end]) || text[end] == '.' && (end+1 == len(text) || !in(text[end+1]))
 		if before && after {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// namesFile reports whether text names the file f as a whole name, or a
+// path inside the folder f ("notes/" is named by "notes/a.md").
+func namesFile(text, f string) bool {
+	if !strings.HasSuffix(f, "/") {
+		return namesWord(text, f, pathChar)
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], f)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if i == 0 || !pathChar(text[i-1]) {
 			return true
 		}
 		from = i + 1

@@ -88,7 +88,8 @@ func orientedTask(f *fixture) *task {
 
 func TestLessonUnits(t *testing.T) {
 	t.Parallel()
-	p, err := plan.Parse("tasks.md", []byte(orientedPlan))
+	text := strings.Replace(orientedPlan, "- [ ] **T3**: Write the docs\n", "- [ ] **T3**: Write the docs\n  - Output: `notes/`\n", 1)
+	p, err := plan.Parse("tasks.md", []byte(text))
 	require.NoError(t, err)
 	units := unitRefsOf(p)
 	tests := []struct {
@@ -104,6 +105,8 @@ func TestLessonUnits(t *testing.T) {
 		{"a file written and read", Lesson{Name: "x", When: "editing outputs/model.md"}, []string{"T1", "T2"}},
 		{"the file under the task folder", Lesson{Name: "x", When: "editing .claude/iterative/login/outputs/model.md, carefully"}, []string{"T1", "T2"}},
 		{"not a longer file", Lesson{Name: "x", When: "outputs/model.md.bak or my-outputs/model.md"}, nil},
+		{"a file in a folder output", Lesson{Name: "x", When: "editing notes/a.md"}, []string{"T3"}},
+		{"not the folder's word alone", Lesson{Name: "x", When: "taking notes, or my-notes/a.md"}, nil},
 		{"the When decides, not the Problem", Lesson{Name: "x", When: "always", Problem: "T3 broke"}, nil},
 		{"without When, the Problem and Solution", Lesson{Name: "x", Problem: "T3 broke", Solution: "ask first"}, []string{"T3"}},
 	}
