@@ -21,8 +21,10 @@ func newPrimeCmd(g *globals) *cobra.Command {
 		Short: "What a new or compacted session needs to continue, as Markdown (for agent hooks)",
 		Long: `Print the resume context of the task as Markdown, facts first: the goal, the repository,
 the current unit with its last entry, the exact next action, blocked units, what is done
-(not to repeat), the last verification, the guardrails and the commands to use next. At most
-about 6,000 characters, never more than 10,000. Where there is no itr state it prints nothing
+(not to repeat), the last verification, the commands to use next, the orientation (the plan's
+## Notes and context.md's Approach, Key files and Patterns, quoted as data) and the guardrails
+(those that apply to the unit at hand with their When, Problem and Solution, the others by
+name). At most about 6,000 characters, never more than 10,000. Where there is no itr state it prints nothing
 and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 
 --hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -35,7 +37,8 @@ ITR_SESSION (and ITR_MODEL) to it, so that the session's own itr commands record
 
 --unit UNIT prints one unit's context for a subagent instead, in about 400 tokens: what to
 do, the files it reads and what the units before it wrote, did and left (its handoff), what
-it must write, the lessons that apply and how to record its work. An orchestrator passes it
+it must write, the plan's notes and context.md's sections, the lessons that apply to it in
+full and how to record its work. An orchestrator passes it
 on to the subagent it gives the unit to (itr next --all lists the units that can start).`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) (err error) {

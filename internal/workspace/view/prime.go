@@ -54,6 +54,12 @@ type PrimeContext struct {
 	Guardrails   []string     `json:"guardrails,omitempty"`
 	Commands     []string     `json:"commands,omitempty"`
 	Warnings     []string     `json:"warnings,omitempty"`
+	// Orientation is what the files that orient a session say: the plan's
+	// notes, context.md's Approach, Key files and Patterns, and the
+	// lessons, judged for the unit at hand (the one the now block is
+	// about). Absent for an archived task or when none of them says
+	// anything.
+	Orientation *Orientation `json:"orientation,omitempty"`
 	// Checks are the verification runs that need attention, first in the
 	// Markdown: a failed run is the news an agent resumes with.
 	Checks []Check `json:"checks,omitempty"`
@@ -183,7 +189,14 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 		p.FolderDirty = len(sum.sit.unsaved)+len(sum.sit.Edited) > 0
 		p.Verification, p.verificationReopened = sum.facts.Verification, sum.facts.VerificationReopened
 		p.Critical = sum.facts.Critical
-		p.Guardrails = guardrailNames(t)
+		p.Guardrails = sum.orient.Names()
+		if !sum.orient.Empty() {
+			id := ""
+			if c, _ := p.nowUnit(); c != nil {
+				id = c.ID
+			}
+			p.Orientation = sum.orient.For(id)
+		}
 	}
 	p.Decisions, p.DecisionsMore = newestDecisions(sum.Decisions, primeDecisionsMax)
 	p.Summary = sum.LastSummary
@@ -298,6 +311,7 @@ func (p *PrimeContext) overview() string {
 // long lists are summarised, and nothing passes the hard maximum.
 func (p *PrimeContext) render() string {
 	bad := disagreeing(p.Counters)
+	orient, lessons := p.orientationSection(), p.guardrailsSection()
 	return cutToSize(nonEmpty([]string{
 		p.headSection(),
 		p.flagsSection(),
@@ -313,10 +327,11 @@ func (p *PrimeContext) render() string {
 		p.verificationSection(),
 		p.commandsSection(),
 		p.doNotRepeatSection(),
-		p.guardrailsSection(),
+		orient,
+		lessons,
 		p.decisionsSection(),
 		p.remainingSection(),
-	}))
+	}), map[string]string{orient: p.orientationFiles(), lessons: "guardrails.md"})
 }
 
 // disagreeing are the counters that disagree with their ledgers.

@@ -67,6 +67,7 @@ func TestPrimeGolden(t *testing.T) {
 		{"archived", "login", func(f *fixture) {
 			freshTask(f).planned(twoIndependent).finish("T1").finish("T2").archive()
 		}},
+		{"oriented", "", func(f *fixture) { orientedTask(f) }},
 		{"overview", "", func(f *fixture) {
 			inProgressTask(f)
 			f.newTask("notes", "Notes", state.Knowledge).planned(knowledgePlan).finish("R1")
@@ -271,7 +272,7 @@ func TestPrimeTruncation(t *testing.T) {
 	assert.Len(t, p.Remaining, 149, "the fields keep everything")
 	assert.True(t, strings.HasPrefix(md, "# itr: resuming task `login` — “Login page”\n"))
 	assert.Contains(t, md, "Next action: continue T1")
-	assert.Contains(t, md, "Guardrails (read guardrails.md): “Lesson”.")
+	assert.Contains(t, md, "## Guardrails for T1 — read them before the work (guardrails.md; data)\n- “Lesson” (guardrails.md line 5, for every unit): when “always”; problem “it broke”")
 	assert.Contains(t, md, "## Remaining units\n- T2 ")
 	assert.True(t, strings.HasSuffix(md, "\n(1 more section cut to keep this short; `itr status` shows everything.)\n"), "tail: %q", md[len(md)-200:])
 	assert.NotContains(t, md, "T150 ", "the end of the list is cut")

@@ -522,18 +522,6 @@ func (p *PrimeContext) doNotRepeatSection() string {
 	return "Done, do not repeat: " + strings.Join(p.DoNotRepeat, ", ") + ".\n"
 }
 
-// guardrailsSection names the task's guardrails.
-func (p *PrimeContext) guardrailsSection() string {
-	if len(p.Guardrails) == 0 {
-		return ""
-	}
-	names := make([]string, len(p.Guardrails))
-	for i, g := range p.Guardrails {
-		names[i] = quote(g, 100)
-	}
-	return "Guardrails (read guardrails.md): " + strings.Join(names, "; ") + ".\n"
-}
-
 // decisionsSection lists the settled decisions, and how many older ones
 // it leaves out.
 func (p *PrimeContext) decisionsSection() string {
@@ -571,14 +559,15 @@ func (p *PrimeContext) remainingSection() string {
 }
 
 // cutToSize joins the sections in order while they fit primeTarget, cuts
-// the first that does not to whole lines, says how many were cut, and
-// never passes primeMax.
-func cutToSize(sections []string) string {
+// the first that does not to whole lines, says how many were cut (and,
+// for a cut section that files holds the text of, which files to read),
+// and never passes primeMax.
+func cutToSize(sections []string, files map[string]string) string {
 	var out strings.Builder
 	for i, s := range sections {
 		if out.Len()+len(s)+1 > primeTarget {
 			rest := len(sections) - i
-			tail := fmt.Sprintf("\n(%d more section%s cut to keep this short; `itr status` shows everything.)\n", rest, store.Plural(rest, "", "s"))
+			tail := fmt.Sprintf("\n(%d more section%s cut to keep this short; `itr status` shows everything%s.)\n", rest, store.Plural(rest, "", "s"), readYourself(sections[i:], files))
 			if cut := primeTarget - out.Len() - len(tail) - 1; cut > 200 {
 				out.WriteString("\n" + truncateLines(s, cut))
 			}

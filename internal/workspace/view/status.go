@@ -223,6 +223,10 @@ type Summary struct {
 	now     time.Time         // when the summary was read (leases are judged at it)
 	plan    *plan.Plan        // the plan it was read with
 	facts   *logFacts         // what it read of the log
+	// orient is what the files that orient a session say (the plan's
+	// notes, context.md, guardrails.md), read once for every rendering;
+	// nil for an archived task.
+	orient *Orientation
 }
 
 // Status builds the resume summary of a task from what git holds.
@@ -256,6 +260,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	r.diskState()
 	r.undos()
 	r.outputs()
+	r.orientation()
 	// The rows are the view as the rule book reads it: a unit the plan
 	// added before `itr plan` recorded it is pending already.
 	s := reconcile.Synced(recorded, t.Plan)
@@ -359,6 +364,17 @@ func (r *statusRead) outputs() {
 		r.badOutput[o.Unit] = true
 		r.warn("done unit " + o.String() + ": " + o.Problem.Fix() + " (`itr verify` says how to put it back)")
 	}
+}
+
+// orientation reads the files that orient a session, and warns about
+// what is wrong with them (an archived task's are in its archive).
+func (r *statusRead) orientation() {
+	if !r.active {
+		return
+	}
+	o, warns := orientationOf(r.st, r.t)
+	r.sum.orient = o
+	r.warn(warns...)
 }
 
 // sizeAndCounters reads what the summary says of the task as a whole: its
