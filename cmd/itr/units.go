@@ -52,6 +52,8 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 			fmt.Fprintf(w, "Next: `itr archive` (no --force needed), or `itr resume` to take it back to work\n")
 		case e != nil && e.Kind == progresslog.KindNote:
 			fmt.Fprintln(w, "Noted")
+		case e != nil && e.Kind == progresslog.KindApproved && out.After.Approval != nil:
+			fmt.Fprintf(w, "Plan approved by %s; unit work may begin (phase %s)\n", terminalSafe(out.After.Approval.By), v.Phase)
 		default:
 			fmt.Fprintf(w, "Phase %s\n", v.Phase)
 		}
