@@ -3,6 +3,7 @@ package reconcile
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/plan"
@@ -590,7 +591,7 @@ func recheck(s *state.State, p *plan.Plan) []string {
 		return nil
 	}
 	settled := settledFunc(s, p)
-	on := buildsOn(p.DepMap(), func(d string) bool { return !settled(d) })
+	on := buildsOn(BuildsOnMap(p), func(d string) bool { return !settled(d) })
 	var out []string
 	for id, u := range s.Units {
 		if u.Status == state.Done && on(id) {
@@ -599,6 +600,21 @@ func recheck(s *state.State, p *plan.Plan) []string {
 	}
 	sortIDs(out)
 	return out
+}
+
+// BuildsOnMap maps each unit of the plan to the units it builds on
+// directly: its dependencies, then the units whose outputs it reads
+// (Inputs: T1.output).
+func BuildsOnMap(p *plan.Plan) map[string][]string {
+	deps := p.DepMap()
+	for _, pu := range p.Units {
+		for _, in := range pu.InputRefs() {
+			if in.Unit != "" && !slices.Contains(deps[pu.ID], in.Unit) {
+				deps[pu.ID] = append(slices.Clip(deps[pu.ID]), in.Unit)
+			}
+		}
+	}
+	return deps
 }
 
 // taintedBy are the unfinished units that build, through their

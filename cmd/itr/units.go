@@ -36,6 +36,8 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 		case e != nil && e.Kind == progresslog.KindSummary:
 			covers, _ := e.Field("Covers")
 			fmt.Fprintf(w, "Summary recorded (it covers %s); readers may start from it\n", covers)
+		case e != nil && e.Kind == progresslog.KindRechecked:
+			fmt.Fprintf(w, "%s: re-checked against its inputs; it stays %s\n", v.Unit, v.Status)
 		case v.Unit != "":
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
 			printReason(w, v)

@@ -171,6 +171,11 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	v.rep.Findings = append(v.rep.Findings, OutputFindings(issues)...)
+	stale, err := StaleInputs(st, t, true)
+	if err != nil {
+		return err
+	}
+	v.rep.Warnings = append(v.rep.Warnings, StaleFindings(stale)...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
 		return err
