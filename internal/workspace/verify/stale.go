@@ -133,14 +133,6 @@ func StaleInputs(st *store.Store, t *store.Task, worktree bool) ([]StaleInput, e
 	state.SortIDs(ids)
 	for _, id := range ids {
 		mark := done[id]
-		for _, r := range reopens {
-			// An upstream unit not done now is named by the advice's
-			// recheck already (re-check once it is done again).
-			up := t.State.Units[unitOf(r.hit)]
-			if r.at < mark.at && slices.Contains(want[id], unitOf(r.hit)) && up != nil && up.Status == state.Done {
-				out = append(out, StaleInput{Unit: id, Kind: StaleReopened, Input: unitOf(r.hit), DoneCommit: mark.hit.Hash, Commit: r.hit.Hash, Subject: r.hit.Subject})
-			}
-		}
 		for _, in := range t.Plan.InputFiles(id) {
 			s, err := staleInput(st, t, commits, mark, id, in, worktree)
 			if err != nil {
@@ -148,6 +140,14 @@ func StaleInputs(st *store.Store, t *store.Task, worktree bool) ([]StaleInput, e
 			}
 			if s != nil {
 				out = append(out, *s)
+			}
+		}
+		for _, r := range reopens {
+			// An upstream unit not done now is named by the advice's
+			// recheck already (re-check once it is done again).
+			up := t.State.Units[unitOf(r.hit)]
+			if r.at < mark.at && slices.Contains(want[id], unitOf(r.hit)) && up != nil && up.Status == state.Done {
+				out = append(out, StaleInput{Unit: id, Kind: StaleReopened, Input: unitOf(r.hit), DoneCommit: mark.hit.Hash, Commit: r.hit.Hash, Subject: r.hit.Subject})
 			}
 		}
 	}
