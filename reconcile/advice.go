@@ -431,11 +431,8 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	}
 	// A done unit whose inputs changed since it was done: read it again
 	// against them, then record that it holds, or reopen it.
-	for _, id := range sortedKeys(sit.StaleInputs) {
-		if u := s.Units[id]; u != nil && u.Status == state.Done {
-			add(Offer{Op: OpRecheck, Unit: id, Intent: Intent{Action: Recheck}, For: MoveRecheck})
-			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRecheck})
-		}
+	for _, o := range recheckOffers(s, sit.StaleInputs) {
+		add(o)
 	}
 	// A check cut off before itr recorded it: run it again.
 	for _, in := range sit.Interrupted {
@@ -467,17 +464,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			add(o)
 		}
 	}
-	if a.Total > 0 && a.Settled == a.Total && s.Phase.Rank() < state.Verify.Rank() && CheckPhaseIn(s, p, state.Verify, false) == nil {
-		// Every unit settled: the task moves to verify, where the work is
-		// reviewed as a whole (itr phase verify), before the archive.
-		out = append(out, Offer{Op: OpPhase, Phase: state.Verify, For: MoveVerifyTask})
-	}
-	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
-		// Every unit settled: archive. Complete but still in the working
-		// tree: an archive stopped before it removed the folder, and
-		// running it again finishes it.
-		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
-	}
+	out = append(out, endOffers(s, p, a)...)
 	// What the next record would do anyway, offered on its own: first,
 	// where itr's files changed without a commit.
 	if sit.Undone > 0 || sit.Adopt || sit.Stale || len(sit.Unsaved) > 0 {
@@ -490,6 +477,37 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	}
 	if added, removed, changed := PlanChanges(view, p); len(added)+len(changed) > 0 && !startedAmong(s, removed) {
 		out = append(out, Offer{Op: OpPlan, For: MoveReplan})
+	}
+	return out
+}
+
+// recheckOffers are the re-check and the reopen of each done unit whose
+// inputs changed since it was done; the caller keeps those Decide accepts.
+func recheckOffers(s *state.State, stale map[string][]string) []Offer {
+	var out []Offer
+	for _, id := range sortedKeys(stale) {
+		if u := s.Units[id]; u != nil && u.Status == state.Done {
+			out = append(out,
+				Offer{Op: OpRecheck, Unit: id, Intent: Intent{Action: Recheck}, For: MoveRecheck},
+				Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRecheck})
+		}
+	}
+	return out
+}
+
+// endOffers are the moves of a task whose units are all settled: the move
+// to verify while the phase is before it (itr phase verify, where the work
+// is reviewed as a whole), and the archive. Complete but still in the
+// working tree: an archive stopped before it removed the folder, and
+// running it again finishes it.
+func endOffers(s *state.State, p *plan.Plan, a *Advice) []Offer {
+	all := a.Total > 0 && a.Settled == a.Total
+	var out []Offer
+	if all && s.Phase.Rank() < state.Verify.Rank() && CheckPhaseIn(s, p, state.Verify, false) == nil {
+		out = append(out, Offer{Op: OpPhase, Phase: state.Verify, For: MoveVerifyTask})
+	}
+	if all || s.Phase == state.Complete {
+		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
 	}
 	return out
 }
