@@ -286,6 +286,8 @@ func checkMeta(f Field) string {
 		return ""
 	}
 	switch {
+	case strings.EqualFold(f.Key, MetaApproval):
+		return checkApproval(f)
 	case strings.EqualFold(f.Key, MetaItemStates):
 		if _, bad := parseStateList(v); bad != "" {
 			return fmt.Sprintf("%s %q: %s; %s", MetaItemStates, v, bad, statesForm)

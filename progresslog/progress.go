@@ -74,6 +74,14 @@ const (
 	// outcome has them, Reason, Kind, Missing and Limitations: how the task
 	// ended. A Resumed entry takes it back to work.
 	KindConcluded
+	// KindApproved is "## Task - Approved - ts", with By and Note fields:
+	// a person approved the plan (a plan whose header says "**Approval:**
+	// required" takes no unit work before it).
+	KindApproved
+	// KindRechecked is "## T1 - Rechecked - ts", with a Did field: a done
+	// unit whose inputs changed after it was done was checked against them
+	// again and still holds; it stays done.
+	KindRechecked
 )
 
 // events are the event words of the headings, by kind.
@@ -98,6 +106,8 @@ var events = [...]string{
 	KindSkipped:    "Skipped",
 	KindRestarted:  "Restarted",
 	KindConcluded:  "Concluded",
+	KindApproved:   "Approved",
+	KindRechecked:  "Rechecked",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -115,7 +125,7 @@ func (k Kind) String() string {
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
 	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
-		k == KindFailed || k == KindSkipped || k == KindRestarted
+		k == KindFailed || k == KindSkipped || k == KindRestarted || k == KindRechecked
 }
 
 // known reports whether k is one of the event kinds.

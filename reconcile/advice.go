@@ -3,6 +3,7 @@ package reconcile
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/plan"
@@ -81,6 +82,12 @@ type Situation struct {
 	// the unit starts over (restart, offered where the rule book
 	// accepts it).
 	Partial map[string][]string
+	// StaleInputs are the done units whose inputs (the plan's Inputs: a
+	// file, or another unit's outputs) changed since they were done, or
+	// whose upstream unit was reopened since, each with what changed as
+	// the workspace words it: their work may not hold. A re-check (itr
+	// recheck) or a reopen is offered for each.
+	StaleInputs map[string][]string
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -143,6 +150,13 @@ const (
 	// OpDeliver wraps the task up with what exists (itr deliver): at the
 	// budget, the outcome done with limitations.
 	OpDeliver Op = "deliver"
+	// OpApprove approves the plan (itr approve --by WHO): a person's act.
+	OpApprove Op = "approve"
+	// OpRecheck records that a done unit still holds against its changed
+	// inputs (itr recheck).
+	OpRecheck Op = "recheck"
+	// OpPhase moves the task to the offer's Phase (itr phase).
+	OpPhase Op = "phase"
 )
 
 // Offer is one move the rule book accepts now: the operation, the unit,
@@ -162,6 +176,8 @@ type Offer struct {
 	// is over, unblock once the block is resolved, reopen once the cause
 	// of a failure is fixed.
 	Person bool
+	// Phase is the phase an OpPhase moves the task to.
+	Phase state.Phase
 }
 
 // Hold says why no work can be recorded now: the rule that holds it, the
@@ -219,6 +235,11 @@ const (
 	MoveBlock       Move = "block"        // set the unit aside until something outside clears
 	MoveRestart     Move = "restart"      // start a unit over: an interrupted iteration left its outputs partial
 	MoveDeliver     Move = "deliver"      // wrap up what exists: the task used its budget
+	MoveApprove     Move = "approve"      // a person approves the plan before unit work
+	MoveRecheck     Move = "recheck"      // a done unit's inputs changed since it was done
+	// MoveVerifyTask moves the task to phase verify: every unit is
+	// settled, and the work is reviewed as a whole before the archive.
+	MoveVerifyTask Move = "verify-task"
 )
 
 // AdviseIn is the advisor: Advise with everything the workspace found.
@@ -257,11 +278,13 @@ func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 			a.Offers = []Offer{{Op: OpRestore, For: MoveRestore}}
 		case OpReconcile:
 			a.Offers = []Offer{{Op: OpReconcile, For: MoveReconcile}}
+		case OpApprove:
+			a.Offers = []Offer{{Op: OpApprove, For: MoveApprove, Person: true}}
 		}
 		return a
 	}
 	a.Offers = offers(s, view, p, sit, &a)
-	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun || a.Offers[0].For == MoveReconcile) {
+	if len(a.Offers) > 0 && (a.Offers[0].For == MoveRepair || a.Offers[0].For == MoveRerun || a.Offers[0].For == MoveReconcile || a.Offers[0].For == MoveRecheck) {
 		a.Move, a.MoveUnit = a.Offers[0].For, a.Offers[0].Unit
 	}
 	if a.Move == MoveRestore {
@@ -316,6 +339,9 @@ func situationHold(s *state.State, p *plan.Plan, sit Situation) *Hold {
 	if ps := s.Paused; ps != nil {
 		return &Hold{Code: TaskPaused, Refusal: &Refusal{Code: TaskPaused, Since: ps.Since, Reason: ps.Reason}, Clear: OpResume, Person: true}
 	}
+	if r := approvalNeeded(s, p, ""); r != nil && unsettledAny(s, p) {
+		return &Hold{Code: NeedsApproval, Refusal: r, Clear: OpApprove, Person: true}
+	}
 	if r := budgetSpent(s, p, ""); r != nil && s.Outcome == nil {
 		return &Hold{Code: BudgetSpent, Refusal: r, Person: true, Edit: EditBudget, Clear: OpDeliver}
 	}
@@ -351,6 +377,8 @@ func holdMove(h *Hold) Move {
 		return MoveResume
 	case BudgetSpent:
 		return MoveRaiseBudget
+	case NeedsApproval:
+		return MoveApprove
 	case Concluded:
 		return MoveArchive
 	}
@@ -401,6 +429,11 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
 		}
 	}
+	// A done unit whose inputs changed since it was done: read it again
+	// against them, then record that it holds, or reopen it.
+	for _, o := range recheckOffers(s, sit.StaleInputs) {
+		add(o)
+	}
 	// A check cut off before itr recorded it: run it again.
 	for _, in := range sit.Interrupted {
 		if in.Argv == nil && checkOf(p, in.Unit) == "" {
@@ -431,12 +464,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 			add(o)
 		}
 	}
-	if a.Total > 0 && a.Settled == a.Total || s.Phase == state.Complete {
-		// Every unit settled: archive. Complete but still in the working
-		// tree: an archive stopped before it removed the folder, and
-		// running it again finishes it.
-		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
-	}
+	out = append(out, endOffers(s, p, a)...)
 	// What the next record would do anyway, offered on its own: first,
 	// where itr's files changed without a commit.
 	if sit.Undone > 0 || sit.Adopt || sit.Stale || len(sit.Unsaved) > 0 {
@@ -449,6 +477,37 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	}
 	if added, removed, changed := PlanChanges(view, p); len(added)+len(changed) > 0 && !startedAmong(s, removed) {
 		out = append(out, Offer{Op: OpPlan, For: MoveReplan})
+	}
+	return out
+}
+
+// recheckOffers are the re-check and the reopen of each done unit whose
+// inputs changed since it was done; the caller keeps those Decide accepts.
+func recheckOffers(s *state.State, stale map[string][]string) []Offer {
+	var out []Offer
+	for _, id := range sortedKeys(stale) {
+		if u := s.Units[id]; u != nil && u.Status == state.Done {
+			out = append(out,
+				Offer{Op: OpRecheck, Unit: id, Intent: Intent{Action: Recheck}, For: MoveRecheck},
+				Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRecheck})
+		}
+	}
+	return out
+}
+
+// endOffers are the moves of a task whose units are all settled: the move
+// to verify while the phase is before it (itr phase verify, where the work
+// is reviewed as a whole), and the archive. Complete but still in the
+// working tree: an archive stopped before it removed the folder, and
+// running it again finishes it.
+func endOffers(s *state.State, p *plan.Plan, a *Advice) []Offer {
+	all := a.Total > 0 && a.Settled == a.Total
+	var out []Offer
+	if all && s.Phase.Rank() < state.Verify.Rank() && CheckPhaseIn(s, p, state.Verify, false) == nil {
+		out = append(out, Offer{Op: OpPhase, Phase: state.Verify, For: MoveVerifyTask})
+	}
+	if all || s.Phase == state.Complete {
+		out = append(out, Offer{Op: OpArchive, For: MoveArchive})
 	}
 	return out
 }
@@ -576,7 +635,7 @@ func recheck(s *state.State, p *plan.Plan) []string {
 		return nil
 	}
 	settled := settledFunc(s, p)
-	on := buildsOn(p.DepMap(), func(d string) bool { return !settled(d) })
+	on := buildsOn(BuildsOnMap(p), func(d string) bool { return !settled(d) })
 	var out []string
 	for id, u := range s.Units {
 		if u.Status == state.Done && on(id) {
@@ -585,6 +644,21 @@ func recheck(s *state.State, p *plan.Plan) []string {
 	}
 	sortIDs(out)
 	return out
+}
+
+// BuildsOnMap maps each unit of the plan to the units it builds on
+// directly: its dependencies, then the units whose outputs it reads
+// (Inputs: T1.output).
+func BuildsOnMap(p *plan.Plan) map[string][]string {
+	deps := p.DepMap()
+	for _, pu := range p.Units {
+		for _, in := range pu.InputRefs() {
+			if in.Unit != "" && !slices.Contains(deps[pu.ID], in.Unit) {
+				deps[pu.ID] = append(slices.Clip(deps[pu.ID]), in.Unit)
+			}
+		}
+	}
+	return deps
 }
 
 // taintedBy are the unfinished units that build, through their

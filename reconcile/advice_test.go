@@ -267,6 +267,11 @@ func checkAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, wher
 			case OpResume:
 				_, err := DecidePause(s, false, "")
 				assert.NoError(t, err, "offer resume refused: %s", where)
+			case OpApprove:
+				_, err := DecideApprove(s, p, "someone", "")
+				assert.NoError(t, err, "offer approve refused: %s", where)
+			case OpPhase:
+				assert.NoError(t, CheckPhaseIn(s, p, o.Phase, false), "offer phase %s refused: %s", o.Phase, where)
 			}
 			continue
 		}

@@ -70,6 +70,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 	add("", "updated", recorded.Updated, derived.Updated, SourceLog)
 	add("", "phase", str(string(recorded.Phase)), str(string(derived.Phase)), SourceLog)
 	add("", "paused", recorded.Paused, derived.Paused, SourceLog)
+	add("", "approval", recorded.Approval, derived.Approval, SourceLog)
 	add("", "outcome", recorded.Outcome, derived.Outcome, SourceLog)
 	add("", derived.Mode.CurrentKey(), recorded.Current, derived.Current, SourceLog)
 	add("", "current_iteration", recorded.CurrentIteration, derived.CurrentIteration, SourceLog)
@@ -256,6 +257,11 @@ func show(v any) string {
 		}
 		return mustJSON(*p)
 	case *state.Outcome:
+		if p == nil {
+			return absent
+		}
+		return mustJSON(*p)
+	case *state.Approval:
 		if p == nil {
 			return absent
 		}

@@ -47,6 +47,10 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 		}
 	case progresslog.KindConcluded:
 		problems = append(problems, outcomeEvent(&ev, field)...)
+	case progresslog.KindApproved:
+		ev.By, ev.Note = field(FieldBy), field(FieldNote)
+	case progresslog.KindRechecked:
+		ev.Reason = field(FieldDid)
 	case progresslog.KindArchived:
 		archivedEvent(&ev, field)
 	case progresslog.KindPlanned:

@@ -76,6 +76,8 @@ type Event struct {
 	Result      state.Result
 	Missing     []string
 	Limitations string
+	// By is who approved the plan (Approved), Note what they said.
+	By, Note string
 }
 
 // Input is everything Fold needs.
@@ -392,9 +394,11 @@ func applyTask(s *state.State, ev Event) bool {
 	case progresslog.KindResumed:
 		s.Paused = nil
 		reopenTask(s)
-	case progresslog.KindReconciled, progresslog.KindNote, progresslog.KindSummary:
-		// A summary stands for the entries before it; these change
-		// nothing but the time.
+	case progresslog.KindApproved:
+		s.Approval = &state.Approval{By: ev.By, At: ev.Time, Note: ev.Note}
+	case progresslog.KindReconciled, progresslog.KindNote, progresslog.KindSummary, progresslog.KindRechecked:
+		// A summary stands for the entries before it, and a re-check
+		// leaves its unit done; these change nothing but the time.
 	default:
 		return false
 	}

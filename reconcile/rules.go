@@ -46,6 +46,9 @@ const (
 	// Restart starts a unit's work over from nothing: a unit under way or
 	// failed goes back to pending, its iterations kept (restart.go).
 	Restart
+	// Recheck records that a done unit whose inputs changed after it was
+	// done was read again against them and still holds (approve.go).
+	Recheck
 )
 
 // Intent is a front end's request about one unit, before it is an event.
@@ -260,7 +263,7 @@ func (r *Refusal) Error() string { return r.Worded(func(f string) string { retur
 // Worded is the message with each field of the request named by field
 // ("signal", "verified"), e.g. as a flag.
 func (r *Refusal) Worded(field func(string) string) string {
-	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest, r.itemWords} {
+	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest, r.itemWords, r.approvalWords} {
 		if msg := w(field); msg != "" {
 			return msg
 		}
@@ -491,6 +494,8 @@ func decideSetAside(s *state.State, p *plan.Plan, in Intent, id string) (ev Even
 		ev.Kind = progresslog.KindUnblocked
 	case Reopen:
 		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
+	case Recheck:
+		ev.Kind, ev.Reason = progresslog.KindRechecked, in.Reason
 	case Restart:
 		// Starting another agent's unit over would undo its work.
 		if who, held := in.Held[id]; held {
@@ -510,6 +515,9 @@ func openToWork(s *state.State, p *plan.Plan, in Intent, u *state.Unit) error {
 	id := u.ID
 	if ps := s.Paused; ps != nil {
 		return &Refusal{Code: TaskPaused, Unit: id, Since: ps.Since, Reason: ps.Reason}
+	}
+	if r := approvalNeeded(s, p, id); r != nil {
+		return r
 	}
 	if err := workable(s, p, u); err != nil {
 		return err
@@ -732,7 +740,7 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	}
 	switch ev.Kind {
 	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened,
-		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted:
+		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted, progresslog.KindRechecked:
 	default:
 		return nil
 	}
@@ -764,6 +772,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindReopened:
 		if u.Status != state.Done && u.Status != state.Failed && u.Status != state.Skipped {
 			return &Refusal{Code: NotDone, Unit: u.ID, Status: u.Status}
+		}
+	case progresslog.KindRechecked:
+		if u.Status != state.Done {
+			return &Refusal{Code: RecheckNotDone, Unit: u.ID, Status: u.Status}
 		}
 	case progresslog.KindRestarted:
 		if r := restartRefusal(u); r != nil {
@@ -805,6 +817,9 @@ func allowedNew(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindRestarted:
 		// Nor any work to restart.
 		return &Refusal{Code: NotRestartable, Unit: ev.Unit, Status: state.Pending}
+	case progresslog.KindRechecked:
+		// Nor a done unit to re-check.
+		return &Refusal{Code: RecheckNotDone, Unit: ev.Unit, Status: state.Pending}
 	}
 	return nil
 }
@@ -1144,6 +1159,8 @@ func (a *Advice) pickMove(s *state.State) {
 		a.Move = MoveWritePlan
 	case s.Phase == state.Complete:
 		a.Move = MoveRestore
+	case a.Settled == a.Total && s.Phase.Rank() < state.Verify.Rank():
+		a.Move = MoveVerifyTask
 	case a.Settled == a.Total:
 		a.Move = MoveArchive
 	case a.Unit != "":

@@ -187,7 +187,8 @@ func TestAdvise(t *testing.T) {
 		{"done unlocks the next", view(t, St{"T1": state.Done}, ""), "T2", []string{"T2", "T4"}, MoveStart, "T2", []Code{WaitsFor, WaitsFor}},
 		{"all blocked", view(t, St{"T1": state.Blocked, "T4": state.Blocked}, ""), "", nil, MoveUnblock, "T1", []Code{UnitBlocked, WaitsFor, WaitsFor, UnitBlocked, WaitsFor}},
 		{"timed out before blocked", view(t, St{"T1": state.Blocked, "T4": state.Timeout}, ""), "", nil, MoveRaiseLimit, "T4", []Code{UnitBlocked, WaitsFor, WaitsFor, UnitTimedOut, WaitsFor}},
-		{"all done", view(t, St{"T1": state.Done, "T2": state.Done, "T3": state.Done, "T4": state.Done, "T5": state.Done}, ""), "", nil, MoveArchive, "", nil},
+		{"all done", view(t, St{"T1": state.Done, "T2": state.Done, "T3": state.Done, "T4": state.Done, "T5": state.Done}, ""), "", nil, MoveVerifyTask, "", nil},
+		{"all done, in verify", inPhase(view(t, St{"T1": state.Done, "T2": state.Done, "T3": state.Done, "T4": state.Done, "T5": state.Done}, ""), state.Verify), "", nil, MoveArchive, "", nil},
 		{"no units", Seed(nil, "demo", nil), "", nil, MoveWritePlan, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -293,4 +294,10 @@ func TestAdviseNeverLosesAStartedUnit(t *testing.T) {
 	assert.Equal(t, state.InProgress, next.Units["T1"].Status)
 	assert.Equal(t, "T1", a.Unit)
 	assert.Equal(t, MoveContinue, a.Move)
+}
+
+// inPhase is s in phase ph.
+func inPhase(s *state.State, ph state.Phase) *state.State {
+	s.Phase = ph
+	return s
 }

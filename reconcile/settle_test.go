@@ -142,7 +142,7 @@ func TestSkipLetsDependantsProceed(t *testing.T) {
 		s.Units[id].Status = state.Done
 	}
 	assert.NoError(t, CheckPhaseIn(s, p, state.Verify, false))
-	assert.Equal(t, MoveArchive, Advise(s, p, nil).Move)
+	assert.Equal(t, MoveVerifyTask, Advise(s, p, nil).Move)
 }
 
 func TestFailKindsAndFixes(t *testing.T) {

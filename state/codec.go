@@ -45,8 +45,8 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Canonical key orders; Encode places keys it adds relative to these.
 var (
-	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "outcome", "current_task", "current_iteration", "tasks", "commits"}
-	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "outcome", "current_phase", "current_iteration", "phases", "commits"}
+	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "approval", "outcome", "current_task", "current_iteration", "tasks", "commits"}
+	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "approval", "outcome", "current_phase", "current_iteration", "phases", "commits"}
 	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "checks", "gate_rounds", "items", "metrics"}
 )
 
@@ -140,6 +140,8 @@ func (s *State) decodeKey(kv keyValue) error {
 		}
 	case "paused":
 		s.Paused, err = decodePause(kv.key, kv.raw)
+	case "approval":
+		s.Approval, err = decodeApproval(kv.key, kv.raw)
 	case "outcome":
 		s.Outcome, err = decodeOutcome(kv.key, kv.raw)
 	case s.Mode.CurrentKey():
@@ -545,6 +547,7 @@ func (s *State) Encode() []byte {
 	put("updated", s.Updated, s.Updated != nil)
 	put("phase", string(s.Phase), true)
 	put("paused", s.Paused, s.Paused != nil)
+	put("approval", s.Approval, s.Approval != nil)
 	put("outcome", s.Outcome, s.Outcome != nil)
 	put(s.Mode.CurrentKey(), s.Current, s.Current != nil)
 	put("current_iteration", s.CurrentIteration, s.CurrentIteration != nil)
@@ -726,6 +729,8 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 	case *GateRounds:
 		writeRaw(b, indent, plainJSON(v))
 	case *Pause:
+		writeRaw(b, indent, v.encode())
+	case *Approval:
 		writeRaw(b, indent, v.encode())
 	case *Outcome:
 		writeRaw(b, indent, v.encode())

@@ -69,6 +69,9 @@ type State struct {
 	Updated       *string
 	Phase         Phase
 	Paused        *Pause // nil: not paused
+	// Approval is who approved the plan, when (approval): nil until itr
+	// approve records it.
+	Approval *Approval
 	// Outcome is how the task ended (outcome): nil while it runs.
 	Outcome          *Outcome
 	Current          *string // current_task or current_phase, by Mode
@@ -133,6 +136,7 @@ func (s *State) Clone() *State {
 	c.Updated = clonePtr(s.Updated)
 	c.Current = clonePtr(s.Current)
 	c.Paused = clonePtr(s.Paused)
+	c.Approval = clonePtr(s.Approval)
 	c.Outcome = s.Outcome.Clone()
 	c.CurrentIteration = clonePtr(s.CurrentIteration)
 	if s.Commits != nil {

@@ -101,6 +101,7 @@ func registerCompletions(g *globals, root *cobra.Command) {
 		"checkpoint": act(reconcile.Work), "claim": act(reconcile.Start), "block": act(reconcile.Block),
 		"unblock": act(reconcile.Unblock), "reopen": act(reconcile.Reopen), "fail": act(reconcile.Fail),
 		"skip": act(reconcile.Skip), "restart": act(reconcile.Restart), "release": nil,
+		"recheck": act(reconcile.Recheck),
 	}
 	for _, c := range root.Commands() {
 		if action, ok := units[c.Name()]; ok && c.ValidArgsFunction == nil {

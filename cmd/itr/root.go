@@ -180,6 +180,7 @@ history whenever the two disagree.`,
 	)
 	root.AddCommand(newFailCmd(g), newSkipCmd(g), newRestartCmd(g))
 	root.AddCommand(newDeliverCmd(g), newAbandonCmd(g))
+	root.AddCommand(newApproveCmd(g), newRecheckCmd(g))
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
 	registerCompletions(g, root)

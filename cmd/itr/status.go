@@ -82,6 +82,9 @@ func printSummaryHead(w io.Writer, s *workspace.Summary) {
 		}
 		fmt.Fprintf(w, " (`itr resume` resumes)\n")
 	}
+	if a := s.Approval; a != nil {
+		fmt.Fprintf(w, "Approved: the plan, by %s at %s\n", terminalSafe(a.By), a.At)
+	}
 	fmt.Fprintf(w, "Pace:     %s\n", s.Pace)
 	for _, f := range s.Flags {
 		fmt.Fprintf(w, "Flag:     %s: %s\n", f.Kind, f.Text)

@@ -36,6 +36,8 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 		case e != nil && e.Kind == progresslog.KindSummary:
 			covers, _ := e.Field("Covers")
 			fmt.Fprintf(w, "Summary recorded (it covers %s); readers may start from it\n", covers)
+		case e != nil && e.Kind == progresslog.KindRechecked:
+			fmt.Fprintf(w, "%s: re-checked against its inputs; it stays %s\n", v.Unit, v.Status)
 		case v.Unit != "":
 			fmt.Fprintf(w, "%s: %s → %s\n", v.Unit, v.From, v.Status)
 			printReason(w, v)
@@ -52,6 +54,8 @@ func printEvent(g *globals, out *workspace.Outcome) error {
 			fmt.Fprintf(w, "Next: `itr archive` (no --force needed), or `itr resume` to take it back to work\n")
 		case e != nil && e.Kind == progresslog.KindNote:
 			fmt.Fprintln(w, "Noted")
+		case e != nil && e.Kind == progresslog.KindApproved && out.After.Approval != nil:
+			fmt.Fprintf(w, "Plan approved by %s; unit work may begin (phase %s)\n", terminalSafe(out.After.Approval.By), v.Phase)
 		default:
 			fmt.Fprintf(w, "Phase %s\n", v.Phase)
 		}

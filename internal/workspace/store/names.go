@@ -44,6 +44,11 @@ const (
 	// EventConcluded records the task's outcome (itr deliver, itr
 	// abandon, itr abandon --failed).
 	EventConcluded = "concluded"
+	// EventApproved is itr approve's commit: the plan approved.
+	EventApproved = "approved"
+	// EventRechecked is itr recheck's commit: a done unit re-checked
+	// against its changed inputs.
+	EventRechecked = "rechecked"
 )
 
 // Stamp is the entry timestamp of now.

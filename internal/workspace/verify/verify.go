@@ -172,6 +172,11 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 	}
 	v.rep.Findings = append(v.rep.Findings, OutputFindings(issues)...)
 	v.rep.Warnings = append(v.rep.Warnings, OutputFindings(warnings)...)
+	stale, err := StaleInputs(st, t, true)
+	if err != nil {
+		return err
+	}
+	v.rep.Warnings = append(v.rep.Warnings, StaleFindings(stale)...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
 		return err

@@ -218,6 +218,12 @@ func Command(o reconcile.Offer, slug string) string {
 		return "itr restore " + slug
 	case reconcile.OpDeliver:
 		return "itr deliver --limitations \"...\""
+	case reconcile.OpApprove:
+		return "itr approve --by \"...\""
+	case reconcile.OpRecheck:
+		return fmt.Sprintf("itr recheck %s --did \"...\"", u)
+	case reconcile.OpPhase:
+		return "itr phase " + string(o.Phase)
 	}
 	return "itr " + string(o.Op)
 }
@@ -291,6 +297,14 @@ func holdOf(adv reconcile.Advice, sit situation, s *state.State, p *plan.Plan, s
 		}
 		out.Reason += "; it takes no more work"
 		out.Clear = "archive it with `itr archive` (the outcome goes with it), or a person takes it back to work with `itr resume`"
+	case reconcile.NeedsApproval:
+		r := h.Refusal
+		at := planFile
+		if r.Line > 0 {
+			at = fmt.Sprintf("%s:%d", planFile, r.Line)
+		}
+		out.Reason = fmt.Sprintf("the plan asks for approval before any unit work (\"**Approval:** required\" at %s) and nobody has approved it yet: checkpoints are refused", at)
+		out.Clear = fmt.Sprintf("a person reads %s and approves it with `itr approve --by <you>` (--note for what they said); until then the plan may still change", path.Base(planFile))
 	case reconcile.NoUnits:
 		out.Reason = "the task has no units yet"
 		out.Clear = fmt.Sprintf("write the units in %s, then `itr plan`", planFile)
@@ -418,6 +432,14 @@ func hintOf(a Action) string {
 		return " (puts itr's files in step with the log)"
 	case o.Op == reconcile.OpPlan:
 		return " (records the plan's changes)"
+	case o.Op == reconcile.OpApprove:
+		return " (a person's call: once they have read the plan)"
+	case o.Op == reconcile.OpRecheck:
+		return " (its inputs changed since it was done: once it still holds against them)"
+	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveRecheck:
+		return " (its inputs changed since it was done: when it no longer holds)"
+	case o.Op == reconcile.OpPhase:
+		return " (every unit is settled: review the work as a whole)"
 	}
 	return ""
 }
@@ -545,6 +567,8 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		}
 		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
 			u.ID, on, u.ID, u.ID)
+	case reconcile.MoveRecheck:
+		return recheckText(sum, adv.MoveUnit)
 	case reconcile.MoveReconcile:
 		return "itr's files changed without a commit, and a plain commit took entries out (or the folder was written without itr): run `itr reconcile` first to put the log and state.json in step (the next checkpoint would do it before its own entry); then " + moveText(slug, s, underMove(s, adv), sum, u)
 	case reconcile.MoveRerun:
@@ -635,6 +659,12 @@ func moveTextMore(slug string, s *state.State, adv reconcile.Advice, sum *Summar
 		return fmt.Sprintf("write the plan in %s (units with criteria and limits) and run `itr plan`", reconcile.PlanName(s.Mode))
 	case reconcile.MoveRestore:
 		return fmt.Sprintf("the task is archived; to work on it again, run `itr restore %s`", slug)
+	case reconcile.MoveVerifyTask:
+		what := "every unit is done"
+		if adv.Done < adv.Total {
+			what = "every unit is done, skipped or replaced"
+		}
+		return what + ": move the task to verify with `itr phase verify` and review the work as a whole there, then `itr archive`"
 	case reconcile.MoveArchive:
 		if s.Phase == state.Complete {
 			return "the task's archive was recorded but stopped before it took the folder out of the working tree: run `itr archive` again to finish it"

@@ -45,6 +45,7 @@ type ReportData struct {
 	GeneratedText                 string
 	Head, HeadShort, Branch       string
 	Paused                        string
+	Approval                      string // who approved the plan, when; "" when it asks for none or has none
 	Outcome                       string // how the task ended, "" while it runs
 	NextAction                    string
 	Archive                       string
@@ -242,6 +243,9 @@ func reportHeader(st *store.Store, t *store.Task, sum *Summary, now time.Time) *
 	d.Remaining = remainingText(sum.Pace)
 	if sum.Paused != nil {
 		d.Paused = pauseText(sum.Paused)
+	}
+	if a := sum.Approval; a != nil {
+		d.Approval = a.By + " at " + a.At
 	}
 	if o := sum.Outcome; o != nil {
 		d.Outcome = o.Text()

@@ -150,6 +150,17 @@ type Standing struct {
 	// iteration left partial, with why and the fix (finish them, or
 	// restart the unit).
 	Partial []PartialOutput `json:"partial,omitempty"`
+	// StaleInputs are the done units' inputs that changed after they were
+	// done (in a commit, or in the working tree), or upstream units
+	// reopened since: re-check each unit (itr recheck) or reopen it.
+	StaleInputs []verify.StaleInput `json:"stale_inputs,omitempty"`
+	// Existing are the outputs of units not started yet that are on disk
+	// already: work itr has not recorded, which starting the unit would
+	// overwrite.
+	Existing []ExistingOutput `json:"existing_outputs,omitempty"`
+	// Approval is who approved the plan, when (itr approve), when the
+	// plan asks for approval.
+	Approval *state.Approval `json:"approval,omitempty"`
 }
 
 // Summary is the resume summary of `itr status`. Its JSON field names are
@@ -261,6 +272,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	r.undos()
 	r.outputs()
 	r.orientation()
+	r.staleInputs()
 	// The rows are the view as the rule book reads it: a unit the plan
 	// added before `itr plan` recorded it is pending already.
 	s := reconcile.Synced(recorded, t.Plan)
@@ -269,6 +281,7 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	r.claims(s)
 	r.pace(s)
 	r.rows(s)
+	r.existingOutputs(s)
 	r.advise(s, recorded)
 	r.compaction(s)
 	return r.sum, t, nil
@@ -492,6 +505,7 @@ func (r *statusRead) advise(s, recorded *state.State) {
 	archive := sum.Archive
 	sit, warns := situationOf(st, t, archive, r.facts, r.held, r.missing, len(sum.Discrepancies) > 0, r.undone, r.broken)
 	r.warn(warns...)
+	sit.StaleInputs = staleMap(sum.StaleInputs)
 	adv := reconcile.AdviseSynced(s, recorded, t.Plan, sit.Situation)
 	sum.adv, sum.held, sum.missing, sum.view, sum.sit = adv, r.held, r.missing, s, sit
 	sum.Actions, sum.Hold = actionsOf(adv, slug), holdOf(adv, sit, s, t.Plan, slug)
@@ -508,7 +522,9 @@ func (r *statusRead) advise(s, recorded *state.State) {
 			}
 		}
 	}
-	sum.DoNotRepeat = slices.DeleteFunc(sum.DoNotRepeat, func(id string) bool { return slices.Contains(adv.Recheck, id) })
+	sum.DoNotRepeat = slices.DeleteFunc(sum.DoNotRepeat, func(id string) bool {
+		return slices.Contains(adv.Recheck, id) || sit.StaleInputs[id] != nil
+	})
 	if n := len(sit.Edited); n > 0 {
 		r.warn(fmt.Sprintf("%d file%s of the task folder %s changes no commit holds (%s): the next checkpoint commits them with its entry (if a session stopped before its checkpoint, look at them first)",
 			n, store.Plural(n, "", "s"), store.Plural(n, "has", "have"), strings.Join(store.FirstN(sit.Edited, 5), ", ")))
@@ -520,6 +536,9 @@ func (r *statusRead) advise(s, recorded *state.State) {
 	r.work(s, adv)
 	sum.NextAction = nextAction(t.Slug, s, adv, sum)
 	sum.Paused = s.Paused
+	if t.Plan.ApprovalRequired() {
+		sum.Approval = s.Approval
+	}
 	sum.Outcome = reconcile.OutcomeOf(s, t.Entries)
 }
 
@@ -1084,7 +1103,7 @@ func openDeps(s *state.State, p *plan.Plan, id string) []string {
 		return nil
 	}
 	settled := reconcile.SettledFunc(s, p)
-	deps := p.DepMap()
+	deps := reconcile.BuildsOnMap(p)
 	seen := map[string]bool{}
 	var out []string
 	var walk func(string)

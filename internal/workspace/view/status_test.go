@@ -177,7 +177,7 @@ func TestStatusPhases(t *testing.T) {
 			phase:    state.Execute,
 			done:     3,
 			total:    3,
-			action:   "every unit is done: review the work, then `itr archive`",
+			action:   "every unit is done: move the task to verify with `itr phase verify` and review the work as a whole there, then `itr archive`",
 			progress: "3/3 units done, 100% complete",
 		},
 		{
