@@ -74,6 +74,10 @@ const (
 	// outcome has them, Reason, Kind, Missing and Limitations: how the task
 	// ended. A Resumed entry takes it back to work.
 	KindConcluded
+	// KindPinned is "## T1 - Pinned - ts", with Reason and Outputs fields:
+	// a change to a done unit's outputs accepted on purpose; the outputs
+	// are pinned again as they are now.
+	KindPinned
 )
 
 // events are the event words of the headings, by kind.
@@ -98,6 +102,7 @@ var events = [...]string{
 	KindSkipped:    "Skipped",
 	KindRestarted:  "Restarted",
 	KindConcluded:  "Concluded",
+	KindPinned:     "Pinned",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -115,7 +120,7 @@ func (k Kind) String() string {
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
 	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
-		k == KindFailed || k == KindSkipped || k == KindRestarted
+		k == KindFailed || k == KindSkipped || k == KindRestarted || k == KindPinned
 }
 
 // known reports whether k is one of the event kinds.

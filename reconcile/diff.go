@@ -122,6 +122,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "last_run", r.LastRun, d.LastRun, SourceLog)
 		add(id, "items", ledgerText(r.Items), ledgerText(d.Items), SourceLog)
 		add(id, "metrics", metricsText(r.Metrics), metricsText(d.Metrics), SourceLog)
+		add(id, "outputs", pinsText(r.Outputs), pinsText(d.Outputs), SourceLog)
 	}
 	return out
 }

@@ -74,6 +74,9 @@ type Event struct {
 	Result      state.Result
 	Missing     []string
 	Limitations string
+	// Outputs are the outputs an entry pins (**Outputs:**): the one that
+	// makes its unit done, or a Pinned entry.
+	Outputs []state.OutputPin
 }
 
 // Input is everything Fold needs.
@@ -220,6 +223,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.VerificationPassed, u.CompletedAt = nil, nil
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
 			u.Items, u.Metrics, u.StartedAt, u.Restarts = nil, nil, nil, nil
+			u.Outputs = nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -285,6 +289,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		reopen(s, ev)
 	case progresslog.KindRestarted:
 		restart(s, ev)
+	case progresslog.KindPinned:
+		unit(s, ev.Unit).Outputs = state.ClonePins(ev.Outputs)
 	case progresslog.KindPlanned:
 		planned(s, ev)
 	case progresslog.KindAdopted:
@@ -444,6 +450,8 @@ func iterate(s *state.State, ev Event) {
 			if ev.VerifiedBy != "" && !ev.Run.Passed() {
 				u.VerifiedBy = state.Ptr(ev.VerifiedBy)
 			}
+			// The entry that makes the unit done pins its outputs.
+			u.Outputs = state.ClonePins(ev.Outputs)
 		}
 	}
 	if ev.Run != nil {

@@ -53,6 +53,7 @@ func restart(s *state.State, ev Event) {
 	u.Reason, u.ReasonKind, u.ClearWhen = nil, nil, nil
 	u.VerificationPassed, u.CompletedAt, u.VerifiedBy, u.LastRun = nil, nil, nil, nil
 	u.Progress, u.ProgressDetail, u.Items, u.StartedAt = nil, nil, nil, nil
+	u.Outputs = nil
 	u.Restarts = state.Ptr(state.Val(u.Restarts) + 1)
 	if state.Val(s.Current) == u.ID {
 		s.Current, s.CurrentIteration = nil, nil

@@ -38,6 +38,10 @@ type Unit struct {
 	// restart (started_at). Restarts counts its restarts (restarts).
 	StartedAt *string
 	Restarts  *int
+	// Outputs are the unit's outputs as the entry that made it done
+	// recorded them (outputs): path, size and blob id of each. nil is
+	// absent (not done, or done before itr pinned outputs).
+	Outputs []OutputPin
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -161,6 +165,7 @@ func (u *Unit) Clone() *Unit {
 	c.ProgressDetail = clonePtr(u.ProgressDetail)
 	c.LastRun = u.LastRun.Clone()
 	c.Items = u.Items.Clone()
+	c.Outputs = ClonePins(u.Outputs)
 	if u.Metrics != nil {
 		c.Metrics = make(map[string]string, len(u.Metrics))
 		for k, v := range u.Metrics {
