@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
@@ -89,7 +90,7 @@ func readsFrom(p *plan.Plan) map[string][]string {
 			if from == "" {
 				from = writer[in.Name]
 			}
-			if from != "" && from != u.ID {
+			if from != "" && from != u.ID && !slices.Contains(deps[u.ID], from) {
 				deps[u.ID] = append(deps[u.ID], from)
 			}
 		}
