@@ -45,7 +45,7 @@ func ParsePins(v string) ([]state.OutputPin, error) {
 		if strings.HasPrefix(path, `"`) {
 			p, err := strconv.Unquote(path)
 			if err != nil {
-				return nil, fmt.Errorf("%q: the path is not a quoted string (%v)", line, err)
+				return nil, fmt.Errorf("%q: the path is not a quoted string: %w", line, err)
 			}
 			path = p
 		}

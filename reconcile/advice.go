@@ -410,14 +410,7 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 	tainted := taintedBy(s, p, broken)
 	// A done unit whose output broke (or changed since it was pinned at
 	// done) comes first: work may build on it.
-	for _, id := range sortedKeys(broken) {
-		if u := s.Units[id]; u != nil && u.Status == state.Done {
-			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
-			if un, ok := sit.Unpinned[id]; ok && un.Acceptable && len(sit.Broken[id]) == 0 {
-				add(Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Repin}, For: MoveRepair})
-			}
-		}
-	}
+	repairOffers(s, sit, broken, add)
 	// A check cut off before itr recorded it: run it again.
 	for _, in := range sit.Interrupted {
 		if in.Argv == nil && checkOf(p, in.Unit) == "" {

@@ -97,3 +97,17 @@ func readsFrom(p *plan.Plan) map[string][]string {
 	}
 	return deps
 }
+
+// repairOffers offers the repairs of the done units in broken: reopen
+// each, and, for one whose pinned outputs changed while they still pass
+// their check, accept the change (Repin).
+func repairOffers(s *state.State, sit Situation, broken map[string]bool, add func(Offer)) {
+	for _, id := range sortedKeys(broken) {
+		if u := s.Units[id]; u != nil && u.Status == state.Done {
+			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
+			if un, ok := sit.Unpinned[id]; ok && un.Acceptable && len(sit.Broken[id]) == 0 {
+				add(Offer{Op: OpCheckpoint, Unit: id, Intent: Intent{Action: Repin}, For: MoveRepair})
+			}
+		}
+	}
+}
