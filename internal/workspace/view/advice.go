@@ -546,7 +546,7 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		if d := dependants(sum, adv.MoveUnit); len(d) > 0 {
 			on = fmt.Sprintf(", and %s build%s on it", strings.Join(store.FirstN(d, 3), ", "), map[bool]string{true: "s", false: ""}[len(d) == 1])
 		}
-		if t := pinRepairText(sum, u.ID, on); t != "" {
+		if t := pinRepairText(sum, u.ID, on); t != "" && len(sum.sit.Broken[u.ID]) == 0 {
 			return t
 		}
 		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
