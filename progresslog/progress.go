@@ -82,6 +82,10 @@ const (
 	// unit whose inputs changed after it was done was checked against them
 	// again and still holds; it stays done.
 	KindRechecked
+	// KindPinned is "## T1 - Pinned - ts", with Reason and Outputs fields:
+	// a change to a done unit's outputs accepted on purpose; the outputs
+	// are pinned again as they are now.
+	KindPinned
 )
 
 // events are the event words of the headings, by kind.
@@ -108,6 +112,7 @@ var events = [...]string{
 	KindConcluded:  "Concluded",
 	KindApproved:   "Approved",
 	KindRechecked:  "Rechecked",
+	KindPinned:     "Pinned",
 }
 
 // String returns the kind's name in lower case ("iteration"), "other" for
@@ -125,7 +130,7 @@ func (k Kind) String() string {
 // unitKind reports whether events of kind k have a unit as their subject.
 func (k Kind) unitKind() bool {
 	return k == KindIteration || k == KindBlocked || k == KindUnblocked || k == KindReopened ||
-		k == KindFailed || k == KindSkipped || k == KindRestarted || k == KindRechecked
+		k == KindFailed || k == KindSkipped || k == KindRestarted || k == KindRechecked || k == KindPinned
 }
 
 // known reports whether k is one of the event kinds.

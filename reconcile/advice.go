@@ -65,6 +65,10 @@ type Situation struct {
 	// Broken are the done units whose outputs fail their checks now, with
 	// the problems.
 	Broken map[string][]evidence.Problem
+	// Unpinned are the done units whose outputs are no longer what the
+	// entry that made them done pinned (at HEAD or in the working tree):
+	// work that reads them waits for the repair, as for Broken.
+	Unpinned map[string]Unpinned
 	// Unready are the unfinished units whose outputs fail their checks
 	// now: a move toward done (a signal, a passed verification) is refused
 	// until they pass (CheckOutputs), so none is offered.
@@ -88,6 +92,14 @@ type Situation struct {
 	// the workspace words it: their work may not hold. A re-check (itr
 	// recheck) or a reopen is offered for each.
 	StaleInputs map[string][]string
+}
+
+// Unpinned is how a done unit's pinned outputs changed: the paths that
+// changed, and whether they pass the output check as the working tree
+// holds them (so the change may be accepted with a Repin).
+type Unpinned struct {
+	Paths      []string
+	Acceptable bool
 }
 
 // Unreadable is a task file that does not read, and why.
@@ -258,8 +270,8 @@ func AdviseIn(s *state.State, p *plan.Plan, sit Situation) Advice {
 func AdviseSynced(s, view *state.State, p *plan.Plan, sit Situation) Advice {
 	a := adviseView(s, p, sit.Activity, sit.Held, sit.Missing)
 	a.Recheck = recheck(s, p)
-	if len(sit.Broken) > 0 {
-		a.Broken = sortedKeys(sit.Broken)
+	if broken := brokenUnits(sit); len(broken) > 0 {
+		a.Broken = sortedKeys(broken)
 	}
 	if h := situationHold(s, p, sit); h != nil {
 		a.Hold = h
@@ -422,13 +434,11 @@ func offers(s, view *state.State, p *plan.Plan, sit Situation, a *Advice) []Offe
 		return err
 	}
 	add := func(o Offer) { _ = try(o) }
-	tainted := taintedBy(s, p, sit.Broken)
-	// A done unit whose output broke comes first: work may build on it.
-	for _, id := range sortedKeys(sit.Broken) {
-		if u := s.Units[id]; u != nil && u.Status == state.Done {
-			add(Offer{Op: OpReopen, Unit: id, Intent: Intent{Action: Reopen}, For: MoveRepair})
-		}
-	}
+	broken := brokenUnits(sit)
+	tainted := taintedBy(s, p, broken)
+	// A done unit whose output broke (or changed since it was pinned at
+	// done) comes first: work may build on it.
+	repairOffers(s, sit, broken, add)
 	// A done unit whose inputs changed since it was done: read it again
 	// against them, then record that it holds, or reopen it.
 	for _, o := range recheckOffers(s, sit.StaleInputs) {
@@ -663,12 +673,12 @@ func BuildsOnMap(p *plan.Plan) map[string][]string {
 
 // taintedBy are the unfinished units that build, through their
 // dependencies, on the broken done units.
-func taintedBy(s *state.State, p *plan.Plan, broken map[string][]evidence.Problem) map[string]bool {
+func taintedBy(s *state.State, p *plan.Plan, broken map[string]bool) map[string]bool {
 	out := map[string]bool{}
 	if len(broken) == 0 || !active(p) {
 		return out
 	}
-	on := buildsOn(p.DepMap(), func(d string) bool { return len(broken[d]) > 0 })
+	on := buildsOn(readsFrom(p), func(d string) bool { return broken[d] })
 	for id, u := range s.Units {
 		if u.Status != state.Done && on(id) {
 			out[id] = true

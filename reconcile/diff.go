@@ -125,6 +125,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 		add(id, "gate_rounds", gateText(r.GateRounds), gateText(d.GateRounds), SourceLog)
 		add(id, "items", ledgerText(r.Items), ledgerText(d.Items), SourceLog)
 		add(id, "metrics", metricsText(r.Metrics), metricsText(d.Metrics), SourceLog)
+		add(id, "outputs", pinsText(r.Outputs), pinsText(d.Outputs), SourceLog)
 	}
 	return out
 }

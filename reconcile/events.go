@@ -38,6 +38,9 @@ func EventFrom(e progresslog.Entry, commits []Commit) (Event, error) {
 				problems = append(problems, msg)
 			}
 		}
+	case progresslog.KindPinned:
+		ev.Reason = field("Reason")
+		problems = append(problems, pinsOf(&ev, e)...)
 	case progresslog.KindFailed, progresslog.KindSkipped:
 		ev.Reason = field("Reason")
 		if e.Kind == progresslog.KindFailed {
@@ -131,6 +134,7 @@ func iterationOf(ev *Event, e progresslog.Entry, commits []Commit) []string {
 		}
 		ev.Values = values
 	}
+	problems = append(problems, pinsOf(ev, e)...)
 	if v, ok := e.Field(progresslog.FieldMetrics); ok {
 		metrics, err := progresslog.ParseMetrics(v)
 		if err != nil {

@@ -78,6 +78,9 @@ type Event struct {
 	Limitations string
 	// By is who approved the plan (Approved), Note what they said.
 	By, Note string
+	// Outputs are the outputs an entry pins (**Outputs:**): the one that
+	// makes its unit done, or a Pinned entry.
+	Outputs []state.OutputPin
 }
 
 // Input is everything Fold needs.
@@ -225,6 +228,7 @@ func Seed(base *state.State, slug string, p *plan.Plan) *state.State {
 			u.VerifiedBy, u.LastRun, u.Progress, u.ProgressDetail = nil, nil, nil, nil
 			u.Items, u.Metrics, u.StartedAt, u.Restarts = nil, nil, nil, nil
 			u.Checks, u.GateRounds = nil, nil
+			u.Outputs = nil
 		}
 	} else {
 		s = state.New(state.Development, slug, slug, "")
@@ -290,6 +294,8 @@ func apply(s *state.State, p *plan.Plan, ev Event) error {
 		reopen(s, ev)
 	case progresslog.KindRestarted:
 		restart(s, ev)
+	case progresslog.KindPinned:
+		unit(s, ev.Unit).Outputs = state.ClonePins(ev.Outputs)
 	case progresslog.KindPlanned:
 		planned(s, ev)
 	case progresslog.KindAdopted:
@@ -457,6 +463,8 @@ func iterate(s *state.State, ev Event) {
 			if ev.VerifiedBy != "" && !ev.Run.Passed() {
 				u.VerifiedBy = state.Ptr(ev.VerifiedBy)
 			}
+			// The entry that makes the unit done pins its outputs.
+			u.Outputs = state.ClonePins(ev.Outputs)
 		}
 	}
 	if ev.Run != nil {

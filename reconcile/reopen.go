@@ -40,6 +40,7 @@ func reopen(s *state.State, ev Event) {
 		return
 	}
 	u.Status = state.InProgress
+	u.Outputs = nil // pinned again when it is done again
 	u.VerificationPassed = state.Ptr(false)
 	u.CompletedAt, u.Reason, u.VerifiedBy = nil, nil, nil
 	u.ReasonKind, u.ClearWhen = nil, nil

@@ -54,6 +54,7 @@ func restart(s *state.State, ev Event) {
 	u.VerificationPassed, u.CompletedAt, u.VerifiedBy, u.LastRun = nil, nil, nil, nil
 	u.Progress, u.ProgressDetail, u.Items, u.StartedAt = nil, nil, nil, nil
 	u.Checks, u.GateRounds = nil, nil
+	u.Outputs = nil
 	u.Restarts = state.Ptr(state.Val(u.Restarts) + 1)
 	if state.Val(s.Current) == u.ID {
 		s.Current, s.CurrentIteration = nil, nil

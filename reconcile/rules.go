@@ -49,6 +49,9 @@ const (
 	// Recheck records that a done unit whose inputs changed after it was
 	// done was read again against them and still holds (approve.go).
 	Recheck
+	// Repin accepts a change to a done unit's outputs on purpose: they are
+	// pinned again as they are now (pins.go).
+	Repin
 )
 
 // Intent is a front end's request about one unit, before it is an event.
@@ -158,6 +161,8 @@ const (
 	PhaseEarly     Code = "phase-early"     // verify or deliver while units are unfinished
 	OutputBad      Code = "output-bad"      // moving a unit toward done while an output it names fails the check
 	NotDone        Code = "not-done"        // reopening a unit that is not done
+	NotPinnable    Code = "not-pinnable"    // pinning again the outputs of a unit that is not done
+	NoOutputs      Code = "no-outputs"      // pinning the outputs of a unit whose plan names none
 	NoEvidence     Code = "no-evidence"     // verified with neither a passing run nor who verified it
 	TaskPaused     Code = "paused"          // work on a paused task
 	BudgetSpent    Code = "budget-spent"    // the task used its Max total iterations
@@ -378,6 +383,8 @@ func (r *Refusal) wordedRequest(field func(string) string) string {
 		return (&state.TransitionError{Unit: u, From: r.Status, To: r.To}).Error()
 	case NotDone:
 		return notDone(r, field)
+	case NotPinnable, NoOutputs:
+		return notPinnable(r, field)
 	case NotRestartable:
 		return notRestartable(r, field)
 	case NoEvidence:
@@ -496,6 +503,11 @@ func decideSetAside(s *state.State, p *plan.Plan, in Intent, id string) (ev Even
 		ev.Kind, ev.Reason = progresslog.KindReopened, in.Reason
 	case Recheck:
 		ev.Kind, ev.Reason = progresslog.KindRechecked, in.Reason
+	case Repin:
+		ev.Kind, ev.Reason = progresslog.KindPinned, in.Reason
+		if _, ok := OutputSpec(p, id); !ok && s.Units[id].Status == state.Done {
+			return Event{}, true, &Refusal{Code: NoOutputs, Unit: id, Status: state.Done}
+		}
 	case Restart:
 		// Starting another agent's unit over would undo its work.
 		if who, held := in.Held[id]; held {
@@ -740,7 +752,7 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	}
 	switch ev.Kind {
 	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked, progresslog.KindReopened,
-		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted, progresslog.KindRechecked:
+		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindRestarted, progresslog.KindRechecked, progresslog.KindPinned:
 	default:
 		return nil
 	}
@@ -780,6 +792,10 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 	case progresslog.KindRestarted:
 		if r := restartRefusal(u); r != nil {
 			return r
+		}
+	case progresslog.KindPinned:
+		if u.Status != state.Done {
+			return &Refusal{Code: NotPinnable, Unit: u.ID, Status: u.Status}
 		}
 	case progresslog.KindFailed, progresslog.KindSkipped:
 		to := state.Failed

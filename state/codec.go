@@ -47,7 +47,7 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 var (
 	topKeysDev  = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "approval", "outcome", "current_task", "current_iteration", "tasks", "commits"}
 	topKeysKnow = []string{"schema_version", "task", "slug", "mode", "domain", "created", "updated", "phase", "paused", "approval", "outcome", "current_phase", "current_iteration", "phases", "commits"}
-	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "checks", "gate_rounds", "items", "metrics"}
+	unitKeys    = []string{"status", "reason", "reason_kind", "clear_when", "iterations_used", "confirmations_used", "restarts", "verification_passed", "max_iterations", "progress", "progress_detail", "started_at", "completed_at", "verified_by", "last_run", "checks", "gate_rounds", "items", "metrics", "outputs"}
 )
 
 func topKeys(m Mode) []string {
@@ -252,6 +252,8 @@ func (u *Unit) decodeField(fp string, f keyValue) error {
 		u.Items, err = decodeItems(fp, f.raw)
 	case "metrics":
 		u.Metrics, err = decodeMetrics(fp, f.raw)
+	case "outputs":
+		u.Outputs, err = decodePins(fp, f.raw)
 	default:
 		u.extra.setUnknown(f.key, f.raw)
 	}
@@ -616,6 +618,9 @@ func (u *Unit) fields() map[string]any {
 	if u.Metrics != nil {
 		m["metrics"] = metricsValue(u.Metrics)
 	}
+	if u.Outputs != nil {
+		m["outputs"] = pinsValue(u.Outputs)
+	}
 	return m
 }
 
@@ -746,6 +751,8 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		v.write(b)
 	case metricsValue:
 		v.write(b, indent)
+	case pinsValue:
+		v.write(b, indent)
 	case numberText:
 		b.WriteString(string(v))
 	case *Unit:
@@ -762,7 +769,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 // writes units that have not started: `"T4": { "status": "pending", "max_iterations": 5 }`.
 // That is a unit with no iterations_used whose unknown values are scalars.
 func (u *Unit) inline() bool {
-	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil || u.Metrics != nil || u.Checks != nil {
+	if u.IterationsUsed != nil || u.LastRun != nil || u.Items != nil || u.Metrics != nil || u.Checks != nil || u.Outputs != nil {
 		return false
 	}
 	for _, raw := range u.extra.unknown {

@@ -44,6 +44,10 @@ type Unit struct {
 	// absent.
 	Checks     map[string]*CheckResult
 	GateRounds *GateRounds
+	// Outputs are the unit's outputs as the entry that made it done
+	// recorded them (outputs): path, size and blob id of each. nil is
+	// absent (not done, or done before itr pinned outputs).
+	Outputs []OutputPin
 
 	extra object // unknown keys and the key order as decoded
 }
@@ -173,6 +177,7 @@ func (u *Unit) Clone() *Unit {
 	c.Items = u.Items.Clone()
 	c.Checks = cloneChecks(u.Checks)
 	c.GateRounds = clonePtr(u.GateRounds)
+	c.Outputs = ClonePins(u.Outputs)
 	if u.Metrics != nil {
 		c.Metrics = make(map[string]string, len(u.Metrics))
 		for k, v := range u.Metrics {

@@ -15,6 +15,7 @@ import (
 func newCheckpointCmd(g *globals) *cobra.Command {
 	var req workspace.CheckpointRequest
 	var progress int
+	var accept bool
 	cmd := &cobra.Command{
 		Use:   "checkpoint [UNIT] [--verify [-- COMMAND ARGS...]]",
 		Short: "Record one iteration as one commit",
@@ -45,6 +46,13 @@ and its last lines; the whole output is committed as runs/UNIT-N.log in the task
 that does not pass takes back --signal and --verified: the iteration is recorded, the unit goes
 where a failed check goes, and itr exits with 3.
 
+When verification closes a unit (→ done), the entry pins each output the plan names: its size and
+git blob id as git stores it. itr verify, status and prime compare HEAD and the working tree with
+the pins and name a shrink, an overwrite or a removal, with the commit that made it. A change made
+on purpose is accepted by reopening the unit (itr reopen), or with --accept-outputs: the outputs of
+the done unit are pinned again as they are now, in a Pinned entry whose reason is --did (the
+outputs must still pass the output check).
+
 --progress N (with --detail TEXT) keeps the unit's own progress, shown by status and prime.
 
 --item ID[=done|skipped|failed] records items of the unit's ledger with the iteration (done when
@@ -69,7 +77,8 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
   itr checkpoint T1 --did "reviewed" --verified-by "Ana (code review)"
   itr checkpoint R2 --did "reports 1-12 scanned" --item 1-12 --item 13=skipped
   itr checkpoint R1 --did "paper 7 read" --item 7=level-3 --value score=4 --value finding="Entity consolidation required"
-  itr checkpoint R3 --did "section IV-B drafted" --metric words=1250`,
+  itr checkpoint R3 --did "section IV-B drafted" --metric words=1250
+  itr checkpoint R1 --accept-outputs --did "survey cut to the 300 words the editor asked for"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			unitArgs := args
 			if at := cmd.ArgsLenAtDash(); at >= 0 {
@@ -110,6 +119,9 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 			}
 			if cmd.Flags().Changed("verified-by") && strings.TrimSpace(req.VerifiedBy) == "" {
 				return usageError{fmt.Errorf("--verified-by is empty: name the person or external check that verified the unit")}
+			}
+			if accept {
+				return acceptOutputs(cmd, g, req)
 			}
 			req.Check.Tee = g.io.Err
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
@@ -169,7 +181,40 @@ A paused task (itr pause) and a task past its "Max total iterations" refuse chec
 	f.StringArrayVar(&req.Items, "item", nil, "an item of the unit recorded with the iteration: ID[=STATE] (done, skipped, failed, or a state the plan declares), N-M for a range (repeatable; commas allowed)")
 	f.StringArrayVar(&req.Values, "value", nil, "a value of an item: ID:NAME=TEXT, or NAME=TEXT for the one item --item moves (repeatable; an empty TEXT takes it away)")
 	f.StringArrayVar(&req.Metrics, "metric", nil, "a number about the unit: NAME=N, such as words=812 (repeatable; the latest value is kept)")
+	f.BoolVar(&accept, "accept-outputs", false, "accept on purpose a change to a done unit's outputs: pin them again as they are now (--did says why)")
 	return cmd
+}
+
+// acceptOutputs runs itr checkpoint UNIT --accept-outputs --did WHY: the
+// done unit's outputs pinned again. It takes no other flag of an
+// iteration.
+func acceptOutputs(cmd *cobra.Command, g *globals, req workspace.CheckpointRequest) error {
+	for _, name := range []string{"signal", "verified", "verified-by", "verify", "timeout", "progress", "detail", "item", "value", "metric", "commit", "remaining", "blockers"} {
+		if cmd.Flags().Changed(name) {
+			return usageError{fmt.Errorf("--accept-outputs records no iteration, so --%s does not apply: run `itr checkpoint %s--accept-outputs --did \"why the change is accepted\"` alone", name, unitPrefix([]string{req.Unit}))}
+		}
+	}
+	if req.Unit == "" {
+		return usageError{fmt.Errorf("--accept-outputs needs the done unit: itr checkpoint UNIT --accept-outputs --did \"why the change is accepted\"")}
+	}
+	return g.withWorkspace(func(ws *workspace.Workspace) error {
+		out, err := ws.Repin(workspace.RepinRequest{Unit: req.Unit, Reason: req.Did})
+		if err != nil {
+			return err
+		}
+		v := outcomeJSON(out)
+		return g.emit(v, func(w io.Writer) {
+			printRepaired(w, out)
+			fmt.Fprintf(w, "%s outputs pinned again:\n", v.Unit)
+			for _, p := range v.Outputs {
+				fmt.Fprintf(w, "  %s\n", terminalSafe(p.String()))
+			}
+			fmt.Fprintf(w, "Committed %s\n", short(out.Commit))
+			for _, warn := range out.Warnings {
+				fmt.Fprintf(w, "Warning: %s\n", terminalSafe(warn))
+			}
+		})
+	})
 }
 
 // unitPrefix is "T1 " when a unit was named, for a suggested command line.

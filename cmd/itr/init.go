@@ -100,6 +100,9 @@ type outcomeView struct {
 	Session       string   `json:"session,omitempty"`
 	WorkFiles     []string `json:"work_files,omitempty"`
 	WorkFilesMore int      `json:"work_files_more,omitempty"`
+	// Outputs are the outputs the entry pinned (the one that made its
+	// unit done, or itr checkpoint --accept-outputs): path, bytes, blob.
+	Outputs []state.OutputPin `json:"outputs,omitempty"`
 	// Outcome is how the task ended, after the event, when it has ended.
 	Outcome *state.Outcome `json:"outcome,omitempty"`
 	// Decision is the title of the decision recorded (itr decide).
@@ -149,6 +152,9 @@ func outcomeJSON(out *workspace.Outcome) outcomeView {
 		v.Agent, v.Model, v.Session = who.Agent, who.Model, who.Session
 		if f, ok := e.Field(progresslog.FieldFiles); ok {
 			v.WorkFiles, v.WorkFilesMore = progresslog.ParseFiles(f)
+		}
+		if f, ok := e.Field(progresslog.FieldOutputs); ok {
+			v.Outputs, _ = progresslog.ParsePins(f)
 		}
 	}
 	if e := out.Entry; e != nil && e.Unit != "" {

@@ -180,6 +180,9 @@ func printSummaryNext(w io.Writer, s *workspace.Summary) {
 	if len(s.DoNotRepeat) > 0 {
 		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))
 	}
+	for _, o := range s.DoneOutputs {
+		fmt.Fprintf(w, "Output:   %s\n", terminalSafe(o.String()))
+	}
 	if n := len(s.Decisions); n > 0 {
 		fmt.Fprintf(w, "Decided:  %d decision%s in force (decisions.md; `itr prime` lists them)\n", n, map[bool]string{true: "", false: "s"}[n == 1])
 	}

@@ -456,6 +456,10 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	if ev.Verification != "" {
 		add("Verification", ev.Verification)
 	}
+	pins, err := w.pinField(t, ev)
+	if err != nil {
+		return nil, err
+	}
 	c := &record.Change{Entry: e, Event: store.EventIteration, Subject: fmt.Sprintf("%s iteration %d: %s", id, n, req.Did), Warnings: warnings}
 	if ev.VerifiedBy != "" {
 		add(reconcile.FieldVerifiedBy, ev.VerifiedBy)
@@ -480,6 +484,9 @@ func (w *Workspace) iteration(t *store.Task, in reconcile.Intent, req Checkpoint
 	add("Commit", store.OrNone(strings.Join(commits, "\n")))
 	if len(touched) > 0 {
 		add(progresslog.FieldFiles, progresslog.FormatFiles(touched, progresslog.MaxFiles))
+	}
+	if pins != nil {
+		e.Fields = append(e.Fields, *pins)
 	}
 	return c, nil
 }

@@ -332,6 +332,11 @@ func (a *archiver) archiveSummary(t *store.Task, at string) string {
 	for _, id := range s.IDs() {
 		u := s.Units[id]
 		fmt.Fprintf(&b, "  %s %s, %d iteration(s)\n", id, u.Status, state.Val(u.IterationsUsed))
+		if u.Status == state.Done {
+			for _, p := range u.Outputs {
+				fmt.Fprintf(&b, "    output: %s (%d bytes, blob %s)\n", p.Path, p.Bytes, store.Short(p.Blob))
+			}
+		}
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", iterationsOf(s))
 	if o := reconcile.OutcomeOf(s, t.Entries); o != nil {

@@ -41,6 +41,9 @@ const (
 	EventSkipped = "skipped"
 	// EventRestarted is itr restart's commit.
 	EventRestarted = "restarted"
+	// EventPinned is the commit of itr checkpoint --accept-outputs: a
+	// done unit's outputs pinned again.
+	EventPinned = "pinned"
 	// EventConcluded records the task's outcome (itr deliver, itr
 	// abandon, itr abandon --failed).
 	EventConcluded = "concluded"

@@ -177,6 +177,13 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	v.rep.Warnings = append(v.rep.Warnings, StaleFindings(stale)...)
+	pins, err := Pins(st, t)
+	if err != nil {
+		return err
+	}
+	pinned, warned := PinFindings(pins)
+	v.rep.Findings = append(v.rep.Findings, pinned...)
+	v.rep.Warnings = append(v.rep.Warnings, warned...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
 		return err

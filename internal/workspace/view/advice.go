@@ -76,7 +76,7 @@ type situation struct {
 // situationOf reads the workspace's side of the advice for task t (read
 // from HEAD, archive "" for an active task).
 func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts, held reconcile.Held, missing reconcile.Missing,
-	stale bool, undone int, broken []verify.OutputIssue) (situation, []string) {
+	stale bool, undone int, broken []verify.OutputIssue, pins []verify.PinIssue) (situation, []string) {
 	sit := situation{Situation: reconcile.Situation{Activity: reconcile.Activity(facts.Activity), Held: held, Missing: missing}}
 	var warnings []string
 	if archive != "" {
@@ -123,6 +123,7 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 		}
 		sit.Broken[o.Unit] = append(sit.Broken[o.Unit], o.Problem)
 	}
+	sit.Unpinned = unpinnedOf(pins)
 	if t.State != nil && t.Plan != nil {
 		for _, pu := range t.Plan.Units {
 			spec, ok := reconcile.OutputSpec(t.Plan, pu.ID)
@@ -170,6 +171,9 @@ func Command(o reconcile.Offer, slug string) string {
 	u := o.Unit
 	switch o.Op {
 	case reconcile.OpCheckpoint:
+		if o.Intent.Action == reconcile.Repin {
+			return fmt.Sprintf("itr checkpoint %s --accept-outputs --did \"...\"", u)
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "itr checkpoint %s --did \"...\"", u)
 		if o.For == reconcile.MoveStart || o.For == reconcile.MoveContinue {
@@ -404,6 +408,8 @@ func hintOf(a Action) string {
 	switch {
 	case o.For == reconcile.MoveRerun:
 		return " (runs the interrupted check again)"
+	case o.For == reconcile.MoveRepair && o.Intent.Action == reconcile.Repin:
+		return " (accepts the change to its outputs on purpose)"
 	case o.For == reconcile.MoveRepair:
 		return " (its output broke after done)"
 	case o.Op == reconcile.OpCheckpoint && o.Intent.Signal && o.For == reconcile.MoveConfirm:
@@ -564,6 +570,9 @@ func moveText(slug string, s *state.State, adv reconcile.Advice, sum *Summary, u
 		on := ""
 		if d := dependants(sum, adv.MoveUnit); len(d) > 0 {
 			on = fmt.Sprintf(", and %s build%s on it", strings.Join(store.FirstN(d, 3), ", "), map[bool]string{true: "s", false: ""}[len(d) == 1])
+		}
+		if t := pinRepairText(sum, u.ID, on); t != "" && len(sum.sit.Broken[u.ID]) == 0 {
+			return t
 		}
 		return fmt.Sprintf("repair %s first: it is done, but its output fails its check now%s; put the output back (`itr verify` says how) or reopen %s to redo it (`itr reopen %s --reason ...`)",
 			u.ID, on, u.ID, u.ID)

@@ -519,7 +519,15 @@ func (p *PrimeContext) doNotRepeatSection() string {
 	if len(p.DoNotRepeat) == 0 {
 		return ""
 	}
-	return "Done, do not repeat: " + strings.Join(p.DoNotRepeat, ", ") + ".\n"
+	out := "Done, do not repeat: " + strings.Join(p.DoNotRepeat, ", ") + ".\n"
+	if len(p.DoneOutputs) > 0 {
+		parts := make([]string, len(p.DoneOutputs))
+		for i, o := range p.DoneOutputs {
+			parts[i] = o.String()
+		}
+		out += "Done outputs: " + strings.Join(parts, "; ") + ".\n"
+	}
+	return out
 }
 
 // decisionsSection lists the settled decisions, and how many older ones

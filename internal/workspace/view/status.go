@@ -161,6 +161,13 @@ type Standing struct {
 	// Approval is who approved the plan, when (itr approve), when the
 	// plan asks for approval.
 	Approval *state.Approval `json:"approval,omitempty"`
+	// DoneOutputs are the outputs of the done units as the entry that
+	// made each done pinned them (unit, path, bytes), in unit order.
+	DoneOutputs []DoneOutput `json:"done_outputs,omitempty"`
+	// Pins are the pinned outputs of done units that changed since:
+	// shrunk, overwritten or removed, at HEAD (with the commit) or only in
+	// the working tree, each with the fix.
+	Pins []verify.PinIssue `json:"pins,omitempty"`
 }
 
 // Summary is the resume summary of `itr status`. Its JSON field names are
@@ -299,6 +306,7 @@ type statusRead struct {
 	// What the advice needs of the steps before it.
 	undone    int
 	broken    []verify.OutputIssue
+	pins      []verify.PinIssue
 	badOutput map[string]bool
 	held      reconcile.Held
 	missing   reconcile.Missing
@@ -376,6 +384,22 @@ func (r *statusRead) outputs() {
 	for _, o := range issues {
 		r.badOutput[o.Unit] = true
 		r.warn("done unit " + o.String() + ": " + o.Problem.Fix() + " (`itr verify` says how to put it back)")
+	}
+	r.pinned()
+}
+
+// pinned compares the outputs the done units pinned with HEAD and the
+// working tree: one blob id and one file read per pin, a walk of history
+// only for a pin HEAD no longer holds.
+func (r *statusRead) pinned() {
+	pins, err := verify.Pins(r.st, r.t)
+	if err != nil {
+		r.warn(err.Error())
+	}
+	r.pins, r.sum.Pins = pins, pins
+	for _, p := range pins {
+		r.badOutput[p.Unit] = true
+		r.warn("done unit " + p.String() + ": " + p.Fix())
 	}
 }
 
@@ -478,6 +502,7 @@ func (r *statusRead) rows(s *state.State) {
 		switch s.Units[id].Status {
 		case state.Done:
 			sum.Done++
+			sum.DoneOutputs = append(sum.DoneOutputs, doneOutputs(s.Units[id])...)
 			if !r.badOutput[id] { // a done unit whose output broke may need work again
 				sum.DoNotRepeat = append(sum.DoNotRepeat, id)
 			}
@@ -503,7 +528,7 @@ func (r *statusRead) rows(s *state.State) {
 func (r *statusRead) advise(s, recorded *state.State) {
 	st, t, sum, slug := r.st, r.t, r.sum, r.slug
 	archive := sum.Archive
-	sit, warns := situationOf(st, t, archive, r.facts, r.held, r.missing, len(sum.Discrepancies) > 0, r.undone, r.broken)
+	sit, warns := situationOf(st, t, archive, r.facts, r.held, r.missing, len(sum.Discrepancies) > 0, r.undone, r.broken, r.pins)
 	r.warn(warns...)
 	sit.StaleInputs = staleMap(sum.StaleInputs)
 	adv := reconcile.AdviseSynced(s, recorded, t.Plan, sit.Situation)
