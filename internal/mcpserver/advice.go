@@ -40,9 +40,11 @@ func callOf(a workspace.Action) Call {
 	}
 	switch o.Op {
 	case reconcile.OpCheckpoint:
-		if o.Verify && o.For == reconcile.MoveRerun {
+		if o.Verify && o.For == reconcile.MoveRerun || o.Intent.Action == reconcile.Repin {
 			// checkpoint runs no check, and finish would declare the work
-			// done: the rerun of an interrupted check is the CLI's.
+			// done: the rerun of an interrupted check is the CLI's, and so
+			// is accepting a changed output of a done unit (checkpoint
+			// --accept-outputs), which no tool carries.
 			c.Command, args = a.Command, nil
 			break
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/internal/workspace"
+	"github.com/itr-dev/itr/reconcile"
 )
 
 // advisedCalls are the moves the rule book accepts now, as the MCP
@@ -90,4 +91,35 @@ func TestAdviceHoldsThroughMCP(t *testing.T) {
 	assert.Contains(t, text, "Accepted now, as calls: `itr deliver --limitations \"...\"` (CLI).")
 	fails(t, cs, dir, "checkpoint", map[string]any{"did": "three"}, "the task used all 2 of its iterations")
 	fails(t, cs, dir, "start", map[string]any{}, "the task used all 2 of its iterations")
+}
+
+// TestCallOfKeepsCLIMoves: the moves no tool makes stay command lines: the
+// acceptance of a done unit's changed outputs (checkpoint
+// --accept-outputs), a person's approval, a re-check, the move to verify;
+// a plain checkpoint offer is a tool call.
+func TestCallOfKeepsCLIMoves(t *testing.T) {
+	cases := []struct {
+		name string
+		a    workspace.Action
+		tool string
+	}{
+		{"repin", workspace.Action{For: "repair", Command: `itr checkpoint R1 --accept-outputs --did "..."`,
+			Offer: reconcile.Offer{Op: reconcile.OpCheckpoint, Unit: "R1", Intent: reconcile.Intent{Action: reconcile.Repin}, For: reconcile.MoveRepair}}, ""},
+		{"approve", workspace.Action{For: "approve", Person: true, Command: `itr approve --by "..."`,
+			Offer: reconcile.Offer{Op: reconcile.OpApprove}}, ""},
+		{"recheck", workspace.Action{For: "recheck", Command: `itr recheck R2 --did "..."`,
+			Offer: reconcile.Offer{Op: reconcile.OpRecheck, Unit: "R2", Intent: reconcile.Intent{Action: reconcile.Recheck}, For: reconcile.MoveRecheck}}, ""},
+		{"work", workspace.Action{For: "continue", Command: `itr checkpoint R1 --did "..."`,
+			Offer: reconcile.Offer{Op: reconcile.OpCheckpoint, Unit: "R1", Intent: reconcile.Intent{Action: reconcile.Work}, For: reconcile.MoveContinue}}, "checkpoint"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := callOf(tc.a)
+			assert.Equal(t, tc.tool, c.Tool)
+			if tc.tool == "" {
+				assert.Equal(t, tc.a.Command, c.Command)
+				assert.Nil(t, c.Args)
+			}
+		})
+	}
 }
