@@ -93,8 +93,13 @@ func (w *Workspace) Repin(req RepinRequest) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		if probs := evidence.Check(spec, files); len(probs) > 0 {
-			return nil, &reconcile.Refusal{Code: reconcile.OutputBad, Unit: ev.Unit, Status: state.Done, Outputs: probs}
+		probs := evidence.Check(spec, files)
+		if bad := evidence.Failures(probs); len(bad) > 0 {
+			return nil, &reconcile.Refusal{Code: reconcile.OutputBad, Unit: ev.Unit, Status: state.Done, Outputs: bad}
+		}
+		var warnings []string
+		for _, p := range evidence.Warnings(probs) {
+			warnings = append(warnings, reconcile.OutputWarning(ev.Unit, p))
 		}
 		pins, err := w.pinsOf(t, ev.Unit)
 		if err != nil {
@@ -104,6 +109,6 @@ func (w *Workspace) Repin(req RepinRequest) (*Outcome, error) {
 			{Name: "Reason", Value: req.Reason},
 			{Name: progresslog.FieldOutputs, Value: progresslog.FormatPins(pins)},
 		}}
-		return &record.Change{Entry: e, Event: store.EventPinned, Subject: "pin outputs of " + ev.Unit + ": " + req.Reason}, nil
+		return &record.Change{Entry: e, Event: store.EventPinned, Subject: "pin outputs of " + ev.Unit + ": " + req.Reason, Warnings: warnings}, nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/gitstate"
@@ -47,6 +48,11 @@ type PinIssue struct {
 	// pass the output check: the change may be accepted with itr
 	// checkpoint --accept-outputs.
 	Acceptable bool `json:"acceptable,omitempty"`
+	// Problems are the rules of the output check the working tree's
+	// version of an uncommitted change fails (a truncation, a missing
+	// footer), so that resuming names what is wrong with it, not only
+	// that it changed.
+	Problems []evidence.Problem `json:"problems,omitempty"`
 }
 
 // String reads `R1: outputs/survey.md shrank from 2874 to 3 bytes (pinned
@@ -70,6 +76,16 @@ func (p PinIssue) String() string {
 		s += fmt.Sprintf(", in commit %s (%s)", store.Short(p.Commit), store.OneLine(p.Subject, 60))
 	default:
 		s += ", at HEAD (no commit on the first-parent history holds the pinned content)"
+	}
+	if len(p.Problems) > 0 {
+		parts := make([]string, len(p.Problems))
+		for i, pr := range p.Problems {
+			parts[i] = string(pr.Rule)
+			if pr.Detail != "" {
+				parts[i] += " (" + pr.Detail + ")"
+			}
+		}
+		s += "; as it is now it fails the output check: " + strings.Join(parts, ", ")
 	}
 	return s
 }
@@ -108,8 +124,9 @@ func Pins(st *store.Store, t *store.Task) ([]PinIssue, error) {
 			continue
 		}
 		first := len(out)
+		spec, _ := reconcile.OutputSpec(t.Plan, id)
 		for _, pin := range u.Outputs {
-			issue, err := checkPin(st, t.Head.Hash, id, pin)
+			issue, err := checkPin(st, t.Head.Hash, id, pin, spec)
 			if err != nil {
 				return nil, err
 			}
@@ -135,12 +152,12 @@ func acceptable(st *store.Store, t *store.Task, id string) bool {
 		return false
 	}
 	files, err := st.OutputFiles(t.Slug, spec.Files)
-	return err == nil && len(evidence.Check(spec, files)) == 0
+	return err == nil && len(evidence.Failures(evidence.Check(spec, files))) == 0
 }
 
 // checkPin compares one pin with HEAD and the working tree; nil when both
 // hold the pinned content.
-func checkPin(st *store.Store, head, id string, pin state.OutputPin) (*PinIssue, error) {
+func checkPin(st *store.Store, head, id string, pin state.OutputPin, spec evidence.Spec) (*PinIssue, error) {
 	atHead, err := st.Repo.FileHashAt(head, pin.Path)
 	if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
 		return nil, err
@@ -157,6 +174,9 @@ func checkPin(st *store.Store, head, id string, pin state.OutputPin) (*PinIssue,
 		}
 		issue := &PinIssue{Unit: id, Path: pin.Path, Pinned: pin, Uncommitted: true}
 		issue.Change, issue.Bytes = changeOf(pin, diskThere, int64(len(disk)))
+		if diskThere {
+			issue.Problems = evidence.Failures(evidence.CheckFile(pin.Path, disk, spec))
+		}
 		return issue, nil
 	}
 	var size int64

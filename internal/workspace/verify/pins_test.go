@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/evidence"
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/verify"
@@ -36,7 +37,7 @@ func TestPinsNameTheChange(t *testing.T) {
 	over := h.git("rewrite", true, map[string][]byte{b: []byte("Another survey, written over the first one, longer.\n")})
 	gone := h.git("drop", true, map[string][]byte{c: nil})
 	head := h.git("last", true, map[string][]byte{"work.txt": []byte("last")})
-	require.NoError(t, os.WriteFile(filepath.Join(h.repo.Root(), filepath.FromSlash(d)), []byte("A whole"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(h.repo.Root(), filepath.FromSlash(d)), []byte("A whole [continue\n"), 0o644))
 
 	s := state.New(state.Knowledge, "Demo", slug, "2026-01-14T10:00:00Z")
 	s.Units["R1"] = &state.Unit{ID: "R1", Status: state.Done, Outputs: []state.OutputPin{pinOf(a), pinOf(b), pinOf(c), pinOf(d), pinOf(e)}}
@@ -64,6 +65,10 @@ func TestPinsNameTheChange(t *testing.T) {
 	assert.Empty(t, issues[3].Commit)
 	assert.Contains(t, issues[3].String(), "in the working tree (not committed)")
 	assert.Contains(t, issues[3].Fix(), "git checkout -- "+d)
+	require.Len(t, issues[3].Problems, 1, "the working tree's version is told with the rule it fails")
+	assert.Equal(t, evidence.Truncated, issues[3].Problems[0].Rule)
+	assert.Contains(t, issues[3].String(), `as it is now it fails the output check: truncated (ends in "[continue")`)
+	assert.Empty(t, issues[0].Problems, "only a change in the working tree is checked again: verify's output check tells HEAD's")
 
 	found, warned := verify.PinFindings(issues)
 	assert.Len(t, found, 3)

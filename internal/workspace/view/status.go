@@ -376,7 +376,7 @@ func (r *statusRead) outputs() {
 	if !r.active {
 		return
 	}
-	issues, err := verify.Outputs(r.st, r.t)
+	issues, large, err := verify.OutputsAndWarnings(r.st, r.t)
 	r.broken = issues
 	if err != nil {
 		r.warn(err.Error())
@@ -384,6 +384,11 @@ func (r *statusRead) outputs() {
 	for _, o := range issues {
 		r.badOutput[o.Unit] = true
 		r.warn("done unit " + o.String() + ": " + o.Problem.Fix() + " (`itr verify` says how to put it back)")
+	}
+	for _, o := range large {
+		// It passed, but a session that resumes should not try to read it
+		// whole.
+		r.warn("done unit " + o.String() + ": " + o.Problem.Fix())
 	}
 	r.pinned()
 }
@@ -397,8 +402,15 @@ func (r *statusRead) pinned() {
 		r.warn(err.Error())
 	}
 	r.pins, r.sum.Pins = pins, pins
+	told := map[[2]string]bool{}
+	for _, o := range r.broken {
+		told[[2]string{o.Path, o.Commit}] = true
+	}
 	for _, p := range pins {
 		r.badOutput[p.Unit] = true
+		if told[[2]string{p.Path, p.Commit}] {
+			continue // the output check told it (removed: missing)
+		}
 		r.warn("done unit " + p.String() + ": " + p.Fix())
 	}
 }
