@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"github.com/itr-dev/itr/internal/workspace/archive"
-	"github.com/itr-dev/itr/progresslog"
 )
 
 // The types of archive and restore (package archive) that front ends see
@@ -31,10 +30,4 @@ func (w *Workspace) Archive(req ArchiveRequest) (*ArchiveReport, error) {
 // archive.Restore.
 func (w *Workspace) Restore(req RestoreRequest) (*RestoreReport, error) {
 	return archive.Restore(w.Store, req)
-}
-
-// guardrailsFrom returns the lessons of another task for itr init
-// --guardrails-from; see archive.GuardrailsFrom.
-func (w *Workspace) guardrailsFrom(slug string) ([]progresslog.Guardrail, string, error) {
-	return archive.GuardrailsFrom(w.Store, slug)
 }

@@ -250,6 +250,11 @@ func pinBrokenBy(st *store.Store, head string, pin state.OutputPin) (gitstate.Co
 // verify, and the changes only the working tree made as its warnings.
 func PinFindings(issues []PinIssue) (findings, warnings []Finding) {
 	for _, p := range issues {
+		if p.Change == PinRemoved && !p.Uncommitted {
+			// The output check finds it missing, with the same commit:
+			// told once, there.
+			continue
+		}
 		f := Finding{File: p.Path, Commit: p.Commit, Problem: "done unit " + p.String(), Fix: p.Fix()}
 		if p.Uncommitted {
 			warnings = append(warnings, f)

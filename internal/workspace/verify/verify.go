@@ -182,7 +182,7 @@ func (v *verifier) rest(st *store.Store, t *store.Task) error {
 		return err
 	}
 	pinned, warned := PinFindings(pins)
-	v.rep.Findings = append(v.rep.Findings, newFindings(v.rep.Findings, pinned)...)
+	v.rep.Findings = append(v.rep.Findings, pinned...)
 	v.rep.Warnings = append(v.rep.Warnings, warned...)
 	found, err := ArchiveFindings(st)
 	if err != nil {
@@ -275,21 +275,4 @@ func countHeadings(tail []byte) int {
 // otherwise nil (a rewrite, reported as such).
 func TakenOut(old, new []byte) []string {
 	return takenOut(items(progressLog, old), items(progressLog, new))
-}
-
-// newFindings returns the findings of add that name a file and a commit no
-// finding of have names: an output removed in a commit is told once, as
-// the output check found it, not again as a broken pin.
-func newFindings(have, add []Finding) []Finding {
-	seen := map[[2]string]bool{}
-	for _, f := range have {
-		seen[[2]string{f.File, f.Commit}] = true
-	}
-	var out []Finding
-	for _, f := range add {
-		if !seen[[2]string{f.File, f.Commit}] {
-			out = append(out, f)
-		}
-	}
-	return out
 }

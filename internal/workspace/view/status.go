@@ -402,14 +402,10 @@ func (r *statusRead) pinned() {
 		r.warn(err.Error())
 	}
 	r.pins, r.sum.Pins = pins, pins
-	told := map[[2]string]bool{}
-	for _, o := range r.broken {
-		told[[2]string{o.Path, o.Commit}] = true
-	}
 	for _, p := range pins {
 		r.badOutput[p.Unit] = true
-		if told[[2]string{p.Path, p.Commit}] {
-			continue // the output check told it (removed: missing)
+		if p.Change == verify.PinRemoved && !p.Uncommitted {
+			continue // the output check tells it: missing, with the commit
 		}
 		r.warn("done unit " + p.String() + ": " + p.Fix())
 	}
