@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -242,59 +241,18 @@ func ggPath(size repoSize, i int) string {
 	return fmt.Sprintf("pkg%02d/sub%03d/file%06d.txt", d%30, d, i)
 }
 
-// buildTrailerRepo writes a repository with git fast-import: one commit
-// with every file, then commits touching three files each, every message
-// ending in two trailers. fast-import stores each changed file as a delta
-// against its previous version; the pack is kept as written. Then a
-// checkout writes the working tree and the index.
+// buildTrailerRepo writes a repository as buildRepo does, but with every
+// message ending in two trailers and every file long enough for
+// fast-import to store its changes as deltas.
 func buildTrailerRepo(dir string, size repoSize, env []string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := run(env, "", "git", "init", "-q", "-b", "main", dir); err != nil {
-		return err
-	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = dir, env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	w := bufio.NewWriterSize(in, 1<<20)
-	when := int64(1700000000)
-	for c := 0; c < size.commits; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\n", when+int64(c)*60)
-		msg := fmt.Sprintf("iteration %d\n\nItr-Unit: T1\nItr-Iteration: %d\n", c, c)
-		fmt.Fprintf(w, "data %d\n%s\n", len(msg), msg)
+	keep := strings.Repeat("a line that later versions keep\n", 8)
+	msg := func(c int) string { return fmt.Sprintf("iteration %d\n\nItr-Unit: T1\nItr-Iteration: %d\n", c, c) }
+	return importRepo(dir, size, env, msg, func(i, c int) string {
 		if c == 0 {
-			for i := 0; i < size.files; i++ {
-				body := fmt.Sprintf("file %d\n%s", i, strings.Repeat("a line that later versions keep\n", 8))
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", ggPath(size, i), len(body), body)
-			}
-		} else {
-			for k := 0; k < 3; k++ {
-				i := (c*7919 + k*104729) % size.files
-				body := fmt.Sprintf("file %d changed in %d\n%s", i, c, strings.Repeat("a line that later versions keep\n", 8))
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", ggPath(size, i), len(body), body)
-			}
+			return fmt.Sprintf("file %d\n%s", i, keep)
 		}
-		fmt.Fprintln(w)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	if err := run(env, dir, "git", "checkout", "-q", "-f", "main"); err != nil {
-		return err
-	}
-	return run(env, dir, "git", "status", "--porcelain")
+		return fmt.Sprintf("file %d changed in %d\n%s", i, c, keep)
+	})
 }
 
 // ggGit runs git and returns its standard output; the error holds its
