@@ -1071,26 +1071,18 @@ func (f *Repo) ListFiles(rev, dir string) ([]string, error) {
 // TreeFiles returns every file below the folder dir at rev, recursively,
 // as repository-relative slash path → blob name; a missing folder has none.
 func (f *Repo) TreeFiles(rev, dir string) (map[string]string, error) {
-	if err := f.begin("TreeFiles"); err != nil {
-		return nil, err
-	}
-	defer f.unlock()
-	out := map[string]string{}
-	tree, err := f.folder(rev, dir)
-	if tree == "" || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	err = f.walk(tree, strings.Trim(dir, "/"), func(p, h string) { out[p] = h })
-	return out, err
+	return f.blobNames("TreeFiles", rev, dir, true)
 }
 
 // FolderHashes returns the blob names of the files directly in the folder
 // dir at rev (name → hash); a missing folder has none.
 func (f *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
-	if err := f.begin("FolderHashes"); err != nil {
+	return f.blobNames("FolderHashes", rev, dir, false)
+}
+
+// blobNames is TreeFiles (recursive) or FolderHashes, called as op.
+func (f *Repo) blobNames(op, rev, dir string, recursive bool) (map[string]string, error) {
+	if err := f.begin(op); err != nil {
 		return nil, err
 	}
 	defer f.unlock()
@@ -1101,6 +1093,10 @@ func (f *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
 			return nil, err
 		}
 		return out, nil
+	}
+	if recursive {
+		err = f.walk(tree, strings.Trim(dir, "/"), func(p, h string) { out[p] = h })
+		return out, err
 	}
 	entries, err := f.treeEntries(tree)
 	if err != nil {
