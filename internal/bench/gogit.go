@@ -337,6 +337,21 @@ func ggOpen(dir string) (*git.Repository, error) {
 	return r, nil
 }
 
+// ggHead opens the repository at dir with go-git, reads HEAD and hands
+// both to fn, then releases the repository.
+func ggHead(dir string, fn func(repo *git.Repository, h *plumbing.Reference) error) error {
+	repo, err := ggOpen(dir)
+	if err != nil {
+		return err
+	}
+	defer ggClose(repo)
+	h, err := repo.Head()
+	if err != nil {
+		return fmt.Errorf("go-git HEAD: %w", err)
+	}
+	return fn(repo, h)
+}
+
 // ggClose releases what go-git's storage keeps open.
 func ggClose(r *git.Repository) {
 	if c, ok := r.Storer.(interface{ Close() error }); ok {
@@ -369,23 +384,16 @@ func ggOpenHead(r ggRepo, runs int, env []string) ggRow {
 		return nil
 	}
 	gg := func() error {
-		repo, err := ggOpen(r.dir)
-		if err != nil {
-			return err
-		}
-		defer ggClose(repo)
-		h, err := repo.Head()
-		if err != nil {
-			return fmt.Errorf("go-git HEAD: %w", err)
-		}
-		b, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
-		if err != nil {
-			return fmt.Errorf("go-git main: %w", err)
-		}
-		if h.Hash().String() != want || b.Hash().String() != want || h.Name() != "refs/heads/main" {
-			return fmt.Errorf("HEAD %s %s, main %s; git says %s", h.Name(), h.Hash(), b.Hash(), want)
-		}
-		return nil
+		return ggHead(r.dir, func(repo *git.Repository, h *plumbing.Reference) error {
+			b, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
+			if err != nil {
+				return fmt.Errorf("go-git main: %w", err)
+			}
+			if h.Hash().String() != want || b.Hash().String() != want || h.Name() != "refs/heads/main" {
+				return fmt.Errorf("HEAD %s %s, main %s; git says %s", h.Name(), h.Hash(), b.Hash(), want)
+			}
+			return nil
+		})
 	}
 	a, b := ggCompare(runs, gs, gg)
 	return ggRow{part: "1 open + HEAD + resolve main", repo: r.name, gs: a, gg: b, notes: ggNotes(a, b, "both equal git rev-parse")}
@@ -494,43 +502,36 @@ func ggHistory(r ggRepo, runs int, env []string) ggRow {
 		return nil
 	}
 	gg := func() error {
-		repo, err := ggOpen(r.dir)
-		if err != nil {
-			return err
-		}
-		defer ggClose(repo)
-		h, err := repo.Head()
-		if err != nil {
-			return fmt.Errorf("go-git HEAD: %w", err)
-		}
-		c, err := repo.CommitObject(h.Hash())
-		if err != nil {
-			return fmt.Errorf("go-git commit: %w", err)
-		}
-		n, tr := 0, 0
-		for {
-			if c.Hash.String() != want[n] {
-				return fmt.Errorf("commit %d is %s, git says %s", n, c.Hash, want[n])
+		return ggHead(r.dir, func(repo *git.Repository, h *plumbing.Reference) error {
+			c, err := repo.CommitObject(h.Hash())
+			if err != nil {
+				return fmt.Errorf("go-git commit: %w", err)
 			}
-			trailers := gitstate.ParseTrailers(c.Message)
-			for _, t := range trailers {
-				if strings.EqualFold(t.Key, "Itr-Iteration") {
-					tr += len(trailers)
+			n, tr := 0, 0
+			for {
+				if c.Hash.String() != want[n] {
+					return fmt.Errorf("commit %d is %s, git says %s", n, c.Hash, want[n])
+				}
+				trailers := gitstate.ParseTrailers(c.Message)
+				for _, t := range trailers {
+					if strings.EqualFold(t.Key, "Itr-Iteration") {
+						tr += len(trailers)
+						break
+					}
+				}
+				n++
+				if n == len(want) || c.NumParents() == 0 {
 					break
 				}
+				if c, err = c.Parent(0); err != nil {
+					return fmt.Errorf("go-git parent: %w", err)
+				}
 			}
-			n++
-			if n == len(want) || c.NumParents() == 0 {
-				break
+			if n != len(want) || tr != wantTrailers {
+				return fmt.Errorf("%d commits and %d trailers, want %d and %d", n, tr, len(want), wantTrailers)
 			}
-			if c, err = c.Parent(0); err != nil {
-				return fmt.Errorf("go-git parent: %w", err)
-			}
-		}
-		if n != len(want) || tr != wantTrailers {
-			return fmt.Errorf("%d commits and %d trailers, want %d and %d", n, tr, len(want), wantTrailers)
-		}
-		return nil
+			return nil
+		})
 	}
 	a, b := ggCompare(runs, gs, gg)
 	return ggRow{part: fmt.Sprintf("3 first-parent history, %d commits + trailers", len(want)), repo: r.name, gs: a, gg: b,
