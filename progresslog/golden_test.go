@@ -74,37 +74,37 @@ func dumpGuardrails(g *Guardrails) string {
 	return b.String()
 }
 
-// TestGoldenProgress parses every testdata/progress/*.md and compares the
-// parsed form and the rendered file with <name>.golden.
-func TestGoldenProgress(t *testing.T) {
-	paths, err := filepath.Glob("testdata/progress/*.md")
+// goldenFiles compares, for every testdata/<dir>/*.md, what dump makes of
+// its bytes with <name>.golden.
+func goldenFiles(t *testing.T, dir string, dump func(data []byte) string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.md"))
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			data, err := os.ReadFile(p)
 			require.NoError(t, err)
-			l := Parse(data)
-			got := dumpLog(l) + "--- rendered ---\n" + string(l.Render())
-			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
+			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", dump(data))
 		})
 	}
 }
 
+// TestGoldenProgress parses every testdata/progress/*.md and compares the
+// parsed form and the rendered file with <name>.golden.
+func TestGoldenProgress(t *testing.T) {
+	goldenFiles(t, "progress", func(data []byte) string {
+		l := Parse(data)
+		return dumpLog(l) + "--- rendered ---\n" + string(l.Render())
+	})
+}
+
 // TestGoldenGuardrails does the same for testdata/guardrails/*.md.
 func TestGoldenGuardrails(t *testing.T) {
-	paths, err := filepath.Glob("testdata/guardrails/*.md")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
-			require.NoError(t, err)
-			g := ParseGuardrails(data)
-			got := dumpGuardrails(g) + "--- rendered ---\n" + string(g.Render())
-			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
-		})
-	}
+	goldenFiles(t, "guardrails", func(data []byte) string {
+		g := ParseGuardrails(data)
+		return dumpGuardrails(g) + "--- rendered ---\n" + string(g.Render())
+	})
 }
 
 // TestGoldenAppend builds a progress.md from nothing with Append and
