@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // The commit, tag and tree formats, read and written here rather than with
@@ -137,20 +138,9 @@ func parseSignature(b []byte) Signature {
 		return s
 	}
 	s.When = time.Unix(sec, 0).In(time.UTC)
-	tz = bytes.TrimSpace(tz)
-	if len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
-		return s
+	if loc, ok := gitsyntax.Zone(string(bytes.TrimSpace(tz))); ok {
+		s.When = s.When.In(loc)
 	}
-	hh, err1 := strconv.Atoi(string(tz[1:3]))
-	mm, err2 := strconv.Atoi(string(tz[3:5]))
-	if err1 != nil || err2 != nil {
-		return s
-	}
-	off := hh*3600 + mm*60
-	if tz[0] == '-' {
-		off = -off
-	}
-	s.When = s.When.In(time.FixedZone("", off))
 	return s
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
@@ -101,43 +102,26 @@ func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
 	default:
 		return plumbing.ZeroHash, ErrNotFound
 	}
-	for ops != "" {
-		switch {
-		case strings.HasPrefix(ops, "^{commit}"), strings.HasPrefix(ops, "^{}"):
-			p, err := r.peel(h, rev)
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			h, ops = p, ops[strings.IndexByte(ops, '}')+1:]
-			continue
-		}
-		op := ops[0]
-		j := 1
-		for j < len(ops) && ops[j] >= '0' && ops[j] <= '9' {
-			j++
-		}
-		n := 1
-		if j > 1 {
-			v, err := strconv.Atoi(ops[1:j])
-			if err != nil {
-				return plumbing.ZeroHash, ErrNotFound
-			}
-			n = v
-		}
-		ops = ops[j:]
+	steps, ok := gitsyntax.Suffixes(ops)
+	if !ok {
+		return plumbing.ZeroHash, ErrNotFound
+	}
+	for _, st := range steps {
 		c, err := r.peel(h, rev)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		h = c
-		if op == '~' {
-			for k := 0; k < n; k++ {
+		switch {
+		case st.Peel:
+		case st.Op == '~':
+			for k := 0; k < st.N; k++ {
 				if h, err = r.parent(h, 1); err != nil {
 					return plumbing.ZeroHash, err
 				}
 			}
-		} else if n > 0 {
-			if h, err = r.parent(h, n); err != nil {
+		case st.N > 0:
+			if h, err = r.parent(h, st.N); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 var when = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -339,7 +340,7 @@ func TestUnquoteConfig(t *testing.T) {
 		assert.Equal(t, want, unquoteConfig(in), "%s", in)
 	}
 	for _, v := range []string{"", "a;b", "x # y", ` padded `, `say "hi"`, `c:\dir`, "plain"} {
-		assert.Equal(t, v, unquoteConfig(quoteConfig(v)), "round trip of %q", v)
+		assert.Equal(t, v, unquoteConfig(gitsyntax.QuoteConfig(v)), "round trip of %q", v)
 	}
 }
 
