@@ -292,6 +292,23 @@ func both(t *testing.T) []controls {
 	}
 }
 
+// sideBranch commits path = data on the current branch (base), makes the
+// branch side there and commits sidePath = sideData on it (side), then
+// switches back.
+func (c controls) sideBranch(t *testing.T, path, data, sidePath, sideData string) (base, side gitstate.Commit) {
+	t.Helper()
+	r := c.repo
+	base = commitOn(t, r, path, data)
+	branch, err := r.Head()
+	require.NoError(t, err)
+	who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
+	require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
+	c.switchTo(t, "side")
+	side = commitOn(t, r, sidePath, sideData)
+	c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+	return base, side
+}
+
 func commitOn(t *testing.T, r gitstate.Repository, path, data string) gitstate.Commit {
 	t.Helper()
 	c, err := r.CommitFiles(gitstate.CommitRequest{
@@ -308,14 +325,7 @@ func TestMergeAndDetachedHead(t *testing.T) {
 	for _, c := range both(t) {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.repo
-			base := commitOn(t, r, "a.txt", "a\n")
-			branch, err := r.Head()
-			require.NoError(t, err)
-			who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
-			require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
-			c.switchTo(t, "side")
-			side := commitOn(t, r, "b.txt", "b\n")
-			c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+			base, side := c.sideBranch(t, "a.txt", "a\n", "b.txt", "b\n")
 			main := commitOn(t, r, "c.txt", "c\n")
 			c.merge(t, "side", "Merge side", []gitstate.FileChange{{Path: "b.txt", Data: []byte("b\n")}})
 
@@ -358,14 +368,7 @@ func TestConflict(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.repo
 			assert.Empty(t, r.Operation())
-			base := commitOn(t, r, "f.txt", "base\n")
-			branch, err := r.Head()
-			require.NoError(t, err)
-			who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
-			require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
-			c.switchTo(t, "side")
-			side := commitOn(t, r, "f.txt", "theirs\n")
-			c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+			_, side := c.sideBranch(t, "f.txt", "base\n", "f.txt", "theirs\n")
 			commitOn(t, r, "f.txt", "ours\n")
 			c.conflict(t, "side", "f.txt", []byte("base\n"), []byte("ours\n"), []byte("theirs\n"))
 
