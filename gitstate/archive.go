@@ -237,10 +237,7 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 	if err := validRefName(name); err != nil {
 		return err
 	}
-	if err := r.refClash(name); err != nil {
-		return err
-	}
-	cfg, lock, cur, err := r.lockRef(name)
+	cfg, lock, cur, err := r.lockRef(name, true)
 	if err != nil {
 		return err
 	}
@@ -250,10 +247,7 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 			return err
 		}
 	}
-	if _, err := lock.Write([]byte(hash + "\n")); err != nil {
-		return fmt.Errorf("write %s: %w", lock.lock, err)
-	}
-	if err := lock.commit(); err != nil {
+	if err := lock.commitValue(hash); err != nil {
 		return err
 	}
 	old := cur
@@ -270,8 +264,15 @@ func (r *Repo) updateRef(name, hash string, check func(cur string) error, who Si
 
 // lockRef takes name's lock and reads, under it, the config and the ref's
 // current value (loose, then packed; "" when absent). A symbolic ref is
-// refused. The caller holds r.mu and rolls the lock back or commits it.
-func (r *Repo) lockRef(name string) (*configSet, *lockFile, string, error) {
+// refused, and so, when the ref is to hold a value (sets), is a name that
+// clashes with another ref's (refClash). The caller holds r.mu and rolls
+// the lock back or commits it.
+func (r *Repo) lockRef(name string, sets bool) (*configSet, *lockFile, string, error) {
+	if sets {
+		if err := r.refClash(name); err != nil {
+			return nil, nil, "", err
+		}
+	}
 	cfg, err := r.loadConfig(r.currentBranch())
 	if err != nil {
 		return nil, nil, "", err

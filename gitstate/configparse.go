@@ -3,6 +3,8 @@ package gitstate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // configSyntaxError is a line of a git config file that git would refuse.
@@ -245,16 +247,12 @@ func (p *configParser) value() (string, error) {
 			case '\n':
 				keep = b.Len() // a continuation line; the blanks before it stay
 				continue
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'b':
-				b.WriteByte('\b')
-			case '\\', '"':
-				b.WriteByte(e)
 			default:
-				return "", p.errorf("bad escape \\%c in a value", e)
+				u, ok := gitsyntax.Unescape(e)
+				if !ok {
+					return "", p.errorf("bad escape \\%c in a value", e)
+				}
+				b.WriteByte(u)
 			}
 		default:
 			b.WriteByte(c)

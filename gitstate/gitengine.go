@@ -525,25 +525,12 @@ func (g *GitRepo) shallow() map[string]bool {
 
 // decodeCommit parses a commit of any object format.
 func (g *GitRepo) decodeCommit(id string, data []byte) (Commit, error) {
-	c := Commit{Hash: id}
-	msg, err := headers(data, func(key string, value []byte) error {
-		switch key {
-		case "parent":
-			c.Parents = append(c.Parents, string(value))
-		case "author":
-			c.Author = parseSignature(value)
-		case "committer":
-			c.Committer = parseSignature(value)
-		}
-		return nil
-	})
+	f, err := parseCommit(data)
 	if err != nil {
 		return Commit{}, fmt.Errorf("commit %s: %w", id, err)
 	}
-	c.Message = msg
-	c.Subject = subject(msg)
-	c.Trailers = ParseTrailers(msg)
-	return c, nil
+	return Commit{Hash: id, Parents: f.Parents, Author: f.Author, Committer: f.Committer,
+		Message: f.Message, Subject: subject(f.Message), Trailers: ParseTrailers(f.Message)}, nil
 }
 
 // entry reads the tree entry of path at rev (the root's tree for "").

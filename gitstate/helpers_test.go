@@ -17,16 +17,7 @@ import (
 // identity variables, then writes a global identity.
 func isolate(t testing.TB) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-		"EMAIL", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_DIR", "GIT_WORK_TREE",
-		"GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_CONFIG_PARAMETERS"} {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
-	}
+	home := testgit.Unconfigured(t)
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
 	return home
 }

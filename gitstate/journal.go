@@ -40,9 +40,22 @@ func (j *lockJournal) set(path string) {
 	j.path = path
 }
 
-// line appends one line to the journal, opening it on first use and
-// keeping it open for the rest of the run. The caller holds j.mu.
-func (j *lockJournal) line(line string) {
+// record appends the line text returns ("" for none) while the journal is
+// on, opening the file on first use and keeping it open for the rest of
+// the run; text runs under j.mu.
+func (j *lockJournal) record(text func() string) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.path == "" {
+		return
+	}
+	line := text()
+	if line == "" {
+		return
+	}
 	if j.f == nil {
 		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
@@ -57,36 +70,22 @@ func (j *lockJournal) line(line string) {
 // to be made, so a run killed between the create and noted still leaves a
 // trace.
 func (j *lockJournal) intent(lock string) {
-	if j == nil {
-		return
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.path == "" {
-		return
-	}
-	j.line(fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano()))
+	j.record(func() string { return fmt.Sprintf("intent %s %d\n", lock, time.Now().UnixNano()) })
 }
 
 // noted records a newly created lock file.
 func (j *lockJournal) noted(lock string, f *os.File) {
-	if j == nil {
-		return
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.path == "" {
-		return
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return
-	}
-	ino, ok := openFileID(f, fi)
-	if !ok {
-		return
-	}
-	j.line(fmt.Sprintf("%s %d\n", lock, ino))
+	j.record(func() string {
+		fi, err := f.Stat()
+		if err != nil {
+			return ""
+		}
+		ino, ok := openFileID(f, fi)
+		if !ok {
+			return ""
+		}
+		return fmt.Sprintf("%s %d\n", lock, ino)
+	})
 }
 
 // RemoveJournaledLocks removes the lock files listed in a journal that

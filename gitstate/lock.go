@@ -78,6 +78,15 @@ func acquireLockJournaled(path string, j *lockJournal) (*lockFile, error) {
 // Write writes to the lock file.
 func (l *lockFile) Write(p []byte) (int, error) { return l.f.Write(p) }
 
+// commitValue writes a ref's value (an object name and a newline) into
+// the lock file and commits it.
+func (l *lockFile) commitValue(id string) error {
+	if _, err := l.Write([]byte(id + "\n")); err != nil {
+		return fmt.Errorf("write %s: %w", l.lock, err)
+	}
+	return l.commit()
+}
+
 // commit fsyncs the lock file and renames it over the target.
 func (l *lockFile) commit() error {
 	if l.nosync {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // The commit, tag and tree formats, read and written here rather than with
@@ -137,20 +138,9 @@ func parseSignature(b []byte) Signature {
 		return s
 	}
 	s.When = time.Unix(sec, 0).In(time.UTC)
-	tz = bytes.TrimSpace(tz)
-	if len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
-		return s
+	if loc, ok := gitsyntax.Zone(string(bytes.TrimSpace(tz))); ok {
+		s.When = s.When.In(loc)
 	}
-	hh, err1 := strconv.Atoi(string(tz[1:3]))
-	mm, err2 := strconv.Atoi(string(tz[3:5]))
-	if err1 != nil || err2 != nil {
-		return s
-	}
-	off := hh*3600 + mm*60
-	if tz[0] == '-' {
-		off = -off
-	}
-	s.When = s.When.In(time.FixedZone("", off))
 	return s
 }
 
@@ -181,22 +171,26 @@ func headers(data []byte, fn func(key string, value []byte) error) (string, erro
 	return "", nil
 }
 
-// decodeCommit parses a commit object's body.
-func decodeCommit(h plumbing.Hash, data []byte) (commitObject, error) {
-	c := commitObject{Hash: h}
-	sawTree := false
+// commitFields are the headers and message of a commit object, names as
+// text (in any object format); trees counts the tree headers.
+type commitFields struct {
+	Tree              string
+	trees             int
+	Parents           []string
+	Author, Committer Signature
+	Message           string
+}
+
+// parseCommit reads a commit object's headers and message; what the
+// names must look like is for its caller to check.
+func parseCommit(data []byte) (commitFields, error) {
+	var c commitFields
 	msg, err := headers(data, func(key string, value []byte) error {
 		switch key {
 		case "tree":
-			if sawTree || !isHex40(string(value)) {
-				return fmt.Errorf("commit %s: %w: bad tree header", h, errMalformed)
-			}
-			c.Tree, sawTree = plumbing.NewHash(string(value)), true
+			c.Tree, c.trees = string(value), c.trees+1
 		case "parent":
-			if !isHex40(string(value)) {
-				return fmt.Errorf("commit %s: %w: bad parent header", h, errMalformed)
-			}
-			c.Parents = append(c.Parents, plumbing.NewHash(string(value)))
+			c.Parents = append(c.Parents, string(value))
 		case "author":
 			c.Author = parseSignature(value)
 		case "committer":
@@ -204,13 +198,28 @@ func decodeCommit(h plumbing.Hash, data []byte) (commitObject, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return commitObject{}, err
-	}
-	if !sawTree {
-		return commitObject{}, fmt.Errorf("commit %s: %w: no tree header", h, errMalformed)
-	}
 	c.Message = msg
+	return c, err
+}
+
+// decodeCommit parses a commit object's body.
+func decodeCommit(h plumbing.Hash, data []byte) (commitObject, error) {
+	f, err := parseCommit(data)
+	switch {
+	case err != nil:
+		return commitObject{}, err
+	case f.trees == 0:
+		return commitObject{}, fmt.Errorf("commit %s: %w: no tree header", h, errMalformed)
+	case f.trees > 1 || !isHex40(f.Tree):
+		return commitObject{}, fmt.Errorf("commit %s: %w: bad tree header", h, errMalformed)
+	}
+	c := commitObject{Hash: h, Tree: plumbing.NewHash(f.Tree), Author: f.Author, Committer: f.Committer, Message: f.Message}
+	for _, p := range f.Parents {
+		if !isHex40(p) {
+			return commitObject{}, fmt.Errorf("commit %s: %w: bad parent header", h, errMalformed)
+		}
+		c.Parents = append(c.Parents, plumbing.NewHash(p))
+	}
 	return c, nil
 }
 

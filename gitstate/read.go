@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // ResolveRev returns the full commit hash of rev: "HEAD" (or ""), a full or
@@ -101,43 +102,26 @@ func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
 	default:
 		return plumbing.ZeroHash, ErrNotFound
 	}
-	for ops != "" {
-		switch {
-		case strings.HasPrefix(ops, "^{commit}"), strings.HasPrefix(ops, "^{}"):
-			p, err := r.peel(h, rev)
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			h, ops = p, ops[strings.IndexByte(ops, '}')+1:]
-			continue
-		}
-		op := ops[0]
-		j := 1
-		for j < len(ops) && ops[j] >= '0' && ops[j] <= '9' {
-			j++
-		}
-		n := 1
-		if j > 1 {
-			v, err := strconv.Atoi(ops[1:j])
-			if err != nil {
-				return plumbing.ZeroHash, ErrNotFound
-			}
-			n = v
-		}
-		ops = ops[j:]
+	steps, ok := gitsyntax.Suffixes(ops)
+	if !ok {
+		return plumbing.ZeroHash, ErrNotFound
+	}
+	for _, st := range steps {
 		c, err := r.peel(h, rev)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		h = c
-		if op == '~' {
-			for k := 0; k < n; k++ {
+		switch {
+		case st.Peel:
+		case st.Op == '~':
+			for k := 0; k < st.N; k++ {
 				if h, err = r.parent(h, 1); err != nil {
 					return plumbing.ZeroHash, err
 				}
 			}
-		} else if n > 0 {
-			if h, err = r.parent(h, n); err != nil {
+		case st.N > 0:
+			if h, err = r.parent(h, st.N); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
@@ -296,61 +280,37 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 // TreeFiles returns every file below the folder dir at rev, recursively,
 // as repository-relative slash path → blob name; a missing folder has none.
 func (r *Repo) TreeFiles(rev, dir string) (map[string]string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := map[string]string{}
-	e, err := r.entryAt(rev, dir)
-	if errors.Is(err, ErrNotFound) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if e.Mode != filemode.Dir {
-		return out, nil
-	}
-	var walk func(h plumbing.Hash, prefix string) error
-	walk = func(h plumbing.Hash, prefix string) error {
-		entries, err := r.treeEntries(h)
-		if err != nil {
-			return fmt.Errorf("read tree %s: %w", h, err)
-		}
-		for _, te := range entries {
-			p := joinPath(prefix, te.Name)
-			switch {
-			case te.Mode == filemode.Dir:
-				if err := walk(te.Hash, p); err != nil {
-					return err
-				}
-			case te.Mode.IsFile():
-				out[p] = te.Hash.String()
-			}
-		}
-		return nil
-	}
-	return out, walk(e.Hash, strings.TrimSuffix(dir, "/"))
+	return r.blobNames(rev, dir, true)
 }
 
 // FolderHashes returns the blob names of the files directly in the folder
 // dir at rev (name → hash); a missing folder has none. One walk of the
 // trees serves every file of the folder.
 func (r *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
+	return r.blobNames(rev, dir, false)
+}
+
+// blobNames maps the files of the folder dir at rev to their blob names:
+// those directly in it by name, or, recursive, every file below it by
+// repository-relative path. A missing folder has none.
+func (r *Repo) blobNames(rev, dir string, recursive bool) (map[string]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, err := r.entryAt(rev, dir)
-	if errors.Is(err, ErrNotFound) {
-		return map[string]string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]string{}
-	if e.Mode != filemode.Dir {
-		return out, nil
+	tree, ok, err := r.folderAt(rev, dir)
+	if !ok || err != nil {
+		return okOr(out, err)
 	}
-	entries, err := r.treeEntries(e.Hash)
+	if recursive {
+		return out, r.walkTree(tree, strings.TrimSuffix(dir, "/"), func(p string, te treeEntry) {
+			if te.Mode.IsFile() {
+				out[p] = te.Hash.String()
+			}
+		})
+	}
+	entries, err := r.treeEntries(tree)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", e.Hash, err)
+		return nil, fmt.Errorf("read tree %s: %w", tree, err)
 	}
 	for _, te := range entries {
 		if te.Mode.IsFile() {
@@ -358,6 +318,49 @@ func (r *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// folderAt is the tree of the folder dir at rev; ok is false when there is
+// no such folder (missing, or a file).
+func (r *Repo) folderAt(rev, dir string) (tree plumbing.Hash, ok bool, err error) {
+	e, err := r.entryAt(rev, dir)
+	if errors.Is(err, ErrNotFound) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	return e.Hash, e.Mode == filemode.Dir, nil
+}
+
+// okOr is (empty, nil) when err is nil and (zero, err) otherwise: the
+// answer of a read whose folder is missing or could not be read.
+func okOr[T any](empty T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return empty, nil
+}
+
+// walkTree calls fn with the repository-relative path of every entry below
+// the tree h that is not a folder, recursing into folders in git order.
+func (r *Repo) walkTree(h plumbing.Hash, prefix string, fn func(p string, te treeEntry)) error {
+	entries, err := r.treeEntries(h)
+	if err != nil {
+		return fmt.Errorf("read tree %s: %w", h, err)
+	}
+	for _, te := range entries {
+		p := joinPath(prefix, te.Name)
+		if te.Mode == filemode.Dir {
+			if err := r.walkTree(te.Hash, p, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		fn(p, te)
+	}
+	return nil
 }
 
 func revName(rev string) string {
@@ -418,38 +421,17 @@ func (r *Repo) ListDir(rev, dir string) ([]string, error) {
 func (r *Repo) ListFiles(rev, dir string) ([]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e, err := r.entryAt(rev, dir)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if e.Mode != filemode.Dir {
-		return nil, nil
+	tree, ok, err := r.folderAt(rev, dir)
+	if !ok || err != nil {
+		return okOr[[]string](nil, err)
 	}
 	var out []string
-	var walk func(h plumbing.Hash, prefix string) error
-	walk = func(h plumbing.Hash, prefix string) error {
-		entries, err := r.treeEntries(h)
-		if err != nil {
-			return fmt.Errorf("read tree %s: %w", h, err)
+	err = r.walkTree(tree, strings.TrimSuffix(dir, "/"), func(p string, te treeEntry) {
+		if te.Mode != filemode.Submodule {
+			out = append(out, p)
 		}
-		for _, te := range entries {
-			p := joinPath(prefix, te.Name)
-			if te.Mode == filemode.Dir {
-				if err := walk(te.Hash, p); err != nil {
-					return err
-				}
-				continue
-			}
-			if te.Mode != filemode.Submodule {
-				out = append(out, p)
-			}
-		}
-		return nil
-	}
-	return out, walk(e.Hash, strings.TrimSuffix(dir, "/"))
+	})
+	return out, err
 }
 
 // History walks first parents from rev ("" means HEAD), newest first,

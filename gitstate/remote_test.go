@@ -421,6 +421,7 @@ func TestNetworkFetchPrune(t *testing.T) {
 	f := newNetFixture(t)
 	ra, na := network(t, f.a)
 	_, nb := network(t, f.b)
+	inB := func(ref string) string { return remoteRef(t, filepath.Join(f.b, ".git"), ref) }
 
 	gitRun(t, f.a, "push", "-q", "origin", "HEAD:refs/heads/topic")
 	one, err := ra.WriteBlob([]byte("one\n"))
@@ -429,26 +430,26 @@ func TestNetworkFetchPrune(t *testing.T) {
 
 	require.NoError(t, nb.Fetch("origin", nil, false))
 	require.NoError(t, nb.Fetch("origin", []string{"+refs/itr/*:refs/itr/*"}, false))
-	assert.NotEmpty(t, remoteRef(t, filepath.Join(f.b, ".git"), "refs/remotes/origin/topic"))
-	assert.Equal(t, one, remoteRef(t, filepath.Join(f.b, ".git"), "refs/itr/claims/u1"))
+	assert.NotEmpty(t, inB("refs/remotes/origin/topic"))
+	assert.Equal(t, one, inB("refs/itr/claims/u1"))
 
 	gitRun(t, f.a, "push", "-q", "origin", ":refs/heads/topic", ":refs/itr/claims/u1")
 
 	// Without prune, the local copies stay.
 	require.NoError(t, nb.Fetch("origin", nil, false))
 	require.NoError(t, nb.Fetch("origin", []string{"+refs/itr/*:refs/itr/*"}, false))
-	assert.NotEmpty(t, remoteRef(t, filepath.Join(f.b, ".git"), "refs/remotes/origin/topic"))
-	assert.Equal(t, one, remoteRef(t, filepath.Join(f.b, ".git"), "refs/itr/claims/u1"))
+	assert.NotEmpty(t, inB("refs/remotes/origin/topic"))
+	assert.Equal(t, one, inB("refs/itr/claims/u1"))
 
 	// With prune, each goes, and only under the fetched destinations.
 	require.NoError(t, nb.Fetch("origin", []string{"+refs/itr/*:refs/itr/*"}, true))
-	assert.Equal(t, "", remoteRef(t, filepath.Join(f.b, ".git"), "refs/itr/claims/u1"))
-	assert.Equal(t, one, remoteRef(t, filepath.Join(f.b, ".git"), "refs/itr/claims/u2"))
-	assert.NotEmpty(t, remoteRef(t, filepath.Join(f.b, ".git"), "refs/remotes/origin/topic"))
+	assert.Equal(t, "", inB("refs/itr/claims/u1"))
+	assert.Equal(t, one, inB("refs/itr/claims/u2"))
+	assert.NotEmpty(t, inB("refs/remotes/origin/topic"))
 	require.NoError(t, nb.Fetch("origin", nil, true))
-	assert.Equal(t, "", remoteRef(t, filepath.Join(f.b, ".git"), "refs/remotes/origin/topic"))
-	assert.NotEmpty(t, remoteRef(t, filepath.Join(f.b, ".git"), "refs/remotes/origin/main"))
-	assert.NotEmpty(t, remoteRef(t, filepath.Join(f.b, ".git"), "refs/heads/main"))
+	assert.Equal(t, "", inB("refs/remotes/origin/topic"))
+	assert.NotEmpty(t, inB("refs/remotes/origin/main"))
+	assert.NotEmpty(t, inB("refs/heads/main"))
 
 	missing := filepath.Join(t.TempDir(), "missing.git")
 	err = nb.Fetch(missing, nil, true)
@@ -456,6 +457,19 @@ func TestNetworkFetchPrune(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "fetch", re.Op)
 	assert.Equal(t, missing, re.Remote)
+}
+
+// diverge has a commit pathA as fromA and push it, and b commit pathB as
+// fromB and fetch: b is then one ahead and one behind. It returns b's
+// network.
+func (f netFixture) diverge(t *testing.T, pathA, fromA, pathB, fromB string) *Network {
+	t.Helper()
+	_, nb := network(t, f.b)
+	commitFile(t, f.a, pathA, fromA, "from a")
+	gitRun(t, f.a, "push", "-q", "origin", "main")
+	commitFile(t, f.b, pathB, fromB, "from b")
+	require.NoError(t, nb.Fetch("origin", nil, false))
+	return nb
 }
 
 func parents(t *testing.T, dir string) int {
@@ -496,11 +510,7 @@ func TestNetworkIntegrate(t *testing.T) {
 
 	t.Run("merge", func(t *testing.T) {
 		f := newNetFixture(t)
-		_, nb := network(t, f.b)
-		commitFile(t, f.a, "a.txt", "a\n", "from a")
-		gitRun(t, f.a, "push", "-q", "origin", "main")
-		commitFile(t, f.b, "b.txt", "b\n", "from b")
-		require.NoError(t, nb.Fetch("origin", nil, false))
+		nb := f.diverge(t, "a.txt", "a\n", "b.txt", "b\n")
 		got, err := nb.Integrate(tracking, false, "itr: merge origin/main")
 		require.NoError(t, err)
 		assert.Equal(t, Merged, got)
@@ -515,11 +525,7 @@ func TestNetworkIntegrate(t *testing.T) {
 
 	t.Run("rebase", func(t *testing.T) {
 		f := newNetFixture(t)
-		_, nb := network(t, f.b)
-		commitFile(t, f.a, "a.txt", "a\n", "from a")
-		gitRun(t, f.a, "push", "-q", "origin", "main")
-		commitFile(t, f.b, "b.txt", "b\n", "from b")
-		require.NoError(t, nb.Fetch("origin", nil, false))
+		nb := f.diverge(t, "a.txt", "a\n", "b.txt", "b\n")
 		got, err := nb.Integrate(tracking, true, "unused")
 		require.NoError(t, err)
 		assert.Equal(t, Rebased, got)
@@ -531,11 +537,7 @@ func TestNetworkIntegrate(t *testing.T) {
 
 	t.Run("merge conflict then continue", func(t *testing.T) {
 		f := newNetFixture(t)
-		_, nb := network(t, f.b)
-		commitFile(t, f.a, "shared.txt", "one\nTWO from a\nthree\n", "from a")
-		gitRun(t, f.a, "push", "-q", "origin", "main")
-		commitFile(t, f.b, "shared.txt", "one\ntwo from b\nthree\n", "from b")
-		require.NoError(t, nb.Fetch("origin", nil, false))
+		nb := f.diverge(t, "shared.txt", "one\nTWO from a\nthree\n", "shared.txt", "one\ntwo from b\nthree\n")
 
 		got, err := nb.Integrate(tracking, false, "itr: merge")
 		assert.Equal(t, Merged, got)
@@ -565,11 +567,7 @@ func TestNetworkIntegrate(t *testing.T) {
 
 	t.Run("rebase conflict then continue", func(t *testing.T) {
 		f := newNetFixture(t)
-		_, nb := network(t, f.b)
-		commitFile(t, f.a, "shared.txt", "one\nTWO from a\nthree\n", "from a")
-		gitRun(t, f.a, "push", "-q", "origin", "main")
-		commitFile(t, f.b, "shared.txt", "one\ntwo from b\nthree\n", "from b")
-		require.NoError(t, nb.Fetch("origin", nil, false))
+		nb := f.diverge(t, "shared.txt", "one\nTWO from a\nthree\n", "shared.txt", "one\ntwo from b\nthree\n")
 
 		got, err := nb.Integrate(tracking, true, "unused")
 		assert.Equal(t, Rebased, got)

@@ -94,11 +94,8 @@ func (r *Repo) UpdateRef(name, newID, oldID string) error {
 		if _, _, err := r.readRaw(plumbing.NewHash(newID)); err != nil {
 			return fmt.Errorf("update ref %s: object %s: %w", name, newID, ErrNotFound)
 		}
-		if err := r.refClash(name); err != nil {
-			return err
-		}
 	}
-	cfg, lock, cur, err := r.lockRef(name)
+	cfg, lock, cur, err := r.lockRef(name, newID != "")
 	if err != nil {
 		return err
 	}
@@ -120,10 +117,7 @@ func (r *Repo) UpdateRef(name, newID, oldID string) error {
 		return nil
 	}
 	lock.nosync = !r.dur.refs
-	if _, err := lock.Write([]byte(newID + "\n")); err != nil {
-		return fmt.Errorf("write %s: %w", lock.lock, err)
-	}
-	if err := lock.commit(); err != nil {
+	if err := lock.commitValue(newID); err != nil {
 		return err
 	}
 	return r.logItrRef(cfg, name, cur, newID)

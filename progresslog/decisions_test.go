@@ -13,14 +13,8 @@ import (
 
 func decisionsWithoutLines(d *Decisions) Decisions {
 	c := *d
-	c.Entries = append([]Decision(nil), d.Entries...)
-	for i := range c.Entries {
-		c.Entries[i].Line = 0
-	}
-	c.Problems = append([]Problem(nil), d.Problems...)
-	for i := range c.Problems {
-		c.Problems[i].Line = 0
-	}
+	c.Entries = zeroLines(d.Entries, func(e *Decision) *int { return &e.Line })
+	c.Problems = zeroLines(d.Problems, problemLine)
 	return c
 }
 

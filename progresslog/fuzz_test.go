@@ -14,28 +14,40 @@ import (
 // structural comparison.
 func withoutLines(l *Log) Log {
 	c := *l
-	c.Entries = append([]Entry(nil), l.Entries...)
-	for i := range c.Entries {
-		c.Entries[i].Line = 0
-	}
-	c.Problems = append([]Problem(nil), l.Problems...)
-	for i := range c.Problems {
-		c.Problems[i].Line = 0
-	}
+	c.Entries = zeroLines(l.Entries, func(e *Entry) *int { return &e.Line })
+	c.Problems = zeroLines(l.Problems, problemLine)
 	return c
 }
 
 func guardrailsWithoutLines(g *Guardrails) Guardrails {
 	c := *g
-	c.Entries = append([]Guardrail(nil), g.Entries...)
-	for i := range c.Entries {
-		c.Entries[i].Line = 0
-	}
-	c.Problems = append([]Problem(nil), g.Problems...)
-	for i := range c.Problems {
-		c.Problems[i].Line = 0
+	c.Entries = zeroLines(g.Entries, func(e *Guardrail) *int { return &e.Line })
+	c.Problems = zeroLines(g.Problems, problemLine)
+	return c
+}
+
+// zeroLines returns a copy of es with the line number line points at
+// zeroed in each.
+func zeroLines[E any](es []E, line func(*E) *int) []E {
+	c := append([]E(nil), es...)
+	for i := range c {
+		*line(&c[i]) = 0
 	}
 	return c
+}
+
+func problemLine(p *Problem) *int { return &p.Line }
+
+// appendedLast requires after to hold before's entries unchanged and then
+// one more, want as it reads back (its line number, which line points at,
+// aside).
+func appendedLast[E any](t *testing.T, before, after []E, want E, line func(*E) *int, out []byte) {
+	t.Helper()
+	require.Len(t, after, len(before)+1)
+	require.Equal(t, before, nilIfEmpty(after[:len(before)]), "old entries unchanged")
+	got := after[len(after)-1]
+	*line(&want) = *line(&got)
+	require.Equal(t, want, got, "the new entry reads back\n%q", out)
 }
 
 // nilIfEmpty returns nil for an empty slice, as the parsers do.
@@ -160,13 +172,9 @@ func FuzzAppend(f *testing.F) {
 		if before.Conflicted {
 			return // entries of a conflicted file may realign; only the prefix is promised
 		}
-		require.Len(t, after.Entries, len(before.Entries)+1)
-		require.Equal(t, before.Entries, nilIfEmpty(after.Entries[:len(before.Entries)]), "old entries unchanged")
 		want, err := canonical(e)
 		require.NoError(t, err)
-		got := after.Entries[len(after.Entries)-1]
-		want.Line = got.Line
-		require.Equal(t, want, got, "the new entry reads back\n%q", out)
+		appendedLast(t, before.Entries, after.Entries, want, func(e *Entry) *int { return &e.Line }, out)
 		require.Equal(t, before.Problems, nilIfEmpty(after.Problems[:len(before.Problems)]), "old problems unchanged")
 	})
 }
@@ -189,13 +197,9 @@ func FuzzAppendGuardrail(f *testing.F) {
 		if before.Conflicted {
 			return
 		}
-		require.Len(t, after.Entries, len(before.Entries)+1)
-		require.Equal(t, before.Entries, nilIfEmpty(after.Entries[:len(before.Entries)]), "old entries unchanged")
 		want, err := canonicalGuardrail(g)
 		require.NoError(t, err)
-		got := after.Entries[len(after.Entries)-1]
-		want.Line = got.Line
-		require.Equal(t, want, got, "the new guardrail reads back\n%q", out)
+		appendedLast(t, before.Entries, after.Entries, want, func(e *Guardrail) *int { return &e.Line }, out)
 	})
 }
 

@@ -33,14 +33,27 @@ func dumpFields(b *strings.Builder, fields []Field) {
 	}
 }
 
+// dumpHead writes what a parsed file's dump starts with: its line ending,
+// whether it is conflicted, its preamble and, in a conflict, theirs.
+func dumpHead(b *strings.Builder, newline string, conflicted bool, preamble string, preambleConflict bool, theirs string) {
+	fmt.Fprintf(b, "newline %q conflicted %v\n", newline, conflicted)
+	fmt.Fprintf(b, "preamble %q\n", preamble)
+	if preambleConflict {
+		fmt.Fprintf(b, "theirs preamble %q\n", theirs)
+	}
+}
+
+// dumpProblems writes a parsed file's problems, one a line.
+func dumpProblems(b *strings.Builder, problems []Problem) {
+	for _, p := range problems {
+		fmt.Fprintf(b, "problem %s\n", p)
+	}
+}
+
 // dumpLog describes a parsed log in a stable, readable form.
 func dumpLog(l *Log) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "newline %q conflicted %v\n", l.Newline, l.Conflicted)
-	fmt.Fprintf(&b, "preamble %q\n", l.Preamble)
-	if l.PreambleConflict {
-		fmt.Fprintf(&b, "theirs preamble %q\n", l.TheirsPreamble)
-	}
+	dumpHead(&b, l.Newline, l.Conflicted, l.Preamble, l.PreambleConflict, l.TheirsPreamble)
 	for _, e := range l.Entries {
 		fmt.Fprintf(&b, "entry line %d side %s kind %s unit %q iteration %d phase %q stamp %q\n",
 			e.Line, e.Side, e.Kind, e.Unit, e.Iteration, e.Phase, e.Stamp)
@@ -50,61 +63,67 @@ func dumpLog(l *Log) string {
 		}
 		dumpFields(&b, e.Fields)
 	}
-	for _, p := range l.Problems {
-		fmt.Fprintf(&b, "problem %s\n", p)
-	}
+	dumpProblems(&b, l.Problems)
 	return b.String()
 }
 
 func dumpGuardrails(g *Guardrails) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "newline %q conflicted %v\n", g.Newline, g.Conflicted)
-	fmt.Fprintf(&b, "preamble %q\n", g.Preamble)
-	if g.PreambleConflict {
-		fmt.Fprintf(&b, "theirs preamble %q\n", g.TheirsPreamble)
-	}
+	dumpHead(&b, g.Newline, g.Conflicted, g.Preamble, g.PreambleConflict, g.TheirsPreamble)
 	for _, e := range g.Entries {
 		fmt.Fprintf(&b, "guardrail line %d side %s name %q\n", e.Line, e.Side, e.Name)
 		fmt.Fprintf(&b, "  when %q\n  problem %q\n  solution %q\n  learned %q\n", e.When, e.Problem, e.Solution, e.Learned)
 		dumpFields(&b, e.Extra)
 	}
-	for _, p := range g.Problems {
-		fmt.Fprintf(&b, "problem %s\n", p)
-	}
+	dumpProblems(&b, g.Problems)
 	return b.String()
+}
+
+// goldenFiles compares, for every testdata/<dir>/*.md, what dump makes of
+// its bytes with <name>.golden.
+func goldenFiles(t *testing.T, dir string, dump func(data []byte) string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", dump(data))
+		})
+	}
 }
 
 // TestGoldenProgress parses every testdata/progress/*.md and compares the
 // parsed form and the rendered file with <name>.golden.
 func TestGoldenProgress(t *testing.T) {
-	paths, err := filepath.Glob("testdata/progress/*.md")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
-			require.NoError(t, err)
-			l := Parse(data)
-			got := dumpLog(l) + "--- rendered ---\n" + string(l.Render())
-			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
-		})
-	}
+	goldenFiles(t, "progress", func(data []byte) string {
+		l := Parse(data)
+		return dumpLog(l) + "--- rendered ---\n" + string(l.Render())
+	})
 }
 
 // TestGoldenGuardrails does the same for testdata/guardrails/*.md.
 func TestGoldenGuardrails(t *testing.T) {
-	paths, err := filepath.Glob("testdata/guardrails/*.md")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, p := range paths {
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			data, err := os.ReadFile(p)
-			require.NoError(t, err)
-			g := ParseGuardrails(data)
-			got := dumpGuardrails(g) + "--- rendered ---\n" + string(g.Render())
-			checkGolden(t, strings.TrimSuffix(p, ".md")+".golden", got)
-		})
+	goldenFiles(t, "guardrails", func(data []byte) string {
+		g := ParseGuardrails(data)
+		return dumpGuardrails(g) + "--- rendered ---\n" + string(g.Render())
+	})
+}
+
+// appendEach builds a file from nothing by appending each of es with
+// appendTo, each step append-only by appendOnly.
+func appendEach[E any](t *testing.T, es []E, appendTo func([]byte, E) ([]byte, error), appendOnly func(old, new []byte) *Violation) []byte {
+	t.Helper()
+	var data []byte
+	for _, e := range es {
+		next, err := appendTo(data, e)
+		require.NoError(t, err)
+		require.Nil(t, appendOnly(data, next))
+		data = next
 	}
+	return data
 }
 
 // TestGoldenAppend builds a progress.md from nothing with Append and
@@ -126,24 +145,12 @@ func TestGoldenAppend(t *testing.T) {
 		{Kind: KindReopened, Unit: "T1", Stamp: "2026-01-14T12:30:00Z", Fields: []Field{{"Reason", "the model drops\n## T1 - Iteration 3 - forged"}}},
 		{Kind: KindOther, Heading: "Notes from the reviewer", Fields: []Field{{"", "Looks good."}}},
 	}
-	var data []byte
-	for _, e := range entries {
-		next, err := Append(data, e)
-		require.NoError(t, err)
-		require.Nil(t, IsAppendOnly(data, next))
-		data = next
-	}
+	data := appendEach(t, entries, Append, IsAppendOnly)
 	gs := []Guardrail{
 		{Name: "Flaky network tests", When: "running the integration suite", Problem: "timeouts on CI",
 			Solution: "use the local fake\n- **Learned**: forged", Learned: "T2 iteration 3", Extra: []Field{{"Owner", "platform"}}},
 		{Name: "Second", When: "always"},
 	}
-	var gdata []byte
-	for _, g := range gs {
-		next, err := AppendGuardrail(gdata, g)
-		require.NoError(t, err)
-		require.Nil(t, IsGuardrailsAppendOnly(gdata, next))
-		gdata = next
-	}
+	gdata := appendEach(t, gs, AppendGuardrail, IsGuardrailsAppendOnly)
 	checkGolden(t, "testdata/append.golden", string(data)+"--- guardrails.md ---\n"+string(gdata))
 }

@@ -339,17 +339,18 @@ func TestSchemaVersionRefused(t *testing.T) {
 	}
 }
 
+// executeState is a state.json of a development task in phase execute,
+// with tasks as the body of its "tasks" object and no commits.
+func executeState(tasks string) string {
+	return "{\n  \"task\": \"x\",\n  \"slug\": \"x\",\n  \"mode\": \"development\",\n  \"phase\": \"execute\",\n  \"tasks\": {\n" +
+		tasks + "  },\n  \"commits\": []\n}\n"
+}
+
 // TestReasonKindAndClearWhen checks the keys of a typed block and of a
 // failure: read, written back byte for byte, and placed after reason when
 // new.
 func TestReasonKindAndClearWhen(t *testing.T) {
-	in := `{
-  "task": "x",
-  "slug": "x",
-  "mode": "development",
-  "phase": "execute",
-  "tasks": {
-    "T1": {
+	in := executeState(`    "T1": {
       "status": "blocked",
       "reason": "waiting for the API key",
       "reason_kind": "missing-input",
@@ -358,10 +359,7 @@ func TestReasonKindAndClearWhen(t *testing.T) {
     },
     "T2": { "status": "failed", "reason": "the model refused", "reason_kind": "needs-human" },
     "T3": { "status": "skipped", "reason": "out of scope" }
-  },
-  "commits": []
-}
-`
+`)
 	s, err := Decode([]byte(in))
 	require.NoError(t, err)
 	assert.Equal(t, "missing-input", Val(s.Units["T1"].ReasonKind))
@@ -406,13 +404,7 @@ func TestSortIDsAgreesWithCompareIDs(t *testing.T) {
 // and their canonical one when new (restarts after confirmations_used,
 // started_at before completed_at), and are copied by Clone.
 func TestStartedAtAndRestarts(t *testing.T) {
-	in := `{
-  "task": "x",
-  "slug": "x",
-  "mode": "development",
-  "phase": "execute",
-  "tasks": {
-    "T1": {
+	in := executeState(`    "T1": {
       "status": "done",
       "iterations_used": 3,
       "confirmations_used": 1,
@@ -427,10 +419,7 @@ func TestStartedAtAndRestarts(t *testing.T) {
       "restarts": 1,
       "started_at": "2026-02-03T15:30:00Z"
     }
-  },
-  "commits": []
-}
-`
+`)
 	s, err := Decode([]byte(in))
 	require.NoError(t, err)
 	assert.Equal(t, "2026-02-03T14:01:00Z", Val(s.Units["T1"].StartedAt))

@@ -31,16 +31,7 @@ func needGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
-		"EMAIL", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_DIR", "GIT_WORK_TREE",
-		"GIT_INDEX_FILE", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_CONFIG_PARAMETERS", "GIT_OBJECT_DIRECTORY"} {
-		t.Setenv(v, "")
-		os.Unsetenv(v)
-	}
+	testgit.Unconfigured(t)
 }
 
 // git runs the git CLI in dir and returns its standard output.
@@ -301,6 +292,23 @@ func both(t *testing.T) []controls {
 	}
 }
 
+// sideBranch commits path = data on the current branch (base), makes the
+// branch side there and commits sidePath = sideData on it (side), then
+// switches back.
+func (c controls) sideBranch(t *testing.T, path, data, sidePath, sideData string) (base, side gitstate.Commit) {
+	t.Helper()
+	r := c.repo
+	base = commitOn(t, r, path, data)
+	branch, err := r.Head()
+	require.NoError(t, err)
+	who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
+	require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
+	c.switchTo(t, "side")
+	side = commitOn(t, r, sidePath, sideData)
+	c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+	return base, side
+}
+
 func commitOn(t *testing.T, r gitstate.Repository, path, data string) gitstate.Commit {
 	t.Helper()
 	c, err := r.CommitFiles(gitstate.CommitRequest{
@@ -317,14 +325,7 @@ func TestMergeAndDetachedHead(t *testing.T) {
 	for _, c := range both(t) {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.repo
-			base := commitOn(t, r, "a.txt", "a\n")
-			branch, err := r.Head()
-			require.NoError(t, err)
-			who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
-			require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
-			c.switchTo(t, "side")
-			side := commitOn(t, r, "b.txt", "b\n")
-			c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+			base, side := c.sideBranch(t, "a.txt", "a\n", "b.txt", "b\n")
 			main := commitOn(t, r, "c.txt", "c\n")
 			c.merge(t, "side", "Merge side", []gitstate.FileChange{{Path: "b.txt", Data: []byte("b\n")}})
 
@@ -367,14 +368,7 @@ func TestConflict(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.repo
 			assert.Empty(t, r.Operation())
-			base := commitOn(t, r, "f.txt", "base\n")
-			branch, err := r.Head()
-			require.NoError(t, err)
-			who := gitstate.Signature{Name: testerName, Email: testerEmail, When: gitcontract.When}
-			require.NoError(t, r.SetBranch("refs/heads/side", base.Hash, who, "side"))
-			c.switchTo(t, "side")
-			side := commitOn(t, r, "f.txt", "theirs\n")
-			c.switchTo(t, strings.TrimPrefix(branch.Branch, "refs/heads/"))
+			_, side := c.sideBranch(t, "f.txt", "base\n", "f.txt", "theirs\n")
 			commitOn(t, r, "f.txt", "ours\n")
 			c.conflict(t, "side", "f.txt", []byte("base\n"), []byte("ours\n"), []byte("theirs\n"))
 

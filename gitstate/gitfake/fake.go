@@ -11,10 +11,12 @@
 // Fail, Calls, SetOperation, SetIdentity, SetHead, SetRef, Merge,
 // SetConflict and WriteBlob.
 //
-// The fake shares no code with the engine on purpose, though both build
-// trees and walk histories the same way: it is the contract suite's
+// The fake shares no behaviour with the engine on purpose, though both
+// build trees and walk histories the same way: it is the contract suite's
 // second, independent implementation, and a shared helper would let one
-// bug pass in both.
+// bug pass in both. What they share is the spelling of git's text in
+// gitstate/internal/gitsyntax (revision suffixes, time zones, config
+// quoting and sections), which the engine's tests check against git.
 package gitfake
 
 import (
@@ -35,6 +37,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 // DefaultName and DefaultEmail are the identity a new fake commits as.
@@ -566,19 +569,9 @@ func parseSignature(v string) gitstate.Signature {
 		return s
 	}
 	s.When = time.Unix(sec, 0).In(time.UTC)
-	if len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
-		return s
+	if loc, ok := gitsyntax.Zone(tz); ok {
+		s.When = s.When.In(loc)
 	}
-	hh, err1 := strconv.Atoi(tz[1:3])
-	mm, err2 := strconv.Atoi(tz[3:5])
-	if err1 != nil || err2 != nil {
-		return s
-	}
-	off := hh*3600 + mm*60
-	if tz[0] == '-' {
-		off = -off
-	}
-	s.When = s.When.In(time.FixedZone("", off))
 	return s
 }
 
@@ -749,42 +742,26 @@ func (f *Repo) resolveExpr(rev string) (string, error) {
 	default:
 		return "", gitstate.ErrNotFound
 	}
-	for ops != "" {
-		if strings.HasPrefix(ops, "^{commit}") || strings.HasPrefix(ops, "^{}") {
-			p, err := f.peel(h, rev)
-			if err != nil {
-				return "", err
-			}
-			h, ops = p, ops[strings.IndexByte(ops, '}')+1:]
-			continue
-		}
-		op := ops[0]
-		j := 1
-		for j < len(ops) && ops[j] >= '0' && ops[j] <= '9' {
-			j++
-		}
-		n := 1
-		if j > 1 {
-			v, err := strconv.Atoi(ops[1:j])
-			if err != nil {
-				return "", gitstate.ErrNotFound
-			}
-			n = v
-		}
-		ops = ops[j:]
+	steps, ok := gitsyntax.Suffixes(ops)
+	if !ok {
+		return "", gitstate.ErrNotFound
+	}
+	for _, st := range steps {
 		c, err := f.peel(h, rev)
 		if err != nil {
 			return "", err
 		}
 		h = c
-		if op == '~' {
-			for k := 0; k < n; k++ {
+		switch {
+		case st.Peel:
+		case st.Op == '~':
+			for k := 0; k < st.N; k++ {
 				if h, err = f.parent(h, 1); err != nil {
 					return "", err
 				}
 			}
-		} else if n > 0 {
-			if h, err = f.parent(h, n); err != nil {
+		case st.N > 0:
+			if h, err = f.parent(h, st.N); err != nil {
 				return "", err
 			}
 		}
@@ -1071,26 +1048,18 @@ func (f *Repo) ListFiles(rev, dir string) ([]string, error) {
 // TreeFiles returns every file below the folder dir at rev, recursively,
 // as repository-relative slash path → blob name; a missing folder has none.
 func (f *Repo) TreeFiles(rev, dir string) (map[string]string, error) {
-	if err := f.begin("TreeFiles"); err != nil {
-		return nil, err
-	}
-	defer f.unlock()
-	out := map[string]string{}
-	tree, err := f.folder(rev, dir)
-	if tree == "" || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	err = f.walk(tree, strings.Trim(dir, "/"), func(p, h string) { out[p] = h })
-	return out, err
+	return f.blobNames("TreeFiles", rev, dir, true)
 }
 
 // FolderHashes returns the blob names of the files directly in the folder
 // dir at rev (name → hash); a missing folder has none.
 func (f *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
-	if err := f.begin("FolderHashes"); err != nil {
+	return f.blobNames("FolderHashes", rev, dir, false)
+}
+
+// blobNames is TreeFiles (recursive) or FolderHashes, called as op.
+func (f *Repo) blobNames(op, rev, dir string, recursive bool) (map[string]string, error) {
+	if err := f.begin(op); err != nil {
 		return nil, err
 	}
 	defer f.unlock()
@@ -1101,6 +1070,10 @@ func (f *Repo) FolderHashes(rev, dir string) (map[string]string, error) {
 			return nil, err
 		}
 		return out, nil
+	}
+	if recursive {
+		err = f.walk(tree, strings.Trim(dir, "/"), func(p, h string) { out[p] = h })
+		return out, err
 	}
 	entries, err := f.treeEntries(tree)
 	if err != nil {
@@ -1694,7 +1667,7 @@ func (f *Repo) ConfigSection(name, sub string) ([][2]string, error) {
 		return nil, err
 	}
 	defer f.mu.Unlock()
-	start, end := findSection(f.config, name, sub)
+	start, end := gitsyntax.FindSection(f.config, name, sub)
 	if start < 0 {
 		return nil, nil
 	}
@@ -1717,28 +1690,10 @@ func (f *Repo) SetConfigSection(name, sub string, keys [][2]string) (bool, error
 		return false, err
 	}
 	defer f.mu.Unlock()
-	for _, kv := range keys {
-		if strings.ContainsAny(kv[0]+kv[1], "\n\r") {
-			return false, fmt.Errorf("config %s.%s.%s: a value cannot hold a newline", name, sub, kv[0])
-		}
-	}
-	var section bytes.Buffer
-	if keys != nil {
-		fmt.Fprintf(&section, "[%s %q]\n", name, sub)
-		for _, kv := range keys {
-			fmt.Fprintf(&section, "\t%s = %s\n", kv[0], quoteConfig(kv[1]))
-		}
-	}
 	data := f.config
-	var out []byte
-	if start, end := findSection(data, name, sub); start >= 0 {
-		out = append(append(append([]byte{}, data[:start]...), section.Bytes()...), data[end:]...)
-	} else {
-		out = append([]byte{}, data...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
-		}
-		out = append(out, section.Bytes()...)
+	out, err := gitsyntax.SetSection(data, name, sub, keys)
+	if err != nil {
+		return false, err
 	}
 	if bytes.Equal(out, data) {
 		return false, nil
@@ -1748,37 +1703,6 @@ func (f *Repo) SetConfigSection(name, sub string, keys [][2]string) (bool, error
 	}
 	f.config = out
 	return true, nil
-}
-
-// findSection returns the byte range of section [name "sub"]: from its
-// header line to the next section header or the end.
-func findSection(data []byte, name, sub string) (int, int) {
-	start, off := -1, 0
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if t := strings.TrimSpace(string(line)); strings.HasPrefix(t, "[") {
-			if start >= 0 {
-				return start, off
-			}
-			h := strings.TrimSuffix(strings.TrimPrefix(t, "["), "]")
-			n, s, ok := strings.Cut(h, " ")
-			if ok && strings.EqualFold(n, name) && strings.Trim(strings.TrimSpace(s), `"`) == sub {
-				start = off
-			}
-		}
-		off += len(line)
-	}
-	if start >= 0 {
-		return start, len(data)
-	}
-	return -1, -1
-}
-
-// quoteConfig quotes a value that git would otherwise read differently.
-func quoteConfig(v string) string {
-	if v == "" || strings.ContainsAny(v, "#;\"\\") || strings.TrimSpace(v) != v {
-		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
-	}
-	return v
 }
 
 // unquoteConfig reads a value as git does: blanks around it dropped
@@ -1806,16 +1730,11 @@ func unquoteConfig(v string) string {
 			quoted = !quoted
 		case c == '\\' && i+1 < len(v):
 			i++
-			switch v[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'b':
-				b.WriteByte('\b')
-			default:
-				b.WriteByte(v[i])
+			u, ok := gitsyntax.Unescape(v[i])
+			if !ok {
+				u = v[i]
 			}
+			b.WriteByte(u)
 		default:
 			b.WriteByte(c)
 		}

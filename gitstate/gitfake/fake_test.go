@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/gitstate/internal/gitsyntax"
 )
 
 var when = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -339,7 +340,7 @@ func TestUnquoteConfig(t *testing.T) {
 		assert.Equal(t, want, unquoteConfig(in), "%s", in)
 	}
 	for _, v := range []string{"", "a;b", "x # y", ` padded `, `say "hi"`, `c:\dir`, "plain"} {
-		assert.Equal(t, v, unquoteConfig(quoteConfig(v)), "round trip of %q", v)
+		assert.Equal(t, v, unquoteConfig(gitsyntax.QuoteConfig(v)), "round trip of %q", v)
 	}
 }
 
@@ -436,4 +437,47 @@ func TestUpdateRef(t *testing.T) {
 	data, err := f.ReadBlob(id)
 	require.NoError(t, err)
 	assert.Equal(t, "x\r\n\x00\xff", string(data))
+}
+
+// TestFoldersAndSuffixes reads a folder's files every way the interface
+// offers, and resolves revisions with each suffix the fake reads.
+func TestFoldersAndSuffixes(t *testing.T) {
+	f := New(t.TempDir())
+	first := mustCommit(t, f, write("d/a.txt", "a\n"), write("d/e/b.txt", "b\n"), write("top.txt", "t\n"))
+	second := mustCommit(t, f, write("d/a.txt", "a2\n"), gitstate.FileChange{Path: "top.txt", Delete: true})
+	a2, b := gitstate.BlobHash([]byte("a2\n")), gitstate.BlobHash([]byte("b\n"))
+
+	tree, err := f.TreeFiles("HEAD", "d/")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"d/a.txt": a2, "d/e/b.txt": b}, tree)
+	folder, err := f.FolderHashes("HEAD", "d")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a.txt": a2}, folder)
+	list, err := f.ListFiles(first.Hash, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"d/a.txt", "d/e/b.txt", "top.txt"}, list)
+	for _, dir := range []string{"none", "d/a.txt"} {
+		tree, err = f.TreeFiles("HEAD", dir)
+		require.NoError(t, err)
+		assert.Empty(t, tree, dir)
+		folder, err = f.FolderHashes("HEAD", dir)
+		require.NoError(t, err)
+		assert.Empty(t, folder, dir)
+		list, err = f.ListFiles("HEAD", dir)
+		require.NoError(t, err)
+		assert.Empty(t, list, dir)
+	}
+
+	for rev, want := range map[string]string{
+		"HEAD~1": first.Hash, "HEAD^": first.Hash, "HEAD^1": first.Hash, "HEAD^0": second.Hash,
+		"HEAD^{commit}": second.Hash, "HEAD^{}~": first.Hash, second.Hash[:8] + "~0": second.Hash,
+	} {
+		got, err := f.ResolveRev(rev)
+		require.NoError(t, err, rev)
+		assert.Equal(t, want, got, rev)
+	}
+	for _, rev := range []string{"HEAD~2", "HEAD^2", "HEAD~99999999999999999999", "~1"} {
+		_, err := f.ResolveRev(rev)
+		assert.ErrorIs(t, err, gitstate.ErrNotFound, rev)
+	}
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -242,59 +241,18 @@ func ggPath(size repoSize, i int) string {
 	return fmt.Sprintf("pkg%02d/sub%03d/file%06d.txt", d%30, d, i)
 }
 
-// buildTrailerRepo writes a repository with git fast-import: one commit
-// with every file, then commits touching three files each, every message
-// ending in two trailers. fast-import stores each changed file as a delta
-// against its previous version; the pack is kept as written. Then a
-// checkout writes the working tree and the index.
+// buildTrailerRepo writes a repository as buildRepo does, but with every
+// message ending in two trailers and every file long enough for
+// fast-import to store its changes as deltas.
 func buildTrailerRepo(dir string, size repoSize, env []string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := run(env, "", "git", "init", "-q", "-b", "main", dir); err != nil {
-		return err
-	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = dir, env
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	w := bufio.NewWriterSize(in, 1<<20)
-	when := int64(1700000000)
-	for c := 0; c < size.commits; c++ {
-		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\n", when+int64(c)*60)
-		msg := fmt.Sprintf("iteration %d\n\nItr-Unit: T1\nItr-Iteration: %d\n", c, c)
-		fmt.Fprintf(w, "data %d\n%s\n", len(msg), msg)
+	keep := strings.Repeat("a line that later versions keep\n", 8)
+	msg := func(c int) string { return fmt.Sprintf("iteration %d\n\nItr-Unit: T1\nItr-Iteration: %d\n", c, c) }
+	return importRepo(dir, size, env, msg, func(i, c int) string {
 		if c == 0 {
-			for i := 0; i < size.files; i++ {
-				body := fmt.Sprintf("file %d\n%s", i, strings.Repeat("a line that later versions keep\n", 8))
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", ggPath(size, i), len(body), body)
-			}
-		} else {
-			for k := 0; k < 3; k++ {
-				i := (c*7919 + k*104729) % size.files
-				body := fmt.Sprintf("file %d changed in %d\n%s", i, c, strings.Repeat("a line that later versions keep\n", 8))
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", ggPath(size, i), len(body), body)
-			}
+			return fmt.Sprintf("file %d\n%s", i, keep)
 		}
-		fmt.Fprintln(w)
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git fast-import: %w", err)
-	}
-	if err := run(env, dir, "git", "checkout", "-q", "-f", "main"); err != nil {
-		return err
-	}
-	return run(env, dir, "git", "status", "--porcelain")
+		return fmt.Sprintf("file %d changed in %d\n%s", i, c, keep)
+	})
 }
 
 // ggGit runs git and returns its standard output; the error holds its
@@ -379,6 +337,21 @@ func ggOpen(dir string) (*git.Repository, error) {
 	return r, nil
 }
 
+// ggHead opens the repository at dir with go-git, reads HEAD and hands
+// both to fn, then releases the repository.
+func ggHead(dir string, fn func(repo *git.Repository, h *plumbing.Reference) error) error {
+	repo, err := ggOpen(dir)
+	if err != nil {
+		return err
+	}
+	defer ggClose(repo)
+	h, err := repo.Head()
+	if err != nil {
+		return fmt.Errorf("go-git HEAD: %w", err)
+	}
+	return fn(repo, h)
+}
+
 // ggClose releases what go-git's storage keeps open.
 func ggClose(r *git.Repository) {
 	if c, ok := r.Storer.(interface{ Close() error }); ok {
@@ -411,23 +384,16 @@ func ggOpenHead(r ggRepo, runs int, env []string) ggRow {
 		return nil
 	}
 	gg := func() error {
-		repo, err := ggOpen(r.dir)
-		if err != nil {
-			return err
-		}
-		defer ggClose(repo)
-		h, err := repo.Head()
-		if err != nil {
-			return fmt.Errorf("go-git HEAD: %w", err)
-		}
-		b, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
-		if err != nil {
-			return fmt.Errorf("go-git main: %w", err)
-		}
-		if h.Hash().String() != want || b.Hash().String() != want || h.Name() != "refs/heads/main" {
-			return fmt.Errorf("HEAD %s %s, main %s; git says %s", h.Name(), h.Hash(), b.Hash(), want)
-		}
-		return nil
+		return ggHead(r.dir, func(repo *git.Repository, h *plumbing.Reference) error {
+			b, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
+			if err != nil {
+				return fmt.Errorf("go-git main: %w", err)
+			}
+			if h.Hash().String() != want || b.Hash().String() != want || h.Name() != "refs/heads/main" {
+				return fmt.Errorf("HEAD %s %s, main %s; git says %s", h.Name(), h.Hash(), b.Hash(), want)
+			}
+			return nil
+		})
 	}
 	a, b := ggCompare(runs, gs, gg)
 	return ggRow{part: "1 open + HEAD + resolve main", repo: r.name, gs: a, gg: b, notes: ggNotes(a, b, "both equal git rev-parse")}
@@ -536,43 +502,36 @@ func ggHistory(r ggRepo, runs int, env []string) ggRow {
 		return nil
 	}
 	gg := func() error {
-		repo, err := ggOpen(r.dir)
-		if err != nil {
-			return err
-		}
-		defer ggClose(repo)
-		h, err := repo.Head()
-		if err != nil {
-			return fmt.Errorf("go-git HEAD: %w", err)
-		}
-		c, err := repo.CommitObject(h.Hash())
-		if err != nil {
-			return fmt.Errorf("go-git commit: %w", err)
-		}
-		n, tr := 0, 0
-		for {
-			if c.Hash.String() != want[n] {
-				return fmt.Errorf("commit %d is %s, git says %s", n, c.Hash, want[n])
+		return ggHead(r.dir, func(repo *git.Repository, h *plumbing.Reference) error {
+			c, err := repo.CommitObject(h.Hash())
+			if err != nil {
+				return fmt.Errorf("go-git commit: %w", err)
 			}
-			trailers := gitstate.ParseTrailers(c.Message)
-			for _, t := range trailers {
-				if strings.EqualFold(t.Key, "Itr-Iteration") {
-					tr += len(trailers)
+			n, tr := 0, 0
+			for {
+				if c.Hash.String() != want[n] {
+					return fmt.Errorf("commit %d is %s, git says %s", n, c.Hash, want[n])
+				}
+				trailers := gitstate.ParseTrailers(c.Message)
+				for _, t := range trailers {
+					if strings.EqualFold(t.Key, "Itr-Iteration") {
+						tr += len(trailers)
+						break
+					}
+				}
+				n++
+				if n == len(want) || c.NumParents() == 0 {
 					break
 				}
+				if c, err = c.Parent(0); err != nil {
+					return fmt.Errorf("go-git parent: %w", err)
+				}
 			}
-			n++
-			if n == len(want) || c.NumParents() == 0 {
-				break
+			if n != len(want) || tr != wantTrailers {
+				return fmt.Errorf("%d commits and %d trailers, want %d and %d", n, tr, len(want), wantTrailers)
 			}
-			if c, err = c.Parent(0); err != nil {
-				return fmt.Errorf("go-git parent: %w", err)
-			}
-		}
-		if n != len(want) || tr != wantTrailers {
-			return fmt.Errorf("%d commits and %d trailers, want %d and %d", n, tr, len(want), wantTrailers)
-		}
-		return nil
+			return nil
+		})
 	}
 	a, b := ggCompare(runs, gs, gg)
 	return ggRow{part: fmt.Sprintf("3 first-parent history, %d commits + trailers", len(want)), repo: r.name, gs: a, gg: b,

@@ -116,15 +116,11 @@ func guardAll(t *testing.T, env []string) {
 // fails when git does.
 func runGit(t *testing.T, env []string, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := ggGit(env, dir, args...)
 	if err != nil {
-		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.Bytes())
+		t.Fatalf("in %s: %v", dir, err)
 	}
-	return string(out)
+	return out
 }
 
 // lines splits a command's output into its lines, without the last

@@ -20,7 +20,6 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +27,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -155,6 +153,21 @@ func isolatedEnv(dir string) []string {
 // buildRepo writes a repository with git fast-import: one commit with every
 // file, then small commits touching a few files each, then a checkout.
 func buildRepo(dir string, size repoSize, env []string) error {
+	return importRepo(dir, size, env, func(c int) string { return fmt.Sprintf("commit %d", c) }, func(i, c int) string {
+		if c == 0 {
+			return fmt.Sprintf("file %d\n", i)
+		}
+		return fmt.Sprintf("file %d changed in %d\n", i, c)
+	})
+}
+
+// importRepo writes a repository with git fast-import: size.commits
+// commits with the messages msg gives, the first with every file, each
+// other touching three of them, body(i, c) being file i's content in
+// commit c; fast-import stores each changed file as a delta against its
+// previous version and the pack is kept as written. Then a checkout
+// writes the working tree and the index.
+func importRepo(dir string, size repoSize, env []string, msg func(c int) string, body func(i, c int) string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -165,38 +178,35 @@ func buildRepo(dir string, size repoSize, env []string) error {
 	cmd.Dir, cmd.Env = dir, env
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return fmt.Errorf("git fast-import: %w", err)
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return err
+		return fmt.Errorf("git fast-import: %w", err)
 	}
 	w := bufio.NewWriterSize(in, 1<<20)
-	path := func(i int) string {
-		d := i % size.dirs
-		return fmt.Sprintf("pkg%02d/sub%03d/file%06d.txt", d%30, d, i)
+	file := func(i, c int) {
+		b := body(i, c)
+		fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", ggPath(size, i), len(b), b)
 	}
 	when := int64(1700000000)
 	for c := 0; c < size.commits; c++ {
 		fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\n", when+int64(c)*60)
-		msg := fmt.Sprintf("commit %d", c)
-		fmt.Fprintf(w, "data %d\n%s\n", len(msg), msg)
+		m := msg(c)
+		fmt.Fprintf(w, "data %d\n%s\n", len(m), m)
 		if c == 0 {
 			for i := 0; i < size.files; i++ {
-				body := fmt.Sprintf("file %d\n", i)
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path(i), len(body), body)
+				file(i, c)
 			}
 		} else {
 			for k := 0; k < 3; k++ {
-				i := (c*7919 + k*104729) % size.files
-				body := fmt.Sprintf("file %d changed in %d\n", i, c)
-				fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n%s\n", path(i), len(body), body)
+				file((c*7919+k*104729)%size.files, c)
 			}
 		}
 		fmt.Fprintln(w)
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return fmt.Errorf("git fast-import: %w", err)
 	}
 	in.Close()
 	if err := cmd.Wait(); err != nil {
@@ -234,16 +244,7 @@ func run(env []string, dir string, name string, args ...string) error {
 // bench's own peak at the time (see peakRSS): it is exact only for a child
 // that grows larger than the bench.
 func timed(env []string, dir string, name string, args ...string) (time.Duration, int64) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
-	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	start := time.Now()
-	check(cmd.Run())
-	d := time.Since(start)
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
-	}
+	d, _, rss := timedFull(env, dir, name, args...)
 	return d, rss
 }
 

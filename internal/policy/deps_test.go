@@ -41,6 +41,33 @@ func root(t *testing.T) string {
 	return dir
 }
 
+// goFiles calls fn with the path, and the path relative to the module
+// root, of every Go file of the module (tests included) outside hidden
+// folders and testdata; an error of fn or of the walk fails the test.
+func goFiles(t *testing.T, fn func(path, rel string) error) {
+	t.Helper()
+	r := root(t)
+	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != r && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(r, path)
+		return fn(path, rel)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPurePackagesImportPolicy(t *testing.T) {
 	r := root(t)
 	for pkg, allowed := range pure {
@@ -198,23 +225,8 @@ func TestOnlyMCPServerImportsTheSDK(t *testing.T) {
 // imports a path beginning with one of prefixes.
 func onlyImporter(t *testing.T, pkgs []string, what string, prefixes ...string) {
 	t.Helper()
-	r := root(t)
 	var offenders []string
-	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(r, path)
+	goFiles(t, func(path, rel string) error {
 		for _, pkg := range pkgs {
 			if strings.HasPrefix(rel, filepath.FromSlash(pkg)+string(filepath.Separator)) {
 				return nil
@@ -234,9 +246,6 @@ func onlyImporter(t *testing.T, pkgs []string, what string, prefixes ...string) 
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(offenders)
 	for _, o := range offenders {
 		t.Errorf("%s: only %s may import %s", o, strings.Join(pkgs, " and "), what)

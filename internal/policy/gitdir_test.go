@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -87,19 +86,8 @@ func TestStatusNamesLiveInState(t *testing.T) {
 // accepts, and calls fn with it.
 func eachGoFile(t *testing.T, keep func(rel string) bool, fn func(fset *token.FileSet, f *ast.File)) {
 	t.Helper()
-	r := root(t)
-	err := filepath.WalkDir(r, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != r && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(r, path)
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || !keep(rel) {
+	goFiles(t, func(path, rel string) error {
+		if strings.HasSuffix(path, "_test.go") || !keep(rel) {
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -110,9 +98,6 @@ func eachGoFile(t *testing.T, keep func(rel string) bool, fn func(fset *token.Fi
 		fn(fset, f)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // under reports whether rel is inside the folder dir (slash-separated).

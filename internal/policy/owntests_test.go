@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,26 +17,13 @@ const ownTestsOver = 300
 // module with more than ownTestsOver lines of non-test Go and no _test.go
 // file of its own.
 func TestLargePackagesHaveTestsOfTheirOwn(t *testing.T) {
-	r := root(t)
 	type pkg struct {
 		lines int
 		tests bool
 	}
 	pkgs := map[string]*pkg{}
-	err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != r && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(r, filepath.Dir(path))
+	goFiles(t, func(path, file string) error {
+		rel := filepath.Dir(file)
 		p := pkgs[rel]
 		if p == nil {
 			p = &pkg{}
@@ -54,9 +40,6 @@ func TestLargePackagesHaveTestsOfTheirOwn(t *testing.T) {
 		p.lines += bytes.Count(data, []byte("\n"))
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for rel, p := range pkgs {
 		if p.lines > ownTestsOver && !p.tests {
 			t.Errorf("%s has %d lines of Go and no tests of its own: add a %s/*_test.go that tests it directly", filepath.ToSlash(rel), p.lines, filepath.ToSlash(rel))

@@ -1,6 +1,7 @@
 // Package testgit prepares the real git for tests: a home of their own
 // with an identity, and nothing of the machine's configuration or of the
-// caller's environment that would make git or itr look elsewhere. It runs
+// caller's environment that would make git or itr look elsewhere
+// (Isolate, or Unconfigured for a test that configures git itself). It runs
 // git (Git, Try, Run, Out, Line), makes remotes and clones (Bare, Clone),
 // and judges a repository with git itself: fsck and status (Check), its
 // refs, trees and history (Refs, LsTree, AppendOnly), and whether a
@@ -51,6 +52,22 @@ const noMaintenance = "ITR_NO_MAINTENANCE"
 // starting git's maintenance. It returns the home.
 func Isolate(t testing.TB) string {
 	t.Helper()
+	home := Unconfigured(t)
+	t.Setenv(noMaintenance, "1")
+	config := "[init]\n\tdefaultBranch = main\n[user]\n\tname = " + Name + "\n\temail = " + Email + "\n[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// Unconfigured is Isolate without the .gitconfig and the maintenance
+// switch: HOME and XDG_CONFIG_HOME point at a new, empty temporary folder,
+// no system configuration is read and the variables in cleared are
+// cleared for the test. It returns the home, for a test that writes its
+// own configuration (gitstate's, which tests maintenance) or none.
+func Unconfigured(t testing.TB) string {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -60,11 +77,6 @@ func Isolate(t testing.TB) string {
 		if err := os.Unsetenv(v); err != nil {
 			t.Fatal(err)
 		}
-	}
-	t.Setenv(noMaintenance, "1")
-	config := "[init]\n\tdefaultBranch = main\n[user]\n\tname = " + Name + "\n\temail = " + Email + "\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	return home
 }
