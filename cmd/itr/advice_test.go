@@ -60,8 +60,8 @@ func TestAdviceRealRepositories(t *testing.T) {
 	sizes := m.primeSizes
 	sort.Ints(sizes)
 	if len(sizes) > 0 {
-		t.Logf("%d histories, %d states, %d offered commands run (%d settling items), %d holds checked; prime median %d characters (~%d tokens), max %d",
-			histories, m.states, m.offersRun, m.settles, m.holdsChecked, sizes[len(sizes)/2], sizes[len(sizes)/2]/4, sizes[len(sizes)-1])
+		t.Logf("%d histories, %d states, %d offered commands run (%d settling items; of evidence after done %v), %d holds checked; prime median %d characters (~%d tokens), max %d",
+			histories, m.states, m.offersRun, m.settles, m.evidence, m.holdsChecked, sizes[len(sizes)/2], sizes[len(sizes)/2]/4, sizes[len(sizes)-1])
 	}
 }
 
@@ -115,6 +115,9 @@ func generateHistory(seed uint64, n int) history {
 	}
 	// Item states the plan declares, settled before done.
 	declared := r.IntN(2) == 0
+	if r.IntN(4) == 0 {
+		p.WriteString("**Approval:** required\n\n")
+	}
 	if declared {
 		p.WriteString("**Item states:** draft, final\n**Settle items before done:** yes\n\n")
 	}
@@ -133,6 +136,8 @@ func generateHistory(seed uint64, n int) history {
 		}
 		if i == 1 {
 			p.WriteString("  - Output: `outputs/T1.md`\n  - Min words: 3\n")
+		} else if r.IntN(3) == 0 {
+			p.WriteString("  - Inputs: T1.output\n")
 		}
 		if declared && i == 1 || r.IntN(2) == 0 {
 			p.WriteString("  - Items: 3\n")
@@ -150,9 +155,21 @@ func generateHistory(seed uint64, n int) history {
 	for len(h.steps) < n {
 		u := unit()
 		var s step
-		switch k := r.IntN(34); {
+		switch k := r.IntN(37); {
 		case k == 33:
 			s = itrStep("restart", u, "--reason", "start over")
+		case k == 34:
+			// A plain commit rewrites T1's output with other text that
+			// passes its check: a pin of a done T1 changes (repair, or
+			// accept it), and units that read it go stale.
+			h.steps = append(h.steps, fileStep(taskDir+"/outputs/T1.md", "Other facts are here, also written whole.\n", false, "T1's output rewritten"))
+			s = gitStep("add", "-A")
+			h.steps = append(h.steps, s)
+			s = gitStep("commit", "-q", "-m", "rewrite the output")
+		case k == 35:
+			s = itrStep("approve", "--by", "lead")
+		case k == 36:
+			s = itrStep("recheck", u, "--did", "read again")
 		case k < 9:
 			args := []string{"checkpoint", u, "--did", "work"}
 			if r.IntN(3) == 0 {
@@ -315,7 +332,10 @@ type adviceModel struct {
 	states, offersRun, holdsChecked int
 	// settles counts the offers of item work that settles items (the
 	// settle rule refused the signal).
-	settles    int
+	settles int
+	// evidence counts the offers run of the moves that keep evidence
+	// true after done: accept-outputs, recheck, approve, phase.
+	evidence   map[string]int
 	primeSizes []int
 }
 
@@ -494,6 +514,14 @@ func (m *adviceModel) runOffer(dir, command string) string {
 	m.offersRun++
 	if slices.Contains(args, "--item") {
 		m.settles++
+	}
+	for _, kind := range []string{"--accept-outputs", "recheck", "approve", "phase"} {
+		if slices.Contains(args, kind) {
+			if m.evidence == nil {
+				m.evidence = map[string]int{}
+			}
+			m.evidence[strings.TrimPrefix(kind, "--")]++
+		}
 	}
 	after, _ := gitIn(copyDir, "rev-parse", "HEAD")
 	verify := slices.Contains(args, "--verify")
