@@ -507,8 +507,17 @@ func step(ws *workspace.Workspace, out *workspace.Outcome) *Step {
 		}
 	}
 	if e := out.Entry; e != nil {
-		if r := reconcile.RunOf(*e); r != nil {
-			st.Check = reconcile.RunLine(*r)
+		checks := reconcile.ChecksOf(*e)
+		if len(checks) > 0 {
+			// Named checks: each in a line, the deciding run's tail below.
+			st.Check = namedChecks(checks)
+		}
+		if reconcile.ChecksHold(checks) {
+			st.Next = fmt.Sprintf("a check of %s broke (an error of the check, not a failure of the work; see check), so %s stays %s: fix the check and call finish again, or block %s with kind tool-error", st.Unit, st.Unit, st.Status, st.Unit)
+		} else if r := reconcile.RunOf(*e); r != nil {
+			if st.Check == "" {
+				st.Check = reconcile.RunLine(*r)
+			}
 			if !r.Passed() {
 				if r.Tail != "" {
 					st.Check += "; its last lines:\n" + r.Tail
@@ -696,4 +705,29 @@ func (h *handlers) recorded(task string, fn func(ws *workspace.Workspace, slug s
 	return writing(h, task, fn, func(_ *workspace.Workspace, out *workspace.Outcome) *Recorded {
 		return &Recorded{Commit: out.Commit, Text: say(out)}
 	})
+}
+
+// namedChecks words the named checks of an entry, a line each: "words:
+// passed: exit 0 after 12ms (actual 812, target >= 800)", or "footer: passed
+// on this tree before, not run again".
+func namedChecks(checks []reconcile.CheckRun) string {
+	lines := make([]string, len(checks))
+	for i, c := range checks {
+		if c.Skipped {
+			lines[i] = c.Name + ": passed on this tree before, not run again"
+			continue
+		}
+		lines[i] = c.Name + ": " + reconcile.CheckHead(c)
+		if c.Result.Target != "" {
+			lines[i] += fmt.Sprintf(" (actual %s, target %s)", orNone(c.Result.Actual), c.Result.Target)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
