@@ -785,33 +785,41 @@ func allowed(s *state.State, p *plan.Plan, ev Event) error {
 		if u.Status != state.Done && u.Status != state.Failed && u.Status != state.Skipped {
 			return &Refusal{Code: NotDone, Unit: u.ID, Status: u.Status}
 		}
-	case progresslog.KindRechecked:
+	case progresslog.KindRechecked, progresslog.KindPinned:
 		if u.Status != state.Done {
-			return &Refusal{Code: RecheckNotDone, Unit: u.ID, Status: u.Status}
+			return &Refusal{Code: doneOnly[ev.Kind], Unit: u.ID, Status: u.Status}
 		}
 	case progresslog.KindRestarted:
 		if r := restartRefusal(u); r != nil {
 			return r
 		}
-	case progresslog.KindPinned:
-		if u.Status != state.Done {
-			return &Refusal{Code: NotPinnable, Unit: u.ID, Status: u.Status}
-		}
 	case progresslog.KindFailed, progresslog.KindSkipped:
-		to := state.Failed
-		if ev.Kind == progresslog.KindSkipped {
-			to = state.Skipped
-		}
-		switch {
-		case u.Status == state.Done:
-			return &Refusal{Code: FinishedUnit, Unit: u.ID, Status: u.Status, To: to}
-		case u.Status == state.Failed && to == state.Failed:
-			return &Refusal{Code: AlreadyFailed, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind)}
-		case u.Status == state.Skipped && to == state.Skipped:
-			return &Refusal{Code: AlreadySkipped, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
-		case !state.CanMove(u.Status, to):
-			return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: to}
-		}
+		return setAside(u, ev.Kind)
+	}
+	return nil
+}
+
+// doneOnly are the refusals of the entries only a done unit takes.
+var doneOnly = map[progresslog.Kind]Code{
+	progresslog.KindRechecked: RecheckNotDone,
+	progresslog.KindPinned:    NotPinnable,
+}
+
+// setAside checks a failure (KindFailed) or a skip (KindSkipped) of u.
+func setAside(u *state.Unit, kind progresslog.Kind) error {
+	to := state.Failed
+	if kind == progresslog.KindSkipped {
+		to = state.Skipped
+	}
+	switch {
+	case u.Status == state.Done:
+		return &Refusal{Code: FinishedUnit, Unit: u.ID, Status: u.Status, To: to}
+	case u.Status == state.Failed && to == state.Failed:
+		return &Refusal{Code: AlreadyFailed, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind)}
+	case u.Status == state.Skipped && to == state.Skipped:
+		return &Refusal{Code: AlreadySkipped, Unit: u.ID, Status: u.Status, Reason: state.Val(u.Reason)}
+	case !state.CanMove(u.Status, to):
+		return &Refusal{Code: BadMove, Unit: u.ID, Status: u.Status, To: to}
 	}
 	return nil
 }

@@ -402,52 +402,54 @@ func noneReadyClear(adv reconcile.Advice, planFile string) string {
 	return strings.Join(parts, "; ")
 }
 
-// hintOf says in a few words what an action is for, as prime lists it.
+// hintOf says in a few words what an action is for, as prime lists it:
+// the first hint whose test the offer passes.
 func hintOf(a Action) string {
-	o := a.Offer
-	switch {
-	case o.For == reconcile.MoveRerun:
-		return " (runs the interrupted check again)"
-	case o.For == reconcile.MoveRepair && o.Intent.Action == reconcile.Repin:
-		return " (accepts the change to its outputs on purpose)"
-	case o.For == reconcile.MoveRepair:
-		return " (its output broke after done)"
-	case o.Op == reconcile.OpCheckpoint && o.Intent.Signal && o.For == reconcile.MoveConfirm:
-		return " (the work holds)"
-	case o.Op == reconcile.OpCheckpoint && o.For == reconcile.MoveConfirm:
-		return " (it needs more work)"
-	case o.Op == reconcile.OpCheckpoint && o.Intent.Signal:
-		return " (its work is done)"
-	case o.Op == reconcile.OpCheckpoint && o.Intent.Verified:
-		return " (verification passed)"
-	case o.Op == reconcile.OpCheckpoint && o.For == reconcile.MoveVerify:
-		return " (verification found problems: back to in_progress)"
-	case o.Op == reconcile.OpUnblock:
-		return " (once its block is resolved)"
-	case o.Op == reconcile.OpResume:
-		return " (a person's call: when the hold is over, or to take the task back to work)"
-	case o.Op == reconcile.OpDeliver:
-		return " (a person's call: records what exists as done with limitations)"
-	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveResolve:
-		return " (once a person fixed the cause)"
-	case o.Op == reconcile.OpRestart && o.For == reconcile.MoveResolve:
-		return " (starts it fresh instead: its iterations stay spent)"
-	case o.Op == reconcile.OpRestart:
-		return " (starts it over from nothing instead of finishing its partial outputs; its iterations stay spent)"
-	case o.Op == reconcile.OpReconcile:
-		return " (puts itr's files in step with the log)"
-	case o.Op == reconcile.OpPlan:
-		return " (records the plan's changes)"
-	case o.Op == reconcile.OpApprove:
-		return " (a person's call: once they have read the plan)"
-	case o.Op == reconcile.OpRecheck:
-		return " (its inputs changed since it was done: once it still holds against them)"
-	case o.Op == reconcile.OpReopen && o.For == reconcile.MoveRecheck:
-		return " (its inputs changed since it was done: when it no longer holds)"
-	case o.Op == reconcile.OpPhase:
-		return " (every unit is settled: review the work as a whole)"
+	for _, h := range hints {
+		if h.is(a.Offer) {
+			return " (" + h.text + ")"
+		}
 	}
 	return ""
+}
+
+// hints are the words of hintOf, most particular first.
+var hints = []struct {
+	is   func(reconcile.Offer) bool
+	text string
+}{
+	{func(o reconcile.Offer) bool { return o.For == reconcile.MoveRerun }, "runs the interrupted check again"},
+	{func(o reconcile.Offer) bool {
+		return o.For == reconcile.MoveRepair && o.Intent.Action == reconcile.Repin
+	}, "accepts the change to its outputs on purpose"},
+	{func(o reconcile.Offer) bool { return o.For == reconcile.MoveRepair }, "its output broke after done"},
+	{func(o reconcile.Offer) bool {
+		return o.Op == reconcile.OpCheckpoint && o.Intent.Signal && o.For == reconcile.MoveConfirm
+	}, "the work holds"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpCheckpoint && o.For == reconcile.MoveConfirm }, "it needs more work"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpCheckpoint && o.Intent.Signal }, "its work is done"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpCheckpoint && o.Intent.Verified }, "verification passed"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpCheckpoint && o.For == reconcile.MoveVerify },
+		"verification found problems: back to in_progress"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpUnblock }, "once its block is resolved"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpResume },
+		"a person's call: when the hold is over, or to take the task back to work"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpDeliver },
+		"a person's call: records what exists as done with limitations"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpReopen && o.For == reconcile.MoveResolve },
+		"once a person fixed the cause"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpRestart && o.For == reconcile.MoveResolve },
+		"starts it fresh instead: its iterations stay spent"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpRestart },
+		"starts it over from nothing instead of finishing its partial outputs; its iterations stay spent"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpReconcile }, "puts itr's files in step with the log"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpPlan }, "records the plan's changes"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpApprove }, "a person's call: once they have read the plan"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpRecheck },
+		"its inputs changed since it was done: once it still holds against them"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpReopen && o.For == reconcile.MoveRecheck },
+		"its inputs changed since it was done: when it no longer holds"},
+	{func(o reconcile.Offer) bool { return o.Op == reconcile.OpPhase }, "every unit is settled: review the work as a whole"},
 }
 
 // entryName names a log entry in a few words: "T1 iteration 4", else its
