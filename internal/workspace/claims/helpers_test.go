@@ -300,32 +300,6 @@ func (f *fixture) head() string {
 
 // ---- git itself, in a real repository (package testgit) ----
 
-// makeBare makes a bare repository, makes it dir's origin and pushes
-// dir's main to it with upstream tracking. It returns the bare repository.
-func makeBare(t *testing.T, dir string) string {
-	t.Helper()
-	return testgit.Bare(t, dir)
-}
-
-// clone clones the bare repository into a new folder.
-func clone(t *testing.T, bare string) string {
-	t.Helper()
-	return testgit.Clone(t, bare)
-}
-
-// bareGit runs git on the bare repository.
-func bareGit(t *testing.T, bare string, args ...string) string {
-	t.Helper()
-	return testgit.BareGit(t, bare, args...)
-}
-
-// refs is `git for-each-ref` of the refs under prefix (all refs when it
-// is ""): "name objectname" a line, "" when there are none.
-func refs(t *testing.T, dir, prefix string) string {
-	t.Helper()
-	return testgit.Refs(t, dir, prefix)
-}
-
 // claimBlob is the claim a ref holds, as git reads the blob.
 func claimBlob(t *testing.T, dir, ref string) store.Claim {
 	t.Helper()
