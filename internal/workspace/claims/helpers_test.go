@@ -211,20 +211,8 @@ func (f *fixture) planned() {
 // value pairs).
 func (f *fixture) iterate(unit string, fields ...string) {
 	f.t.Helper()
-	n := 1
-	if u := f.state.Units[unit]; u != nil {
-		n = state.Val(u.IterationsUsed) + 1
-	}
-	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: stamp(f.when)}
-	add := func(name, value string) { e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value}) }
-	add("Did", "worked on "+unit)
-	add("Remaining", "None")
-	add("Blockers", "None")
-	for i := 0; i+1 < len(fields); i += 2 {
-		add(fields[i], fields[i+1])
-	}
-	add("Commit", "None")
-	f.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(n))
+	e := testrepo.Iteration(f.state, unit, stamp(f.when), "worked on "+unit, fields...)
+	f.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(e.Iteration))
 }
 
 // done takes unit to done as itr's closing path does: work signalled,
