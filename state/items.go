@@ -524,14 +524,9 @@ func decodeItems(path string, raw json.RawMessage) (*Items, error) {
 		fp := path + "." + kv.key
 		switch kv.key {
 		case ItemDone, ItemSkipped, ItemFailed:
-			var list []string
-			if json.Unmarshal(kv.raw, &list) != nil || list == nil {
-				return nil, typeErr(fp, kv.raw, `a list of items and ranges such as ["1-12", "intro"]`)
-			}
-			for _, e := range list {
-				if _, err := ParseItemRange(e); err != nil {
-					return nil, &DecodeError{Path: fp, Msg: err.Error(), Err: err}
-				}
+			list, err := decodeItemList(fp, kv.raw)
+			if err != nil {
+				return nil, err
 			}
 			switch kv.key {
 			case ItemDone:

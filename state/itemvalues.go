@@ -213,18 +213,28 @@ func decodeItemStates(path string, raw json.RawMessage) (map[string][]string, er
 		if !ValidItemStateName(kv.key) || ValidItemState(kv.key) {
 			return nil, &DecodeError{Path: fp, Msg: fmt.Sprintf("%q is not a declared item state (letters, digits, '-' or '_', starting with a letter; done, skipped and failed have lists of their own)", kv.key)}
 		}
-		var list []string
-		if json.Unmarshal(kv.raw, &list) != nil || list == nil {
-			return nil, typeErr(fp, kv.raw, `a list of items and ranges such as ["1-12", "intro"]`)
-		}
-		for _, e := range list {
-			if _, err := ParseItemRange(e); err != nil {
-				return nil, &DecodeError{Path: fp, Msg: err.Error(), Err: err}
-			}
+		list, err := decodeItemList(fp, kv.raw)
+		if err != nil {
+			return nil, err
 		}
 		out[kv.key] = list
 	}
 	return out, nil
+}
+
+// decodeItemList reads a list of items and ranges at path (items.done,
+// items.skipped, items.failed and each of items.states).
+func decodeItemList(path string, raw json.RawMessage) ([]string, error) {
+	var list []string
+	if json.Unmarshal(raw, &list) != nil || list == nil {
+		return nil, typeErr(path, raw, `a list of items and ranges such as ["1-12", "intro"]`)
+	}
+	for _, e := range list {
+		if _, err := ParseItemRange(e); err != nil {
+			return nil, &DecodeError{Path: path, Msg: err.Error(), Err: err}
+		}
+	}
+	return list, nil
 }
 
 // decodeItemValues reads items.values: an object of item IDs to objects

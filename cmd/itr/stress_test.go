@@ -145,6 +145,26 @@ type taskLog struct {
 	commits    []int          // Itr-Iteration trailers of the task's commits, oldest first
 }
 
+// checkpointsAtOnce runs n itr commands at once, the i-th with the
+// arguments args(i) and --did p<i>; each must succeed.
+func (r *stressRepo) checkpointsAtOnce(t *testing.T, n int, args func(i int) []string) {
+	t.Helper()
+	outs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			outs[i], errs[i] = r.run(r.bin, append(args(i), "--did", fmt.Sprintf("p%d", i))...)
+		}(i)
+	}
+	wg.Wait()
+	for i := 0; i < n; i++ {
+		require.NoError(t, errs[i], "itr checkpoint p%d:\n%s", i, outs[i])
+	}
+}
+
 func (r *stressRepo) readTask(slug string) taskLog {
 	r.t.Helper()
 	dir := filepath.Join(r.dir, ".claude", "iterative", slug)
@@ -201,20 +221,7 @@ func TestStressConcurrentCheckpointsOneTask(t *testing.T) {
 	r := newStressRepo(t)
 	r.startTask("one", 100)
 	const n = 8
-	outs := make([]string, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			outs[i], errs[i] = r.run(r.bin, "checkpoint", "T1", "--did", fmt.Sprintf("p%d", i))
-		}(i)
-	}
-	wg.Wait()
-	for i := 0; i < n; i++ {
-		require.NoError(t, errs[i], "itr checkpoint p%d:\n%s", i, outs[i])
-	}
+	r.checkpointsAtOnce(t, n, func(int) []string { return []string{"checkpoint", "T1"} })
 	tl := r.readTask("one")
 	assertSequence(t, "one", tl, n)
 	for i := 0; i < n; i++ {
@@ -231,20 +238,7 @@ func TestStressConcurrentCheckpointsManyTasks(t *testing.T) {
 	for i := 0; i < n; i++ {
 		r.startTask(fmt.Sprintf("task%d", i), 10)
 	}
-	outs := make([]string, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			outs[i], errs[i] = r.run(r.bin, "-t", fmt.Sprintf("task%d", i), "checkpoint", "T1", "--did", fmt.Sprintf("p%d", i))
-		}(i)
-	}
-	wg.Wait()
-	for i := 0; i < n; i++ {
-		require.NoError(t, errs[i], "itr checkpoint p%d:\n%s", i, outs[i])
-	}
+	r.checkpointsAtOnce(t, n, func(i int) []string { return []string{"-t", fmt.Sprintf("task%d", i), "checkpoint", "T1"} })
 	for i := 0; i < n; i++ {
 		slug := fmt.Sprintf("task%d", i)
 		tl := r.readTask(slug)

@@ -82,7 +82,13 @@ func newTask(t *testing.T) string {
 // client's session.
 func connect(t *testing.T, dir string) *mcp.ClientSession {
 	t.Helper()
-	open := func() (*workspace.Workspace, error) { return workspace.Open(workspace.Options{Dir: dir}) }
+	return connectWith(t, func() (*workspace.Workspace, error) { return workspace.Open(workspace.Options{Dir: dir}) })
+}
+
+// connectWith serves New with open over the SDK's in-memory transports
+// and returns the client's session, closed when the test ends.
+func connectWith(t *testing.T, open func() (*workspace.Workspace, error)) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := New(open, "test").Connect(ctx, st, nil)
@@ -409,16 +415,9 @@ func TestStartSkipsUnitsOthersHold(t *testing.T) {
 	other.Close()
 
 	t.Setenv("ITR_AGENT", "alice")
-	open := func() (*workspace.Workspace, error) {
+	cs := connectWith(t, func() (*workspace.Workspace, error) {
 		return workspace.Open(workspace.Options{Dir: dir, Agent: os.Getenv("ITR_AGENT")})
-	}
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := New(open, "test").Connect(ctx, st, nil)
-	require.NoError(t, err)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	require.NoError(t, err)
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
+	})
 
 	u, _ := ok[UnitInfo](t, cs, "start", nil)
 	assert.Equal(t, "T3", u.Unit, "T1 is bob's and T2 waits for T1")

@@ -1,9 +1,9 @@
 // Command reportshot builds the demo task (internal/reportdemo) in a
 // temporary repository, writes its itr report and screenshots it with a
-// headless Chromium: `make screenshot` regenerates docs/report.png (and
-// docs/report.html) with it.
+// headless Chromium: `make screenshot` regenerates docs/report.png with it
+// (-html also copies the page somewhere, to look at it in a browser).
 //
-//	go run ./internal/reportshot -itr bin/itr -out docs/report.png -html docs/report.html
+//	go run ./internal/reportshot -itr bin/itr -out docs/report.png
 package main
 
 import (

@@ -150,6 +150,32 @@ func Append(t testing.TB, progress []byte, e progresslog.Entry) []byte {
 	return out
 }
 
+// Iteration is the Iteration entry of unit's next iteration after s (the
+// first when s has no such unit), stamped stamp, with its fields in the
+// order checkpoint writes them: Did, Remaining and Blockers ("None"), the
+// extra fields (name, value pairs: a Remaining or Blockers among them
+// takes the place of its "None"), and Commit "None".
+func Iteration(s *state.State, unit, stamp, did string, extra ...string) progresslog.Entry {
+	n := 1
+	if u := s.Units[unit]; u != nil {
+		n = state.Val(u.IterationsUsed) + 1
+	}
+	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: stamp,
+		Fields: []progresslog.Field{{Name: "Did", Value: did}, {Name: "Remaining", Value: "None"}, {Name: "Blockers", Value: "None"}}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		switch name, value := extra[i], extra[i+1]; name {
+		case "Remaining":
+			e.Fields[1].Value = value
+		case "Blockers":
+			e.Fields[2].Value = value
+		default:
+			e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value})
+		}
+	}
+	e.Fields = append(e.Fields, progresslog.Field{Name: "Commit", Value: "None"})
+	return e
+}
+
 // Fold folds the log progress of the task slug into its view, over base
 // (nil for none) with the plan p (nil for none), as itr keeps state.json.
 // A problem of the fold other than a note fails the test.

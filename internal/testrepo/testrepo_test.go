@@ -99,6 +99,21 @@ func TestAppendFold(t *testing.T) {
 	assert.Len(t, f, 1, "an entry progresslog refuses fails")
 }
 
+// Iteration numbers the unit's next iteration from the state and orders
+// its fields as checkpoint does; a Remaining or Blockers given replaces
+// its None.
+func TestIteration(t *testing.T) {
+	s := &state.State{Units: map[string]*state.Unit{"T1": {Status: state.InProgress, IterationsUsed: state.Ptr(2)}}}
+	field := func(name, value string) progresslog.Field { return progresslog.Field{Name: name, Value: value} }
+	assert.Equal(t, progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 3, Stamp: "ts",
+		Fields: []progresslog.Field{field("Did", "work"), field("Remaining", "None"), field("Blockers", "None"), field("Commit", "None")}},
+		testrepo.Iteration(s, "T1", "ts", "work"))
+	assert.Equal(t, progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T2", Iteration: 1, Stamp: "ts",
+		Fields: []progresslog.Field{field("Did", "start"), field("Remaining", "the tests"), field("Blockers", "None"),
+			field("Signal", "T2_DONE"), field("Commit", "None")}},
+		testrepo.Iteration(s, "T2", "ts", "start", "Remaining", "the tests", "Signal", "T2_DONE"))
+}
+
 // Trailers and Message are those of an itr commit, as git reads them.
 func TestTrailersMessage(t *testing.T) {
 	s := &state.State{Units: map[string]*state.Unit{"T1": {Status: state.InProgress}}}

@@ -42,7 +42,7 @@ func TestClaimCreatesRefAndRenewsForItsHolder(t *testing.T) {
 	assert.False(t, rep.Renewed)
 	assert.Empty(t, rep.Stole)
 	assert.Empty(t, rep.Remote, "no remote: the claim stays in this repository")
-	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", refs(t, dir, store.ClaimRefPrefix), "one claim ref, for T1")
+	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", testgit.Refs(t, dir, store.ClaimRefPrefix), "one claim ref, for T1")
 	got := claimBlob(t, dir, ref)
 	assert.Equal(t, store.Claim{Unit: "T1", Agent: "alice", Since: stamp(t0), Until: stamp(t0.Add(time.Hour)), For: "1h0m0s"}, got)
 	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"), "a claim makes no commit")
@@ -54,7 +54,7 @@ func TestClaimCreatesRefAndRenewsForItsHolder(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, again.Renewed)
 	assert.NotEqual(t, rep.Claim.ID, again.Claim.ID)
-	assert.Equal(t, ref+" "+again.Claim.ID+"\n", refs(t, dir, store.ClaimRefPrefix))
+	assert.Equal(t, ref+" "+again.Claim.ID+"\n", testgit.Refs(t, dir, store.ClaimRefPrefix))
 	got = claimBlob(t, dir, ref)
 	assert.Equal(t, stamp(t0), got.Since)
 	assert.Equal(t, stamp(t0.Add(90*time.Minute)), got.Until)
@@ -91,7 +91,7 @@ func TestClaimRefusesAnotherAgentWhileLeaseRuns(t *testing.T) {
 	dir := f.dir
 	_, err := f.room("alice").Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
 	require.NoError(t, err)
-	before := refs(t, dir, "refs/")
+	before := testgit.Refs(t, dir, "refs/")
 	head := testgit.Line(t, dir, "rev-parse", "HEAD")
 	holder := "alice until " + stamp(t0.Add(time.Hour))
 
@@ -114,7 +114,7 @@ func TestClaimRefusesAnotherAgentWhileLeaseRuns(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "T1 is held by alice, not by bob")
 
-	assert.Equal(t, before, refs(t, dir, "refs/"), "the refusals moved no ref")
+	assert.Equal(t, before, testgit.Refs(t, dir, "refs/"), "the refusals moved no ref")
 	assert.Equal(t, head, testgit.Line(t, dir, "rev-parse", "HEAD"))
 
 	next, err := f.room("bob").Claim(Request{Slug: slug})
@@ -138,12 +138,12 @@ func TestClaimStealAfterLeaseEnded(t *testing.T) {
 	ended := stamp(t0.Add(time.Hour))
 
 	c.Set(t0.Add(2 * time.Hour))
-	before := refs(t, dir, "refs/")
+	before := testgit.Refs(t, dir, "refs/")
 	_, err = f.room("bob").Claim(Request{Slug: slug, Unit: "T1"})
 	require.Error(t, err)
 	assert.False(t, IsHeld(err), "an ended lease holds nothing: %v", err)
 	assert.Contains(t, err.Error(), "T1 was held by alice until "+ended+", which has passed; take it with `itr claim T1 --steal`")
-	assert.Equal(t, before, refs(t, dir, "refs/"), "the refusal moved no ref")
+	assert.Equal(t, before, testgit.Refs(t, dir, "refs/"), "the refusal moved no ref")
 	assert.Empty(t, f.notes)
 
 	head := testgit.Line(t, dir, "rev-parse", "HEAD")
@@ -201,7 +201,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	got, err := f.room("alice").Release(slug, "T1", "", false)
 	require.NoError(t, err)
 	assert.Equal(t, "alice", got.Agent)
-	assert.Empty(t, refs(t, dir, store.ClaimRefPrefix), "the ref is gone")
+	assert.Empty(t, testgit.Refs(t, dir, store.ClaimRefPrefix), "the ref is gone")
 	_, err = f.room("alice").Release(slug, "T1", "", false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "T1 is not claimed; there is nothing to release")
@@ -211,7 +211,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.room("alice").Release(slug, "T2", "", true)
 	require.NoError(t, err)
-	assert.Empty(t, refs(t, dir, store.ClaimRefPrefix))
+	assert.Empty(t, testgit.Refs(t, dir, store.ClaimRefPrefix))
 	testgit.Check(t, dir)
 
 	// Released done: the claim stays, finished, with no lease.
@@ -233,7 +233,7 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 	_, err = f.room("bob").Claim(Request{Slug: slug, Unit: "T2", For: time.Hour})
 	require.NoError(t, err)
 	assert.Empty(t, f.room("carol").Drop(slug))
-	assert.Empty(t, refs(t, dir, store.ClaimRefPrefix))
+	assert.Empty(t, testgit.Refs(t, dir, store.ClaimRefPrefix))
 	assert.Empty(t, f.room("carol").Drop(slug), "nothing left to drop")
 	testgit.Check(t, dir)
 }
@@ -246,11 +246,11 @@ func TestClaimReleaseRemovesRef(t *testing.T) {
 func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	c := newClock(t0)
 	seed := realFixture(t, c)
-	bare := makeBare(t, seed.dir)
-	a, b, cl := clone(t, bare), clone(t, bare), clone(t, bare)
+	bare := testgit.Bare(t, seed.dir)
+	a, b, cl := testgit.Clone(t, bare), testgit.Clone(t, bare), testgit.Clone(t, bare)
 	ref := store.ClaimRef(slug, "T1")
 	remoteClaims := func() string {
-		return bareGit(t, bare, "for-each-ref", "--format=%(refname) %(objectname)", store.ClaimRefPrefix)
+		return testgit.BareGit(t, bare, "for-each-ref", "--format=%(refname) %(objectname)", store.ClaimRefPrefix)
 	}
 	var notes []string
 	note := func(slug, text string) (string, error) {
@@ -263,16 +263,16 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "origin", rep.Remote)
 	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", remoteClaims(), "the remote holds the claim")
-	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", refs(t, a, store.ClaimRefPrefix), "the clone mirrors it")
+	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", testgit.Refs(t, a, store.ClaimRefPrefix), "the clone mirrors it")
 	assert.Equal(t, "alice", claimBlob(t, bare, ref).Agent)
-	assert.Empty(t, refs(t, b, store.ClaimRefPrefix), "b has fetched nothing yet")
+	assert.Empty(t, testgit.Refs(t, b, store.ClaimRefPrefix), "b has fetched nothing yet")
 
 	// b is refused: the claim looked at the remote.
 	_, err = open(b, "bob").Claim(Request{Slug: slug, Unit: "T1"})
 	require.Error(t, err)
 	assert.True(t, IsHeld(err), "%v", err)
 	assert.Contains(t, err.Error(), "T1 is held by alice until "+stamp(t0.Add(time.Hour)))
-	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", refs(t, b, store.ClaimRefPrefix), "b now has the remote's claim")
+	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", testgit.Refs(t, b, store.ClaimRefPrefix), "b now has the remote's claim")
 	assert.Equal(t, ref+" "+rep.Claim.ID+"\n", remoteClaims(), "the refusal moved nothing on the remote")
 
 	// cl sees the holder with plain git.
@@ -324,7 +324,7 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	remote, err := open(a, "alice").Refresh(slug)
 	require.NoError(t, err)
 	assert.Equal(t, "origin", remote)
-	assert.Equal(t, remoteClaims(), refs(t, a, store.ClaimRefPrefix))
+	assert.Equal(t, remoteClaims(), testgit.Refs(t, a, store.ClaimRefPrefix))
 
 	// Releases delete the refs on the remote.
 	for _, unit := range []string{"T1", "T2"} {
@@ -332,7 +332,7 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 		require.NoError(t, err, unit)
 	}
 	assert.Empty(t, remoteClaims())
-	assert.Empty(t, refs(t, b, store.ClaimRefPrefix))
+	assert.Empty(t, testgit.Refs(t, b, store.ClaimRefPrefix))
 
 	// a's stale copy (bob holds T1, leased for two more hours) does not
 	// refuse alice: the claim looks at the remote before saying no.
@@ -341,18 +341,18 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, mine.Stole)
 	assert.Equal(t, ref+" "+mine.Claim.ID+"\n", remoteClaims())
-	assert.Equal(t, remoteClaims(), refs(t, a, store.ClaimRefPrefix), "a's copies are the remote's")
+	assert.Equal(t, remoteClaims(), testgit.Refs(t, a, store.ClaimRefPrefix), "a's copies are the remote's")
 	_, err = open(a, "alice").Release(slug, "T1", "", false)
 	require.NoError(t, err)
 	assert.Empty(t, remoteClaims())
 
 	// cl's refresh prunes the copies its plain fetch brought.
-	require.NotEmpty(t, refs(t, cl, store.ClaimRefPrefix))
+	require.NotEmpty(t, testgit.Refs(t, cl, store.ClaimRefPrefix))
 	remote, err = open(cl, "carol").Refresh(slug)
 	require.NoError(t, err)
 	assert.Equal(t, "origin", remote)
-	assert.Empty(t, refs(t, cl, store.ClaimRefPrefix))
-	assert.Empty(t, refs(t, a, store.ClaimRefPrefix))
+	assert.Empty(t, testgit.Refs(t, cl, store.ClaimRefPrefix))
+	assert.Empty(t, testgit.Refs(t, a, store.ClaimRefPrefix))
 
 	// A release of a unit this clone has no copy of looks at the remote.
 	_, err = open(a, "alice").Claim(Request{Slug: slug, Unit: "T2", For: time.Hour})
@@ -384,8 +384,8 @@ func TestClaimTravelsThroughBareRemote(t *testing.T) {
 func TestClaimRaceThroughRemoteHasOneHolder(t *testing.T) {
 	c := newClock(t0)
 	seed := realFixture(t, c)
-	bare := makeBare(t, seed.dir)
-	clones := map[string]string{"alice": clone(t, bare), "bob": clone(t, bare)}
+	bare := testgit.Bare(t, seed.dir)
+	clones := map[string]string{"alice": testgit.Clone(t, bare), "bob": testgit.Clone(t, bare)}
 	rooms := map[string]*Room{}
 	for agent, dir := range clones {
 		rooms[agent] = roomAt(t, dir, agent, c, nil)
@@ -442,10 +442,10 @@ func writeConfig(t *testing.T, dir, text string) {
 func TestClaimsRemoteSetting(t *testing.T) {
 	c := newClock(t0)
 	seed := realFixture(t, c)
-	bare := makeBare(t, seed.dir)
-	a := clone(t, bare)
+	bare := testgit.Bare(t, seed.dir)
+	a := testgit.Clone(t, bare)
 	remoteClaims := func() string {
-		return bareGit(t, bare, "for-each-ref", "--format=%(refname) %(objectname)", store.ClaimRefPrefix)
+		return testgit.BareGit(t, bare, "for-each-ref", "--format=%(refname) %(objectname)", store.ClaimRefPrefix)
 	}
 
 	writeConfig(t, a, "claims_remote: none\n")
@@ -453,11 +453,11 @@ func TestClaimsRemoteSetting(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, rep.Remote)
 	assert.Empty(t, remoteClaims(), "claims_remote: none pushes nothing")
-	assert.Equal(t, store.ClaimRef(slug, "T1")+" "+rep.Claim.ID+"\n", refs(t, a, store.ClaimRefPrefix))
+	assert.Equal(t, store.ClaimRef(slug, "T1")+" "+rep.Claim.ID+"\n", testgit.Refs(t, a, store.ClaimRefPrefix))
 	remote, err := roomAt(t, a, "alice", c, nil).Refresh(slug)
 	require.NoError(t, err)
 	assert.Empty(t, remote)
-	assert.NotEmpty(t, refs(t, a, store.ClaimRefPrefix), "no remote prunes nothing")
+	assert.NotEmpty(t, testgit.Refs(t, a, store.ClaimRefPrefix), "no remote prunes nothing")
 
 	writeConfig(t, a, "claims_remote: shared\n")
 	r := roomAt(t, a, "alice", c, nil)
@@ -486,8 +486,8 @@ func TestClaimsRemoteSetting(t *testing.T) {
 func TestClaimsRemoteUnreachable(t *testing.T) {
 	c := newClock(t0)
 	seed := realFixture(t, c)
-	bare := makeBare(t, seed.dir)
-	a := clone(t, bare)
+	bare := testgit.Bare(t, seed.dir)
+	a := testgit.Clone(t, bare)
 	_, err := roomAt(t, a, "alice", c, nil).Claim(Request{Slug: slug, Unit: "T1", For: time.Hour})
 	require.NoError(t, err)
 	testgit.Out(t, a, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))

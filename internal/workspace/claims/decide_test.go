@@ -135,9 +135,7 @@ func TestClaimTerms(t *testing.T) {
 	backends(t, func(t *testing.T, on string) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				c := newClock(t0)
-				f := newFixture(t, on, c)
+				f, c := parallelFixture(t, on)
 				if tc.log != nil {
 					tc.log(f)
 				}
@@ -218,9 +216,7 @@ func TestRelease(t *testing.T) {
 	backends(t, func(t *testing.T, on string) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				c := newClock(t0)
-				f := newFixture(t, on, c)
+				f, c := parallelFixture(t, on)
 				if tc.done {
 					f.done("T1")
 				}
@@ -282,9 +278,7 @@ func TestRenewAndHeld(t *testing.T) {
 	backends(t, func(t *testing.T, on string) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				c := newClock(t0)
-				f := newFixture(t, on, c)
+				f, c := parallelFixture(t, on)
 				f.seed(tc.have, nil)
 				c.Set(t0.Add(tc.at))
 				warn, err := f.room(tc.agent).Renew(slug, "T1")
@@ -357,4 +351,13 @@ func TestSpread(t *testing.T) {
 	unit, _, _, err := pick(st, task, "", nil, "bob", t0, false, 1)
 	require.NoError(t, err)
 	assert.Equal(t, "T2", unit, "the unit under way")
+}
+
+// parallelFixture marks the test parallel and makes a fixture on the
+// repository on, with a clock of its own at t0.
+func parallelFixture(t *testing.T, on string) (*fixture, *clock) {
+	t.Helper()
+	t.Parallel()
+	c := newClock(t0)
+	return newFixture(t, on, c), c
 }

@@ -211,20 +211,8 @@ func (f *fixture) planned() {
 // value pairs).
 func (f *fixture) iterate(unit string, fields ...string) {
 	f.t.Helper()
-	n := 1
-	if u := f.state.Units[unit]; u != nil {
-		n = state.Val(u.IterationsUsed) + 1
-	}
-	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: stamp(f.when)}
-	add := func(name, value string) { e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value}) }
-	add("Did", "worked on "+unit)
-	add("Remaining", "None")
-	add("Blockers", "None")
-	for i := 0; i+1 < len(fields); i += 2 {
-		add(fields[i], fields[i+1])
-	}
-	add("Commit", "None")
-	f.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(n))
+	e := testrepo.Iteration(f.state, unit, stamp(f.when), "worked on "+unit, fields...)
+	f.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(e.Iteration))
 }
 
 // done takes unit to done as itr's closing path does: work signalled,
@@ -299,32 +287,6 @@ func (f *fixture) head() string {
 }
 
 // ---- git itself, in a real repository (package testgit) ----
-
-// makeBare makes a bare repository, makes it dir's origin and pushes
-// dir's main to it with upstream tracking. It returns the bare repository.
-func makeBare(t *testing.T, dir string) string {
-	t.Helper()
-	return testgit.Bare(t, dir)
-}
-
-// clone clones the bare repository into a new folder.
-func clone(t *testing.T, bare string) string {
-	t.Helper()
-	return testgit.Clone(t, bare)
-}
-
-// bareGit runs git on the bare repository.
-func bareGit(t *testing.T, bare string, args ...string) string {
-	t.Helper()
-	return testgit.BareGit(t, bare, args...)
-}
-
-// refs is `git for-each-ref` of the refs under prefix (all refs when it
-// is ""): "name objectname" a line, "" when there are none.
-func refs(t *testing.T, dir, prefix string) string {
-	t.Helper()
-	return testgit.Refs(t, dir, prefix)
-}
 
 // claimBlob is the claim a ref holds, as git reads the blob.
 func claimBlob(t *testing.T, dir, ref string) store.Claim {

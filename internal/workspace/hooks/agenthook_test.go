@@ -67,11 +67,7 @@ func TestLogAgentEvent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			if tc.setup != nil {
-				tc.setup(f)
-			}
-			f.st.Task = tc.task
+			f := newFixtureFor(t, tc.task, tc.setup)
 			require.NoError(t, LogAgentEvent(f.st, tc.event, tc.fields))
 			logPath := f.fake.WorktreeItrPath(AgentLogFile)
 			assert.Equal(t, tc.want+"\n", readOrEmpty(t, logPath))
@@ -172,11 +168,7 @@ func TestUnrecordedWork(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t)
-			if tc.setup != nil {
-				tc.setup(f)
-			}
-			f.st.Task = tc.task
+			f := newFixtureFor(t, tc.task, tc.setup)
 			got, err := UnrecordedWork(f.st, pureAdvice(f.st))
 			if tc.wantErr != "" {
 				require.ErrorContains(t, err, tc.wantErr)
@@ -228,41 +220,69 @@ func TestCompactionMark(t *testing.T) {
 		_, err = os.Stat(f.st.Repo.WorktreeItrPath(CompactedFile))
 		assert.True(t, os.IsNotExist(err), "the mark is gone")
 	})
-	t.Run("another session's mark stays for it", func(t *testing.T) {
-		f := newFixture(t)
-		require.NoError(t, MarkCompacted(f.st, "s-1"))
-		assert.False(t, CompactionPending(f.st, "s-2"))
-		assert.False(t, TakeCompaction(f.st, "s-2"))
-		assert.True(t, TakeCompaction(f.st, "s-1"))
-	})
-	t.Run("no session id on either side matches", func(t *testing.T) {
-		f := newFixture(t)
-		require.NoError(t, MarkCompacted(f.st, ""))
-		assert.True(t, TakeCompaction(f.st, "s-9"))
-		require.NoError(t, MarkCompacted(f.st, "s-1"))
-		assert.True(t, TakeCompaction(f.st, ""))
-	})
-	t.Run("a second compaction marks again", func(t *testing.T) {
-		f := newFixture(t)
-		require.NoError(t, MarkCompacted(f.st, "s-1"))
-		require.NoError(t, MarkCompacted(f.st, "s-1"))
-		assert.True(t, TakeCompaction(f.st, "s-1"))
-		assert.False(t, TakeCompaction(f.st, "s-1"))
-		require.NoError(t, MarkCompacted(f.st, "s-1"))
-		assert.True(t, TakeCompaction(f.st, "s-1"))
-	})
-	t.Run("an id is kept to one line", func(t *testing.T) {
-		f := newFixture(t)
-		require.NoError(t, MarkCompacted(f.st, "s\n-1"))
-		assert.True(t, CompactionPending(f.st, "s -1"))
-		assert.True(t, CompactionPending(f.st, " s\n-1 "))
-	})
+	for _, tc := range []struct {
+		name  string
+		steps []compactionStep
+	}{
+		{"another session's mark stays for it", []compactionStep{
+			mark("s-1"), pending("s-2", false), take("s-2", false), take("s-1", true)}},
+		{"no session id on either side matches", []compactionStep{
+			mark(""), take("s-9", true), mark("s-1"), take("", true)}},
+		{"a second compaction marks again", []compactionStep{
+			mark("s-1"), mark("s-1"), take("s-1", true), take("s-1", false), mark("s-1"), take("s-1", true)}},
+		{"an id is kept to one line", []compactionStep{
+			mark("s\n-1"), pending("s -1", true), pending(" s\n-1 ", true)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			for i, step := range tc.steps {
+				switch step.op {
+				case "mark":
+					require.NoError(t, MarkCompacted(f.st, step.id), "step %d", i)
+				case "take":
+					assert.Equal(t, step.want, TakeCompaction(f.st, step.id), "step %d: take %q", i, step.id)
+				default:
+					assert.Equal(t, step.want, CompactionPending(f.st, step.id), "step %d: pending %q", i, step.id)
+				}
+			}
+		})
+	}
 	t.Run("an unwritable git folder is an error", func(t *testing.T) {
 		f := newFixture(t)
 		st := f.wrap(&wrapped{itrPath: filepath.Join(t.TempDir(), "missing", CompactedFile)})
 		require.ErrorContains(t, MarkCompacted(st, "s-1"), "write ")
 		assert.False(t, CompactionPending(st, "s-1"))
 	})
+}
+
+// newFixtureFor is a fixture set up by setup (when not nil) whose store
+// has task as the --task the command was given.
+func newFixtureFor(t *testing.T, task string, setup func(*fixture)) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	if setup != nil {
+		setup(f)
+	}
+	f.st.Task = task
+	return f
+}
+
+// compactionStep is one call of a compaction test: mark (MarkCompacted),
+// take (TakeCompaction) or pending (CompactionPending), the session id,
+// and what take and pending must answer.
+type compactionStep struct {
+	op, id string
+	want   bool
+}
+
+func mark(id string) compactionStep { return compactionStep{op: "mark", id: id} }
+
+func take(id string, want bool) compactionStep {
+	return compactionStep{op: "take", id: id, want: want}
+}
+
+func pending(id string, want bool) compactionStep {
+	return compactionStep{op: "pending", id: id, want: want}
 }
 
 // pureAdvice is the rule book's advice for the hook, read from the view

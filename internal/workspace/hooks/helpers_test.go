@@ -165,23 +165,15 @@ func (b *task) planned() *task {
 func (b *task) checkpoint(unit, did string, signal bool, verification string) *task {
 	f := b.f
 	f.t.Helper()
-	n := 1
-	if u := b.state.Units[unit]; u != nil {
-		n = state.Val(u.IterationsUsed) + 1
-	}
-	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: f.tick()}
-	add := func(name, value string) { e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value}) }
-	add("Did", did)
-	add("Remaining", "None")
-	add("Blockers", "None")
+	var extra []string
 	if signal {
-		add("Signal", b.plan.Unit(unit).Signal())
+		extra = append(extra, "Signal", b.plan.Unit(unit).Signal())
 	}
 	if verification != "" {
-		add("Verification", verification)
+		extra = append(extra, "Verification", verification)
 	}
-	add("Commit", "None")
-	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(n)+": "+did)
+	e := testrepo.Iteration(b.state, unit, f.tick(), did, extra...)
+	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(e.Iteration)+": "+did)
 }
 
 // block records a Blocked entry.

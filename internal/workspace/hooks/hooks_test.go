@@ -32,6 +32,30 @@ func hookPaths(t *testing.T, f *fixture) (hook, chained string) {
 	return hook, hook + ".itr-chained"
 }
 
+// assertReport checks what Install or Uninstall reports: the hook, whether
+// it changed it, and the chained original when there is one.
+func assertReport(t *testing.T, rep *Report, hook, chained string, changed, hasChained bool) {
+	t.Helper()
+	assert.Equal(t, hook, rep.Hook)
+	assert.Equal(t, changed, rep.Changed)
+	if hasChained {
+		assert.Equal(t, chained, rep.Chained)
+	} else {
+		assert.Empty(t, rep.Chained)
+	}
+}
+
+// hookWith is hookPaths with body written to the hook first (none when
+// body is "").
+func hookWith(t *testing.T, f *fixture, body string) (hook, chained string) {
+	t.Helper()
+	hook, chained = hookPaths(t, f)
+	if body != "" {
+		require.NoError(t, os.WriteFile(hook, []byte(body), 0o755))
+	}
+	return hook, chained
+}
+
 // readOrEmpty is the content of p, "" when it does not exist.
 func readOrEmpty(t *testing.T, p string) string {
 	t.Helper()
@@ -67,10 +91,7 @@ func TestInstall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			hook, chained := hookPaths(t, f)
-			if tc.hook != "" {
-				require.NoError(t, os.WriteFile(hook, []byte(tc.hook), 0o755))
-			}
+			hook, chained := hookWith(t, f, tc.hook)
 			if tc.chained != "" {
 				require.NoError(t, os.WriteFile(chained, []byte(tc.chained), 0o755))
 			}
@@ -89,13 +110,7 @@ func TestInstall(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, hook, rep.Hook)
-			assert.Equal(t, tc.wantChanged, rep.Changed)
-			if tc.wantChained {
-				assert.Equal(t, chained, rep.Chained)
-			} else {
-				assert.Empty(t, rep.Chained)
-			}
+			assertReport(t, rep, hook, chained, tc.wantChanged, tc.wantChained)
 			assert.Equal(t, hookScript, readOrEmpty(t, hook))
 			fi, err := os.Stat(hook)
 			require.NoError(t, err)
@@ -191,10 +206,7 @@ func TestUninstall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			hook, chained := hookPaths(t, f)
-			if tc.hook != "" {
-				require.NoError(t, os.WriteFile(hook, []byte(tc.hook), 0o755))
-			}
+			hook, chained := hookWith(t, f, tc.hook)
 			if tc.install {
 				_, err := Install(f.st, InstallOptions{Script: true})
 				require.NoError(t, err)
@@ -204,13 +216,7 @@ func TestUninstall(t *testing.T) {
 			}
 			rep, err := Uninstall(f.st)
 			require.NoError(t, err)
-			assert.Equal(t, hook, rep.Hook)
-			assert.Equal(t, tc.wantChanged, rep.Changed)
-			if tc.wantChained {
-				assert.Equal(t, chained, rep.Chained)
-			} else {
-				assert.Empty(t, rep.Chained)
-			}
+			assertReport(t, rep, hook, chained, tc.wantChanged, tc.wantChained)
 			assert.Equal(t, tc.wantHook, readOrEmpty(t, hook))
 			_, err = os.Lstat(chained)
 			assert.True(t, os.IsNotExist(err), "no chained file is left")

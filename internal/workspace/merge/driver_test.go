@@ -193,19 +193,26 @@ func runRefusals(t *testing.T, f *fixture, valid map[string][3][]byte, cases []r
 			req := f.request(tt.file, v[0], v[1], v[2])
 			req = tt.setup(t, f, req)
 			before := snapshot(t, req.Ours)
-			err := Driver(f.st, req)
-			require.Error(t, err)
-			msg := err.Error()
-			assert.True(t, strings.HasPrefix(msg, "merge driver: "+req.Path+": "), msg)
-			assert.True(t, strings.HasSuffix(msg, "; git keeps the conflict: resolve it with `itr reconcile` or by hand"), msg)
-			rest := msg
-			for _, w := range tt.want {
-				i := strings.Index(rest, w)
-				require.GreaterOrEqual(t, i, 0, "%q not in (the rest of) %q", w, msg)
-				rest = rest[i+len(w):]
-			}
+			assertRefused(t, Driver(f.st, req), req.Path, tt.want)
 			assert.Equal(t, before, snapshot(t, req.Ours), "ours must be left as it was")
 		})
+	}
+}
+
+// assertRefused checks the driver's refusal of path: the driver's prefix,
+// the words of want in that order, and the advice that git keeps the
+// conflict.
+func assertRefused(t *testing.T, err error, path string, want []string) {
+	t.Helper()
+	require.Error(t, err)
+	msg := err.Error()
+	assert.True(t, strings.HasPrefix(msg, "merge driver: "+path+": "), msg)
+	assert.True(t, strings.HasSuffix(msg, "; git keeps the conflict: resolve it with `itr reconcile` or by hand"), msg)
+	rest := msg
+	for _, w := range want {
+		i := strings.Index(rest, w)
+		require.GreaterOrEqual(t, i, 0, "%q not in (the rest of) %q", w, msg)
+		rest = rest[i+len(w):]
 	}
 }
 

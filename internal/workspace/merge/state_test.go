@@ -231,17 +231,7 @@ func TestDriverStateRefusals(t *testing.T) {
 			f := newFixture(t)
 			req := tt.setup(t, f)
 			before := f.read(req.Ours)
-			err := Driver(f.st, req)
-			require.Error(t, err)
-			msg := err.Error()
-			assert.True(t, strings.HasPrefix(msg, "merge driver: "+req.Path+": "), msg)
-			assert.True(t, strings.HasSuffix(msg, "; git keeps the conflict: resolve it with `itr reconcile` or by hand"), msg)
-			rest := msg
-			for _, w := range tt.want {
-				i := strings.Index(rest, w)
-				require.GreaterOrEqual(t, i, 0, "%q not in (the rest of) %q", w, msg)
-				rest = rest[i+len(w):]
-			}
+			assertRefused(t, Driver(f.st, req), req.Path, tt.want)
 			assert.Equal(t, string(before), string(f.read(req.Ours)), "ours must be left as it was")
 		})
 	}

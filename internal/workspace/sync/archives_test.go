@@ -47,10 +47,7 @@ func archiveRefs(t *testing.T, dir string, bareRepo bool) string {
 // fetched by the other, whose working tree loses the folder with the
 // branch.
 func TestSyncCarriesArchives(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, remote, a, b := twoClones(t)
 	archived := archive(t, a, "done elsewhere")
 
 	ra, err := runSync(t, a, "alice", clk, Request{})
@@ -85,10 +82,7 @@ func TestSyncCarriesArchives(t *testing.T) {
 // An archive that differs between the clones (the same name, archived in
 // each) is never replaced, either way: the sync goes on and warns.
 func TestSyncKeepsDifferingArchives(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, remote, a, b := twoClones(t)
 	git(t, a, "tag", "-a", "-m", "archived by a", strings.TrimPrefix(archiveTag, "refs/tags/"), "HEAD")
 	git(t, b, "tag", "-a", "-m", "archived by b", strings.TrimPrefix(archiveTag, "refs/tags/"), "HEAD")
 	tagA, tagB := testgit.Line(t, a, "rev-parse", archiveTag), testgit.Line(t, b, "rev-parse", archiveTag)

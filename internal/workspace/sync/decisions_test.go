@@ -213,10 +213,7 @@ func TestRefspecsAdvice(t *testing.T) {
 // remote's claims and archives, and plain git push takes the branch and
 // the archives but never a claim.
 func TestRefspecsAdviceWorksWithPlainGit(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, remote, a, b := twoClones(t)
 	for _, dir := range []string{a, b} {
 		adv := Refspecs(open(t, dir, "alice", clk))
 		require.Equal(t, "origin", adv.Remote)

@@ -104,6 +104,31 @@ func newRepo(t *testing.T) string {
 	return dir
 }
 
+// seeded isolates git and seeds the task on the clock clk (at t0), pushed
+// to the bare repository remote.
+func seeded(t *testing.T) (clk *clock, remote string) {
+	t.Helper()
+	isolate(t)
+	clk = &clock{now: t0}
+	return clk, remoteOf(t, seed(t, clk))
+}
+
+// twoClones is seeded with two clones of the remote, a and b.
+func twoClones(t *testing.T) (clk *clock, remote, a, b string) {
+	t.Helper()
+	clk, remote = seeded(t)
+	return clk, remote, cloneOf(t, remote), cloneOf(t, remote)
+}
+
+// forkOf makes an empty bare repository and adds it to dir as the remote
+// fork.
+func forkOf(t *testing.T, dir string) string {
+	t.Helper()
+	fork := newBare(t)
+	git(t, dir, "remote", "add", "fork", fork)
+	return fork
+}
+
 // seed makes a repository with one commit and the task demo started and
 // planned from tasksMD, as `itr init Demo --slug demo` and `itr plan` do,
 // judged clean by git, and returns its folder.

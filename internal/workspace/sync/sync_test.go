@@ -220,11 +220,8 @@ func stopsOnConflict(t *testing.T, mode gitstate.Integration) {
 	assert.Equal(t, 1, strings.Count(log, "alice worked"))
 	assert.Equal(t, 1, strings.Count(log, "bob worked"))
 	assert.Positive(t, appendOnly(t, b, "HEAD", logFile))
-	testgit.Check(t, b)
 	testgit.FsckBare(t, remote)
-	v, err := verify.Task(open(t, b, "bob", clk), slug)
-	require.NoError(t, err)
-	assert.Empty(t, v.Findings)
+	assertVerified(t, b, "bob", clk)
 }
 
 // A commit made without itr that leaves state.json disagreeing with the
@@ -232,10 +229,7 @@ func stopsOnConflict(t *testing.T, mode gitstate.Integration) {
 // rebuilds the state from the log (trust git over state) in a commit of
 // its own, reports it, and pushes it.
 func TestSyncReconcilesWhatTheIntegrationBrought(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, remote, a, b := twoClones(t)
 	checkpoint(t, a, "alice", clk, "T1", "a: the model")
 	s := stateAt(t, a, "HEAD")
 	s.Units["T1"].Status = state.Done
@@ -255,10 +249,7 @@ func TestSyncReconcilesWhatTheIntegrationBrought(t *testing.T) {
 	assert.Equal(t, state.InProgress, stateAt(t, b, "HEAD").Units["T1"].Status, "the state the log gives")
 	assert.Equal(t, 1, rep.Pushed)
 	assert.Equal(t, fixed, remoteRef(t, remote, "refs/heads/main"))
-	testgit.Check(t, b)
-	v, err := verify.Task(open(t, b, "bob", clk), slug)
-	require.NoError(t, err)
-	assert.Empty(t, v.Findings)
+	assertVerified(t, b, "bob", clk)
 }
 
 // When the remote's branch moves between a sync's fetch and its push (a
@@ -267,10 +258,7 @@ func TestSyncReconcilesWhatTheIntegrationBrought(t *testing.T) {
 // A branch that keeps moving stops the sync after five rounds, saying so,
 // with nothing forced.
 func TestSyncGoesRoundWhenTheRemoteMoves(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, remote, a, b := twoClones(t)
 	git(t, b, "config", "pull.rebase", "true")
 	checkpoint(t, a, "alice", clk, "T1", "a: first")
 	checkpoint(t, b, "bob", clk, "T2", "b: first")
@@ -316,12 +304,9 @@ func writeHook(t *testing.T, dir, name, script string) {
 // A sync with a remote other than the upstream, which lacks the branch,
 // pushes it there (creating it) and leaves the upstream alone.
 func TestSyncWithAnotherRemoteCreatesTheBranch(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
+	clk, remote := seeded(t)
 	a := cloneOf(t, remote)
-	fork := newBare(t)
-	git(t, a, "remote", "add", "fork", fork)
+	fork := forkOf(t, a)
 	checkpoint(t, a, "alice", clk, "T1", "a: the model")
 	originRefs := bareGit(t, remote, "for-each-ref")
 
@@ -347,12 +332,9 @@ func TestSyncWithAnotherRemoteCreatesTheBranch(t *testing.T) {
 // A branch that fetches from origin and pushes to a fork (pushRemote)
 // names both in the report and pushes to the fork only.
 func TestSyncPushesToThePushRemote(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
+	clk, remote := seeded(t)
 	a := cloneOf(t, remote)
-	fork := newBare(t)
-	git(t, a, "remote", "add", "fork", fork)
+	fork := forkOf(t, a)
 	git(t, a, "config", "branch.main.pushRemote", "fork")
 	checkpoint(t, a, "alice", clk, "T1", "a: the model")
 	originMain := remoteRef(t, remote, "refs/heads/main")
@@ -391,10 +373,7 @@ func TestSyncWarnsOfMissingMergeLines(t *testing.T) {
 // Claims come with sync: the remote's claim refs are fetched (and counted
 // in the report), and one the remote dropped is pruned here.
 func TestSyncFetchesAndPrunesClaims(t *testing.T) {
-	isolate(t)
-	clk := &clock{now: t0}
-	remote := remoteOf(t, seed(t, clk))
-	a, b := cloneOf(t, remote), cloneOf(t, remote)
+	clk, _, a, b := twoClones(t)
 	claim := store.Claim{Unit: "T1", Agent: "alice", Since: "2026-01-14T09:00:00Z", Until: "2026-01-14T11:00:00Z", For: "2h0m0s"}
 	blob := filepath.Join(t.TempDir(), "claim.json")
 	require.NoError(t, os.WriteFile(blob, claim.Encode(), 0o644))
@@ -414,4 +393,14 @@ func TestSyncFetchesAndPrunesClaims(t *testing.T) {
 	assert.Equal(t, 0, rep.Claims)
 	assert.Empty(t, refs(t, b, store.ClaimRefPrefix), "pruned to what the remote holds")
 	testgit.Check(t, b)
+}
+
+// assertVerified checks dir with git itself (fsck --strict, a clean
+// status) and its task with verify, as agent: no findings.
+func assertVerified(t *testing.T, dir, agent string, clk *clock) {
+	t.Helper()
+	testgit.Check(t, dir)
+	v, err := verify.Task(open(t, dir, agent, clk), slug)
+	require.NoError(t, err)
+	assert.Empty(t, v.Findings)
 }

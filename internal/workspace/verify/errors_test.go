@@ -98,16 +98,13 @@ func merged(t *testing.T) (h *hist, base, side, m gitstate.Commit) {
 	h = newHist(t)
 	base = h.iteration("T1", 1, "one")
 	baseLog := h.log
-	require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-	require.NoError(t, h.repo.SetHead("refs/heads/side"))
+	h.branch("side", base.Hash)
 	h.iteration("T2", 1, "on the side")
 	side = h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
-	require.NoError(t, h.repo.SetHead("refs/heads/main"))
+	h.checkout("main")
 	h.log = baseLog
 	h.iteration("T1", 2, "two")
-	m, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-	require.NoError(t, err)
-	return h, base, side, m
+	return h, base, side, h.merge("side", "merge side\n")
 }
 
 func TestTaskErrors(t *testing.T) {
@@ -251,17 +248,7 @@ func TestTaskErrors(t *testing.T) {
 		{
 			name: "the blob of a commit its Itr-Log does not describe cannot be read",
 			setup: func(t *testing.T) *store.Store {
-				h := newHist(t)
-				h.iteration("T1", 1, "the original words")
-				e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 2, Stamp: h.stamp(),
-					Fields: []progresslog.Field{{Name: "Did", Value: "second"}}}
-				honest := appendEntry(t, h.log, e)
-				rewritten := edit(t, honest, "the original words", "rewritten later")
-				amended := h.commitTask(itrMessage("T1 iteration 2: second", trailers(store.EventIteration, &e, "in_progress", honest)), true,
-					map[string][]byte{store.ProgressFile: rewritten, store.StateFile: fold(t, rewritten)})
-				h.log = honest
-				h.git("put the words back", true, map[string][]byte{h.rel(store.ProgressFile): honest})
-				h.iteration("T1", 3, "three")
+				h, amended, _ := amendedPutBack(t)
 				blob := blobOf(t, h, amended.Hash, store.ProgressFile)
 				return failing(h, when("ReadBlob", func(a ...string) bool { return a[0] == blob }))
 			},

@@ -104,7 +104,7 @@ func TestArchiveFindings(t *testing.T) {
 				require.NoError(t, err)
 				archive(t, h, first, tag)
 				// A commit holding state.json but no progress.md.
-				require.NoError(t, h.repo.SetHead("refs/heads/other"))
+				h.checkout("other")
 				require.NoError(t, h.repo.SetBranch("refs/heads/other", a.Hash, gitstate.Signature{}, ""))
 				c := h.git("drop the log", false, map[string][]byte{h.rel(store.ProgressFile): nil})
 				require.NoError(t, h.repo.SetBranch(store.ArchiveBranchPrefix+"other", c.Hash, gitstate.Signature{}, ""))

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 )
@@ -186,13 +185,11 @@ func TestFollowingTheFix(t *testing.T) {
 			name: "a rewrite on a merged branch is recorded by a correction",
 			build: func(t *testing.T, h *hist) []finding {
 				base := h.iteration("T1", 1, "one")
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", base.Hash)
 				s := h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.iteration("T1", 2, "two")
-				m, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-				require.NoError(t, err)
+				m := h.merge("side", "merge side\n")
 				return []finding{{file: progress, commit: s.Hash, problem: "merged by " + short(m.Hash),
 					fix: "`printf '\\n## Correction of " + short(s.Hash) + "\\nThis commit on a merged branch rewrote entries committed before it.\\n' >> " + progress +
 						" && git commit -q -m 'correction of " + short(s.Hash) + "' -- " + progress + "`"}}
@@ -220,9 +217,7 @@ func TestFollowingTheFix(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHist(t)
-			want := tc.build(t, h)
-			rep := h.verify()
+			h, want, rep := built(t, tc.build)
 			// The findings named first (state.json's, when the log lost
 			// entries, come after).
 			require.GreaterOrEqual(t, len(rep.Findings), len(want), "%q", problems(rep.Findings))

@@ -183,6 +183,39 @@ func (h *hist) commitTask(msg string, worktree bool, files map[string][]byte) gi
 	return h.git(msg, worktree, paths)
 }
 
+// branch makes the branch name point at the commit hash and checks it
+// out.
+func (h *hist) branch(name, hash string) {
+	h.t.Helper()
+	require.NoError(h.t, h.repo.SetBranch("refs/heads/"+name, hash, gitstate.Signature{}, ""))
+	h.checkout(name)
+}
+
+// checkout makes the branch name HEAD.
+func (h *hist) checkout(name string) {
+	h.t.Helper()
+	require.NoError(h.t, h.repo.SetHead("refs/heads/"+name))
+}
+
+// mergeLog merges the branch name with msg, the merge commit holding h.log
+// as progress.md and its fold as state.json, in the working tree too.
+func (h *hist) mergeLog(name, msg string) gitstate.Commit {
+	h.t.Helper()
+	m, err := h.repo.Merge("refs/heads/"+name, gitstate.CommitRequest{Message: msg, When: h.when(), Worktree: true,
+		Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(h.t, h.log)}}})
+	require.NoError(h.t, err)
+	return m
+}
+
+// merge merges the branch name with msg, the merge commit holding HEAD's
+// tree.
+func (h *hist) merge(name, msg string) gitstate.Commit {
+	h.t.Helper()
+	m, err := h.repo.Merge("refs/heads/"+name, gitstate.CommitRequest{Message: msg, When: h.when()})
+	require.NoError(h.t, err)
+	return m
+}
+
 // git commits as plain git would: the files (repository paths; nil data
 // deletes) with msg. worktree says whether the working tree gets them too
 // (a commit of edits made on disk) or keeps what it holds (a commit of an
@@ -219,6 +252,15 @@ func (h *hist) verify() *verify.Report {
 	rep, err := verify.Task(h.st, slug)
 	require.NoError(h.t, err)
 	return rep
+}
+
+// built is a history newHist starts and build goes on with, what build
+// says verify must find in it, and what verify finds.
+func built[W any](t *testing.T, build func(*testing.T, *hist) W) (*hist, W, *verify.Report) {
+	t.Helper()
+	h := newHist(t)
+	want := build(t, h)
+	return h, want, h.verify()
 }
 
 // undos runs verify.FindUndos on the task as committed at HEAD.

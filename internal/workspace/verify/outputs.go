@@ -117,13 +117,41 @@ func outputAt(st *store.Store, rev string, paths []string, name string, spec evi
 
 // brokenBy walks first parents back from head to the newest commit where
 // the output passes and returns the commit after it: the one that broke
-// it. Commits are listed a batch at a time (History holds the repository
-// while it walks), and a commit whose blob of the file is the one of the
-// commit after it is not read again.
+// it. A commit whose blob of the file is the one of the commit after it
+// is not read again.
 func brokenBy(st *store.Store, head string, paths []string, name string, spec evidence.Spec) (gitstate.Commit, error) {
+	lastHash, first := "", true
+	return brokenAfter(st, head, func(c gitstate.Commit) (bool, error) {
+		var h string
+		for _, p := range paths {
+			b, err := st.Repo.FileHashAt(c.Hash, p)
+			if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+				return false, err
+			}
+			h += b + " "
+		}
+		if first || h != lastHash {
+			probs, _, err := outputAt(st, c.Hash, paths, name, spec)
+			if err != nil {
+				return false, err
+			}
+			if len(evidence.Failures(probs)) == 0 {
+				return true, nil
+			}
+		}
+		first, lastHash = false, h
+		return false, nil
+	})
+}
+
+// brokenAfter walks first parents back from head to the newest commit for
+// which holds is true and returns the commit after it (the zero Commit
+// when that is head itself, or when the walk finds none within
+// maxOutputWalk commits). Commits are listed a batch at a time (History
+// holds the repository while it walks).
+func brokenAfter(st *store.Store, head string, holds func(gitstate.Commit) (bool, error)) (gitstate.Commit, error) {
 	const batch = 64
 	var newer gitstate.Commit
-	lastHash, first := "", true
 	rev := head
 	for seen := 0; rev != "" && seen < maxOutputWalk; {
 		var cs []gitstate.Commit
@@ -133,33 +161,22 @@ func brokenBy(st *store.Store, head string, paths []string, name string, spec ev
 		}); err != nil {
 			return gitstate.Commit{}, err
 		}
-		if len(cs) == 0 {
-			break
-		}
 		for _, c := range cs {
 			seen++
-			var h string
-			for _, p := range paths {
-				b, err := st.Repo.FileHashAt(c.Hash, p)
-				if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
-					return gitstate.Commit{}, err
-				}
-				h += b + " "
+			ok, err := holds(c)
+			if err != nil {
+				return gitstate.Commit{}, err
 			}
-			if first || h != lastHash {
-				probs, _, err := outputAt(st, c.Hash, paths, name, spec)
-				if err != nil {
-					return gitstate.Commit{}, err
-				}
-				if len(evidence.Failures(probs)) == 0 {
-					return newer, nil
-				}
+			if ok {
+				return newer, nil
 			}
-			first, lastHash, newer = false, h, c
+			newer = c
 		}
 		rev = ""
-		if last := cs[len(cs)-1]; len(last.Parents) > 0 && len(cs) == batch {
-			rev = last.Parents[0]
+		if len(cs) == batch {
+			if last := cs[len(cs)-1]; len(last.Parents) > 0 {
+				rev = last.Parents[0]
+			}
 		}
 	}
 	return gitstate.Commit{}, nil

@@ -214,36 +214,13 @@ func changeOf(pin state.OutputPin, there bool, size int64) (string, int64) {
 // after it: the one that changed it. It is the zero Commit when the walk
 // finds none (within maxOutputWalk commits).
 func pinBrokenBy(st *store.Store, head string, pin state.OutputPin) (gitstate.Commit, error) {
-	const batch = 64
-	var newer gitstate.Commit
-	rev := head
-	for seen := 0; rev != "" && seen < maxOutputWalk; {
-		var cs []gitstate.Commit
-		if err := st.Repo.History(rev, func(c gitstate.Commit) bool {
-			cs = append(cs, c)
-			return len(cs) < batch
-		}); err != nil {
-			return gitstate.Commit{}, err
+	return brokenAfter(st, head, func(c gitstate.Commit) (bool, error) {
+		h, err := st.Repo.FileHashAt(c.Hash, pin.Path)
+		if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
+			return false, err
 		}
-		for _, c := range cs {
-			seen++
-			h, err := st.Repo.FileHashAt(c.Hash, pin.Path)
-			if err != nil && !errors.Is(err, gitstate.ErrNotFound) {
-				return gitstate.Commit{}, err
-			}
-			if h == pin.Blob {
-				return newer, nil
-			}
-			newer = c
-		}
-		rev = ""
-		if len(cs) == batch {
-			if last := cs[len(cs)-1]; len(last.Parents) > 0 {
-				rev = last.Parents[0]
-			}
-		}
-	}
-	return gitstate.Commit{}, nil
+		return h == pin.Blob, nil
+	})
 }
 
 // PinFindings words the pins HEAD no longer holds as findings of itr

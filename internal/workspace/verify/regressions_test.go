@@ -111,17 +111,7 @@ func TestRegressions(t *testing.T) {
 	// never seen. The run's last trusted version is now checked against
 	// its blob hash.
 	t.Run("an amended itr commit put back later is seen despite its Itr-Log", func(t *testing.T) {
-		h := newHist(t)
-		h.iteration("T1", 1, "the original words")
-		e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 2, Stamp: h.stamp(),
-			Fields: []progresslog.Field{{Name: "Did", Value: "second"}}}
-		honest := appendEntry(t, h.log, e)
-		rewritten := edit(t, honest, "the original words", "rewritten later")
-		amended := h.commitTask(itrMessage("T1 iteration 2: second", trailers(store.EventIteration, &e, "in_progress", honest)), true,
-			map[string][]byte{store.ProgressFile: rewritten, store.StateFile: fold(t, rewritten)})
-		h.log = honest
-		back := h.git("put the words back", true, map[string][]byte{h.rel(store.ProgressFile): honest})
-		h.iteration("T1", 3, "three")
+		h, amended, back := amendedPutBack(t)
 		rep := h.verify()
 		assert.Empty(t, problems(rep.Findings))
 		require.Len(t, rep.Repaired, 1)
@@ -169,19 +159,16 @@ func TestRegressions(t *testing.T) {
 	t.Run("a break on a branch merged twice is reported once", func(t *testing.T) {
 		h := newHist(t)
 		base := h.iteration("T1", 1, "one")
-		require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-		require.NoError(t, h.repo.SetHead("refs/heads/side"))
+		h.branch("side", base.Hash)
 		h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
-		require.NoError(t, h.repo.SetHead("refs/heads/main"))
+		h.checkout("main")
 		h.iteration("T1", 2, "two")
-		_, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-		require.NoError(t, err)
-		require.NoError(t, h.repo.SetHead("refs/heads/side"))
+		h.merge("side", "merge side\n")
+		h.checkout("side")
 		h.git("more side work", true, map[string][]byte{"side.txt": []byte("side\n")})
-		require.NoError(t, h.repo.SetHead("refs/heads/main"))
+		h.checkout("main")
 		h.iteration("T1", 3, "three")
-		_, err = h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side again\n", When: h.when()})
-		require.NoError(t, err)
+		h.merge("side", "merge side again\n")
 		assert.Len(t, h.verify().Findings, 1)
 	})
 
@@ -191,14 +178,12 @@ func TestRegressions(t *testing.T) {
 	t.Run("a rewrite after the log was removed on a merged branch is reported", func(t *testing.T) {
 		h := newHist(t)
 		base := h.iteration("T1", 1, "one")
-		require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-		require.NoError(t, h.repo.SetHead("refs/heads/side"))
+		h.branch("side", base.Hash)
 		h.git("drop the log", true, map[string][]byte{h.rel(store.ProgressFile): nil})
 		edited := h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
-		require.NoError(t, h.repo.SetHead("refs/heads/main"))
+		h.checkout("main")
 		h.iteration("T1", 2, "two")
-		_, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-		require.NoError(t, err)
+		h.merge("side", "merge side\n")
 		var named []string
 		for _, f := range h.verify().Findings {
 			named = append(named, f.Commit)
@@ -233,4 +218,24 @@ func TestRegressions(t *testing.T) {
 		assert.Equal(t, "commit "+short(c.Hash)+` ("drop the view") deleted `+h.rel(store.StateFile)+", which itr had committed in "+short(last.Hash)+" (the working tree still holds itr's)", undos[0].String())
 		assert.Equal(t, undos[0].String(), verify.ReportOf(undos[0]).Text)
 	})
+}
+
+// amendedPutBack is a task whose T1 iteration 2 is an itr commit amended
+// to rewrite the first entry (its trailers, Itr-Log among them, describe
+// the honest log), then a plain commit that puts the words back, then T1
+// iteration 3.
+func amendedPutBack(t *testing.T) (h *hist, amended, back gitstate.Commit) {
+	t.Helper()
+	h = newHist(t)
+	h.iteration("T1", 1, "the original words")
+	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: "T1", Iteration: 2, Stamp: h.stamp(),
+		Fields: []progresslog.Field{{Name: "Did", Value: "second"}}}
+	honest := appendEntry(t, h.log, e)
+	rewritten := edit(t, honest, "the original words", "rewritten later")
+	amended = h.commitTask(itrMessage("T1 iteration 2: second", trailers(store.EventIteration, &e, "in_progress", honest)), true,
+		map[string][]byte{store.ProgressFile: rewritten, store.StateFile: fold(t, rewritten)})
+	h.log = honest
+	back = h.git("put the words back", true, map[string][]byte{h.rel(store.ProgressFile): honest})
+	h.iteration("T1", 3, "three")
+	return h, amended, back
 }

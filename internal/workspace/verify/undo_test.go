@@ -136,10 +136,9 @@ func TestFindUndos(t *testing.T) {
 			name: "a merge carrying itr's trailers is not itr's commit",
 			build: func(t *testing.T, h *hist) []undoWant {
 				one := h.iteration("T1", 1, "one")
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", one.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", one.Hash)
 				side := h.iteration("T2", 1, "on the side")
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.log = h.at(one.Hash, store.ProgressFile)
 				two := h.iteration("T1", 2, "two")
 				// The merge took its message from the side's checkpoint and

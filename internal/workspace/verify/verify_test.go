@@ -367,19 +367,16 @@ func TestTask(t *testing.T) {
 				c := h.git("hand edit", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
 				base := h.iteration("T1", 2, "two")
 				baseLog := h.log
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", base.Hash)
 				h.iteration("T2", 1, "on the side")
 				sideLog := h.log
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.log = baseLog
 				h.iteration("T1", 3, "three")
 				merged, _, err := progresslog.Union(baseLog, h.log, sideLog)
 				require.NoError(t, err)
 				h.log = merged
-				_, err = h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "Merge branch 'side'\n", When: h.when(), Worktree: true,
-					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(t, h.log)}}})
-				require.NoError(t, err)
+				h.mergeLog("side", "Merge branch 'side'\n")
 				return taskWant{commits: 4, findings: []finding{{file: progress, commit: c.Hash,
 					problem: fmt.Sprintf("commit %s (%q) broke the append-only history", short(c.Hash), "hand edit")}}}
 			},
@@ -387,23 +384,10 @@ func TestTask(t *testing.T) {
 		{
 			name: "a merged branch of checkpoints, the resolution recorded",
 			build: func(t *testing.T, h *hist) taskWant {
-				base := h.iteration("T1", 1, "one")
-				baseLog := h.log
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
-				h.iteration("T2", 1, "on the side")
-				h.iteration("T2", 2, "more on the side")
-				sideLog := h.log
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
-				h.log = baseLog
-				h.iteration("T1", 2, "on main")
-				merged, _, err := progresslog.Union(baseLog, h.log, sideLog)
-				require.NoError(t, err)
+				_, merged := h.checkpointsOnSide()
 				h.log = appendEntry(t, merged, progresslog.Entry{Kind: progresslog.KindReconciled, Stamp: h.stamp(),
 					Fields: []progresslog.Field{{Name: "Found", Value: "merged side"}}})
-				_, err = h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "Merge branch 'side'\n", When: h.when(), Worktree: true,
-					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(t, h.log)}}})
-				require.NoError(t, err)
+				h.mergeLog("side", "Merge branch 'side'\n")
 				h.iteration("T1", 3, "after the merge")
 				// created, T1 1, T1 2, T1 3 on the first-parent line.
 				return taskWant{commits: 4}
@@ -412,22 +396,9 @@ func TestTask(t *testing.T) {
 		{
 			name: "a merge carrying itr's trailers is not counted as itr's commit",
 			build: func(t *testing.T, h *hist) taskWant {
-				base := h.iteration("T1", 1, "one")
-				baseLog := h.log
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
-				h.iteration("T2", 1, "on the side")
-				side := h.iteration("T2", 2, "more on the side")
-				sideLog := h.log
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
-				h.log = baseLog
-				h.iteration("T1", 2, "on main")
-				merged, _, err := progresslog.Union(baseLog, h.log, sideLog)
-				require.NoError(t, err)
+				side, merged := h.checkpointsOnSide()
 				h.log = merged
-				_, err = h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: side.Message, When: h.when(), Worktree: true,
-					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(t, h.log)}}})
-				require.NoError(t, err)
+				h.mergeLog("side", side.Message)
 				return taskWant{commits: 3}
 			},
 		},
@@ -436,17 +407,14 @@ func TestTask(t *testing.T) {
 			build: func(t *testing.T, h *hist) taskWant {
 				base := h.iteration("T1", 1, "one")
 				baseLog := h.log
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", base.Hash)
 				h.git("work on the side", true, map[string][]byte{"side.txt": []byte("side\n")})
 				edited := h.git("edit an earlier entry", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, baseLog, "**Did:** one", "**Did:** one, edited")})
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.log = baseLog
 				h.iteration("T1", 2, "two")
 				h.log = append(bytes.Clone(h.log), "\n## T1 - Iteration 9 - 2026-01-01T00:00:00Z\n**Did:** invented\n"...)
-				m, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when(), Worktree: true,
-					Changes: []gitstate.FileChange{{Path: h.rel(store.ProgressFile), Data: h.log}, {Path: h.rel(store.StateFile), Data: fold(t, h.log)}}})
-				require.NoError(t, err)
+				m := h.mergeLog("side", "merge side\n")
 				return taskWant{commits: 3, findings: []finding{
 					{file: progress, commit: edited.Hash,
 						problem: fmt.Sprintf("commit %s (%q), merged by %s, broke the append-only history on its branch", short(edited.Hash), "edit an earlier entry", short(m.Hash)),
@@ -463,10 +431,9 @@ func TestTask(t *testing.T) {
 			build: func(t *testing.T, h *hist) taskWant {
 				first, err := h.repo.ResolveRev(h.created.Hash + "^")
 				require.NoError(t, err)
-				require.NoError(t, h.repo.SetBranch("refs/heads/feature", first, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/feature"))
+				h.branch("feature", first)
 				h.git("feature work", true, map[string][]byte{"feature.txt": []byte("feature\n")})
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.iteration("T1", 1, "one")
 				_, err = h.repo.Merge("refs/heads/feature", gitstate.CommitRequest{Message: "Merge branch 'feature'\n", When: h.when(),
 					Changes: []gitstate.FileChange{{Path: "feature.txt", Data: []byte("feature\n")}}})
@@ -479,14 +446,12 @@ func TestTask(t *testing.T) {
 			name: "a merged branch that removed the log and put the same one back",
 			build: func(t *testing.T, h *hist) taskWant {
 				base := h.iteration("T1", 1, "one")
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", base.Hash)
 				h.git("drop the log", true, map[string][]byte{h.rel(store.ProgressFile): nil})
 				h.git("put it back", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.iteration("T1", 2, "two")
-				_, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-				require.NoError(t, err)
+				h.merge("side", "merge side\n")
 				return taskWant{commits: 3}
 			},
 		},
@@ -613,13 +578,11 @@ func TestTask(t *testing.T) {
 			name: "a correction without a line end after it",
 			build: func(t *testing.T, h *hist) taskWant {
 				base := h.iteration("T1", 1, "one")
-				require.NoError(t, h.repo.SetBranch("refs/heads/side", base.Hash, gitstate.Signature{}, ""))
-				require.NoError(t, h.repo.SetHead("refs/heads/side"))
+				h.branch("side", base.Hash)
 				s := h.git("edit", true, map[string][]byte{h.rel(store.ProgressFile): edit(t, h.log, "**Did:** one", "**Did:** one, edited")})
-				require.NoError(t, h.repo.SetHead("refs/heads/main"))
+				h.checkout("main")
 				h.iteration("T1", 2, "two")
-				_, err := h.repo.Merge("refs/heads/side", gitstate.CommitRequest{Message: "merge side\n", When: h.when()})
-				require.NoError(t, err)
+				h.merge("side", "merge side\n")
 				h.log = append(bytes.Clone(h.log), "\n## Not a correction\nof "+short(s.Hash)+"\n\n## Correction of "+short(s.Hash)+" \r"...)
 				r := h.git("note", true, map[string][]byte{h.rel(store.ProgressFile): h.log})
 				return taskWant{repaired: []finding{{file: progress, commit: s.Hash, problem: "broke the append-only history on its branch",
@@ -640,9 +603,7 @@ func TestTask(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHist(t)
-			want := tc.build(t, h)
-			rep := h.verify()
+			_, want, rep := built(t, tc.build)
 			assert.Equal(t, slug, rep.Slug)
 			if want.commits != 0 {
 				assert.Equal(t, want.commits, rep.Commits, "itr commits checked")
@@ -669,6 +630,26 @@ func archive(t *testing.T, h *hist, commit, tag string) {
 	require.NoError(t, h.repo.SetBranch(store.ArchiveBranchPrefix+slug, commit, gitstate.Signature{}, ""))
 	_, err := h.repo.CreateTag(tag, commit, "archive demo\n", gitstate.Signature{Name: "A", Email: "a@example.com", When: t0})
 	require.NoError(t, err)
+}
+
+// checkpointsOnSide records T1 iteration 1, then T2 iterations 1 and 2 on
+// the branch side made there, then T1 iteration 2 back on main; side is
+// the side's last commit and merged the union of the two logs, which a
+// merge of side would hold.
+func (h *hist) checkpointsOnSide() (side gitstate.Commit, merged []byte) {
+	h.t.Helper()
+	base := h.iteration("T1", 1, "one")
+	baseLog := h.log
+	h.branch("side", base.Hash)
+	h.iteration("T2", 1, "on the side")
+	side = h.iteration("T2", 2, "more on the side")
+	sideLog := h.log
+	h.checkout("main")
+	h.log = baseLog
+	h.iteration("T1", 2, "on main")
+	merged, _, err := progresslog.Union(baseLog, h.log, sideLog)
+	require.NoError(h.t, err)
+	return side, merged
 }
 
 // removeTask commits the removal of the task folder, as itr archive does.

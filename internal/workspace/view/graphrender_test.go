@@ -302,19 +302,25 @@ func assertMermaidGrammar(t *testing.T, text string) {
 	}
 }
 
+// sampleGraphs are the graphs the renderers' outputs are checked on by
+// the tools themselves: an empty task, one unit, hostile names and 500
+// units.
+func sampleGraphs(t *testing.T) map[string]*GraphModel {
+	return map[string]*GraphModel{
+		"empty":   GraphOf("demo", state.New(state.Development, "demo", "demo", ""), nil, nil),
+		"one":     graphOf(t, "- [ ] **T1**: Only\n", nil, nil, nil),
+		"hostile": hostileGraph(t),
+		"500":     bigGraph(t, 500),
+	}
+}
+
 func TestGraphDotGraphviz(t *testing.T) {
 	t.Parallel()
 	dotBin, err := exec.LookPath("dot")
 	if err != nil {
 		t.Skip("graphviz (dot) is not installed")
 	}
-	empty := GraphOf("demo", state.New(state.Development, "demo", "demo", ""), nil, nil)
-	for name, g := range map[string]*GraphModel{
-		"empty":   empty,
-		"one":     graphOf(t, "- [ ] **T1**: Only\n", nil, nil, nil),
-		"hostile": hostileGraph(t),
-		"500":     bigGraph(t, 500),
-	} {
+	for name, g := range sampleGraphs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -369,13 +375,7 @@ type mermaidParsed struct {
 
 func TestGraphMermaidParses(t *testing.T) {
 	node, script := mermaidChecker(t)
-	empty := GraphOf("demo", state.New(state.Development, "demo", "demo", ""), nil, nil)
-	for name, g := range map[string]*GraphModel{
-		"empty":   empty,
-		"one":     graphOf(t, "- [ ] **T1**: Only\n", nil, nil, nil),
-		"hostile": hostileGraph(t),
-		"500":     bigGraph(t, 500),
-	} {
+	for name, g := range sampleGraphs(t) {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "graph.mmd")
 			require.NoError(t, os.WriteFile(file, []byte(g.Mermaid()), 0o644))

@@ -173,34 +173,25 @@ type iterOpts struct {
 func (b *task) checkpoint(unit, did string, o iterOpts) *task {
 	f := b.f
 	f.t.Helper()
-	n := 1
-	if u := b.state.Units[unit]; u != nil {
-		n = state.Val(u.IterationsUsed) + 1
+	var extra []string
+	if o.remaining != "" {
+		extra = append(extra, "Remaining", o.remaining)
 	}
-	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: f.tick()}
-	add := func(name, value string) { e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value}) }
-	add("Did", did)
-	add("Remaining", orNone(o.remaining))
-	add("Blockers", orNone(o.blockers))
+	if o.blockers != "" {
+		extra = append(extra, "Blockers", o.blockers)
+	}
 	if o.signal {
 		sig := unit + "_DONE"
 		if b.plan != nil && b.plan.Unit(unit) != nil {
 			sig = b.plan.Unit(unit).Signal()
 		}
-		add("Signal", sig)
+		extra = append(extra, "Signal", sig)
 	}
 	if o.verification != "" {
-		add("Verification", o.verification)
+		extra = append(extra, "Verification", o.verification)
 	}
-	add("Commit", "None")
-	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(n)+": "+did)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "None"
-	}
-	return s
+	e := testrepo.Iteration(b.state, unit, f.tick(), did, extra...)
+	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(e.Iteration)+": "+did)
 }
 
 // finish takes unit from where it is to done: work with a signal, the

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/testrepo"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
@@ -35,19 +36,12 @@ const hostilePlan = `# Hostile - Tasks
 // checkpoint --verify -- CMD writes it.
 func (b *task) runEntry(unit, did, cmd, result string, signal bool) *task {
 	b.f.t.Helper()
-	n := state.Val(b.state.Units[unit].IterationsUsed) + 1
-	e := progresslog.Entry{Kind: progresslog.KindIteration, Unit: unit, Iteration: n, Stamp: b.f.tick()}
-	add := func(name, value string) { e.Fields = append(e.Fields, progresslog.Field{Name: name, Value: value}) }
-	add("Did", did)
-	add("Remaining", "None")
-	add("Blockers", "None")
+	var extra []string
 	if signal {
-		add("Signal", unit+"_DONE")
+		extra = append(extra, "Signal", unit+"_DONE")
 	}
-	add("Run", "`"+cmd+"`")
-	add("Run result", result)
-	add("Commit", "None")
-	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(n)+": "+did)
+	e := testrepo.Iteration(b.state, unit, b.f.tick(), did, append(extra, "Run", "`"+cmd+"`", "Run result", result)...)
+	return b.record(e, store.EventIteration, unit+" iteration "+strconv.Itoa(e.Iteration)+": "+did)
 }
 
 // srcHref finds src= and href= attributes that name a web address.
