@@ -116,6 +116,13 @@ func shape(p *Plan) *Plan {
 	for _, u := range p.Units {
 		c := *u
 		c.Line, c.dependsLine, c.lines, c.extraLines = 0, 0, nil, nil
+		if c.Checks != nil {
+			// A named check's line is where the plan wrote it: for messages.
+			c.Checks = slices.Clone(c.Checks)
+			for i := range c.Checks {
+				c.Checks[i].Line = 0
+			}
+		}
 		if c.section == 0 {
 			c.section = first + 1 // rendered in the first units section
 		}
