@@ -17,7 +17,7 @@ import (
 
 // cacheVersion names the format of the remembered walk; a file of another
 // version is not read (a new itr may check more).
-const cacheVersion = "itr-verify-walk 2"
+const cacheVersion = "itr-verify-walk 3"
 
 // NoCacheEnv names the variable that, set to 1, makes itr verify walk the
 // whole history without reading or writing what it remembered (to compare
@@ -167,7 +167,8 @@ func logOf(data []byte, hash string) cachedLog {
 }
 
 // encode writes the cache as lines of "key value...", the walked commits
-// last, one a line.
+// next, one a line, and last "sum " and the SHA-256 of every line before
+// it: a file edited by hand or cut short is not read.
 func (c *walkCache) encode() []byte {
 	var b bytes.Buffer
 	dash := func(s string) string {
@@ -185,11 +186,32 @@ func (c *walkCache) encode() []byte {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
+	sum := sha256.Sum256(b.Bytes())
+	fmt.Fprintf(&b, "sum %s\n", hex.EncodeToString(sum[:]))
 	return b.Bytes()
+}
+
+// checked is the body of a remembered file whose last line is "sum " and
+// the SHA-256 of the lines before it, else an error.
+func checked(data []byte) ([]byte, error) {
+	i := bytes.LastIndex(data, []byte("\nsum "))
+	if i < 0 || !bytes.HasSuffix(data, []byte("\n")) {
+		return nil, fmt.Errorf("no sum line")
+	}
+	body, want := data[:i+1], string(data[i+len("\nsum "):len(data)-1])
+	sum := sha256.Sum256(body)
+	if want != hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("the sum does not match the file: edited or cut short")
+	}
+	return body, nil
 }
 
 // parseCache reads what encode wrote.
 func parseCache(data []byte) (*walkCache, error) {
+	data, err := checked(data)
+	if err != nil {
+		return nil, err
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	line := func() string {
@@ -229,7 +251,6 @@ func parseCache(data []byte) (*walkCache, error) {
 	if !ok {
 		return nil, fmt.Errorf("no task line")
 	}
-	var err error
 	if c.task, err = strconv.Unquote(task); err != nil {
 		return nil, fmt.Errorf("bad task line: %w", err)
 	}
