@@ -328,10 +328,28 @@ func foldKey(st *store.Store, t *store.Task) (key string, ok bool) {
 	if cacheOff() || t.PlanErr != nil || t.StateErr != nil || t.HeadFiles[store.ProgressFile] == "" || (t.PlanName != "" && t.PlanSum == "") {
 		return "", false
 	}
+	return foldKeyOf(st, t.Slug, t.HeadFiles[store.ProgressFile], t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum), true
+}
+
+// foldKeyOf is foldKey of its parts.
+func foldKeyOf(st *store.Store, slug, progressBlob, stateBlob, planName, planSum string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", cacheVersion, st.Rel(t.Slug, store.ProgressFile),
-		t.HeadFiles[store.ProgressFile], t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum)
-	return hex.EncodeToString(h.Sum(nil)), true
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", cacheVersion, st.Rel(slug, store.ProgressFile),
+		progressBlob, stateBlob, planName, planSum)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// FoldFound remembers that the fold check finds nothing for the task slug
+// with progress.md and state.json committed as the given blobs and the
+// plan file as read (its name and Task.PlanSum): what a caller that
+// proved it (the view's facts of those bytes, stepped by a record, hold no
+// problem and fold into that state.json) tells, so the next verify does
+// not read the log to find it again.
+func FoldFound(st *store.Store, slug, progressBlob, stateBlob, planName, planSum string) {
+	if cacheOff() || progressBlob == "" || stateBlob == "" || (planName != "" && planSum == "") {
+		return
+	}
+	rememberFold(st, slug, foldKeyOf(st, slug, progressBlob, stateBlob, planName, planSum))
 }
 
 // foldSkips counts the fold checks not redone (for tests).

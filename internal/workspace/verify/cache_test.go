@@ -316,3 +316,22 @@ func TestCachedVerifyEdited(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, data[:len(data)-10], 0o644))
 	require.Equal(t, want, r.verifyJSON(true), "verify after the remembered walk was cut short")
 }
+
+// A record that steps the view's remembered facts (clean, folding into the
+// state.json it commits) leaves verify's fold check done for its bytes:
+// the next verify does not fold the log, and reports what the whole walk
+// does.
+func TestRecordLeavesTheFoldCheckDone(t *testing.T) {
+	r := newRealRepo(t)
+	r.checkpoint("T1", "one")
+	r.ws(func(w *workspace.Workspace) error {
+		_, err := w.Status("demo") // the view remembers what it read
+		return err
+	})
+	r.checkpoint("T1", "two")
+	before := verify.FoldSkips()
+	cached := r.verifyJSON(true)
+	require.Equal(t, before+1, verify.FoldSkips(), "the fold check was redone after the record")
+	require.Equal(t, r.verifyJSON(false), cached, "verify after the record against the whole walk")
+	require.Contains(t, cached, `"findings": []`)
+}

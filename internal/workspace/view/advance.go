@@ -8,6 +8,7 @@ import (
 
 	"github.com/itr-dev/itr/gitstate"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/verify"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -70,6 +71,9 @@ func Advance(st *store.Store, w Written) {
 	f.derived, f.Derived = next, string(stateData)
 	f.grow(e, suffix, lines)
 	writeFacts(path, f)
+	// Those facts hold no problem and fold into the state.json committed:
+	// what verify's fold check would find of the same bytes.
+	verify.FoldFound(st, t.Slug, hashes[store.ProgressFile], hashes[store.StateFile], t.PlanName, t.PlanSum)
 }
 
 // writtenFiles are the log and the view a record committed, when it
