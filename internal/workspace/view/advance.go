@@ -160,6 +160,12 @@ func stepFacts(f *logFacts, t *store.Task, e progresslog.Entry) (*state.State, b
 // entry as readLog does.
 func (f *logFacts) grow(e progresslog.Entry, suffix []byte, lines int) {
 	i := f.Entries
+	if f.Units == nil {
+		f.Units = map[string]*unitFacts{}
+	}
+	if f.Activity == nil {
+		f.Activity = map[string]int{}
+	}
 	if e.Unit != "" {
 		f.Activity[e.Unit] = i + 1
 	}
