@@ -14,6 +14,7 @@ import (
 	"github.com/itr-dev/itr/internal/workspace/recovery"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/verify"
+	"github.com/itr-dev/itr/internal/workspace/view"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/reconcile"
@@ -133,6 +134,9 @@ func (w *writer) recordOnce(slug string, build func(t *store.Task) (*Change, err
 		return nil, err
 	}
 	out.Commit = commit.Hash
+	// The first view after the record reads what it remembered of the
+	// log, stepped by the entry, not the whole log again.
+	view.Advance(w.Store, view.Written{Task: t, Commit: commit.Hash, Changes: changes})
 	if c.After != nil {
 		c.After()
 	}

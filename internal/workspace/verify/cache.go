@@ -17,7 +17,7 @@ import (
 
 // cacheVersion names the format of the remembered walk; a file of another
 // version is not read (a new itr may check more).
-const cacheVersion = "itr-verify-walk 2"
+const cacheVersion = "itr-verify-walk 3"
 
 // NoCacheEnv names the variable that, set to 1, makes itr verify walk the
 // whole history without reading or writing what it remembered (to compare
@@ -167,7 +167,8 @@ func logOf(data []byte, hash string) cachedLog {
 }
 
 // encode writes the cache as lines of "key value...", the walked commits
-// last, one a line.
+// next, one a line, and last "sum " and the SHA-256 of every line before
+// it: a file edited by hand or cut short is not read.
 func (c *walkCache) encode() []byte {
 	var b bytes.Buffer
 	dash := func(s string) string {
@@ -185,11 +186,32 @@ func (c *walkCache) encode() []byte {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
+	sum := sha256.Sum256(b.Bytes())
+	fmt.Fprintf(&b, "sum %s\n", hex.EncodeToString(sum[:]))
 	return b.Bytes()
+}
+
+// checked is the body of a remembered file whose last line is "sum " and
+// the SHA-256 of the lines before it, else an error.
+func checked(data []byte) ([]byte, error) {
+	i := bytes.LastIndex(data, []byte("\nsum "))
+	if i < 0 || !bytes.HasSuffix(data, []byte("\n")) {
+		return nil, fmt.Errorf("no sum line")
+	}
+	body, want := data[:i+1], string(data[i+len("\nsum "):len(data)-1])
+	sum := sha256.Sum256(body)
+	if want != hex.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("the sum does not match the file: edited or cut short")
+	}
+	return body, nil
 }
 
 // parseCache reads what encode wrote.
 func parseCache(data []byte) (*walkCache, error) {
+	data, err := checked(data)
+	if err != nil {
+		return nil, err
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	line := func() string {
@@ -229,7 +251,6 @@ func parseCache(data []byte) (*walkCache, error) {
 	if !ok {
 		return nil, fmt.Errorf("no task line")
 	}
-	var err error
 	if c.task, err = strconv.Unquote(task); err != nil {
 		return nil, fmt.Errorf("bad task line: %w", err)
 	}
@@ -307,10 +328,28 @@ func foldKey(st *store.Store, t *store.Task) (key string, ok bool) {
 	if cacheOff() || t.PlanErr != nil || t.StateErr != nil || t.HeadFiles[store.ProgressFile] == "" || (t.PlanName != "" && t.PlanSum == "") {
 		return "", false
 	}
+	return foldKeyOf(st, t.Slug, t.HeadFiles[store.ProgressFile], t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum), true
+}
+
+// foldKeyOf is foldKey of its parts.
+func foldKeyOf(st *store.Store, slug, progressBlob, stateBlob, planName, planSum string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", cacheVersion, st.Rel(t.Slug, store.ProgressFile),
-		t.HeadFiles[store.ProgressFile], t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum)
-	return hex.EncodeToString(h.Sum(nil)), true
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s", cacheVersion, st.Rel(slug, store.ProgressFile),
+		progressBlob, stateBlob, planName, planSum)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// FoldFound remembers that the fold check finds nothing for the task slug
+// with progress.md and state.json committed as the given blobs and the
+// plan file as read (its name and Task.PlanSum): what a caller that
+// proved it (the view's facts of those bytes, stepped by a record, hold no
+// problem and fold into that state.json) tells, so the next verify does
+// not read the log to find it again.
+func FoldFound(st *store.Store, slug, progressBlob, stateBlob, planName, planSum string) {
+	if cacheOff() || progressBlob == "" || stateBlob == "" || (planName != "" && planSum == "") {
+		return
+	}
+	rememberFold(st, slug, foldKeyOf(st, slug, progressBlob, stateBlob, planName, planSum))
 }
 
 // foldSkips counts the fold checks not redone (for tests).

@@ -288,3 +288,50 @@ func TestCachedVerifyFold(t *testing.T) {
 	r.git("commit", "-q", "--no-verify", "-am", "markers")
 	require.Contains(t, r.same("conflict markers"), "conflict markers")
 }
+
+// The remembered walk edited by hand (a count changed, a commit it never
+// checked claimed as walked) or cut short is a miss: verify walks the whole
+// history, never believes it.
+func TestCachedVerifyEdited(t *testing.T) {
+	r := newRealRepo(t)
+	r.checkpoint("T1", "one")
+	r.checkpoint("T1", "two")
+	want := r.same("two checkpoints")
+	var path string
+	r.ws(func(w *workspace.Workspace) error {
+		path = w.Repo.WorktreeItrPath("itr-verify", "demo")
+		return nil
+	})
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, edit := range []struct{ name, from, to string }{
+		{"commits counted", "\ncommits ", "\ncommits 9"},
+		{"entries counted", "\nentries ", "\nentries 9"},
+		{"a commit claimed as walked", "\nsum ", "\n" + strings.Repeat("a", 40) + "\nsum "},
+	} {
+		require.Contains(t, string(data), edit.from)
+		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), edit.from, edit.to, 1)), 0o644))
+		require.Equal(t, want, r.verifyJSON(true), "verify after the remembered walk was edited: %s", edit.name)
+	}
+	require.NoError(t, os.WriteFile(path, data[:len(data)-10], 0o644))
+	require.Equal(t, want, r.verifyJSON(true), "verify after the remembered walk was cut short")
+}
+
+// A record that steps the view's remembered facts (clean, folding into the
+// state.json it commits) leaves verify's fold check done for its bytes:
+// the next verify does not fold the log, and reports what the whole walk
+// does.
+func TestRecordLeavesTheFoldCheckDone(t *testing.T) {
+	r := newRealRepo(t)
+	r.checkpoint("T1", "one")
+	r.ws(func(w *workspace.Workspace) error {
+		_, err := w.Status("demo") // the view remembers what it read
+		return err
+	})
+	r.checkpoint("T1", "two")
+	before := verify.FoldSkips()
+	cached := r.verifyJSON(true)
+	require.Equal(t, before+1, verify.FoldSkips(), "the fold check was redone after the record")
+	require.Equal(t, r.verifyJSON(false), cached, "verify after the record against the whole walk")
+	require.Contains(t, cached, `"findings": []`)
+}

@@ -1,6 +1,9 @@
 package view
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -42,11 +45,15 @@ type logFacts struct {
 	SinceNote int      `json:"since_note"`
 	// Verification is the newest verification ("T1 iteration 5: passed"),
 	// and VerificationReopened its unit when it was reopened since.
+	// VerificationUnit is the unit of the newest verification.
 	Verification         string `json:"verification,omitempty"`
+	VerificationUnit     string `json:"verification_unit,omitempty"`
 	VerificationReopened string `json:"verification_reopened,omitempty"`
 	// Size is the log's size from its last Summary entry on, and that
 	// entry.
 	Size sizeFacts `json:"size"`
+	// Entries counts the log's entries.
+	Entries int `json:"entries"`
 
 	derived *state.State
 }
@@ -70,8 +77,9 @@ type unitFacts struct {
 }
 
 // factsVersion changes whenever logFacts or how it is read changes, so a
-// remembered file from another itr is a miss, never a wrong answer.
-const factsVersion = "itr-view-5"
+// remembered file from another itr is a miss, never a wrong answer. It
+// opens the file's first line, before the checksum of the rest.
+const factsVersion = "itr-view-6"
 
 // factsOf gives the task's log facts: remembered ones when the log, the
 // state and the plan are those they were read from, else read now (and
@@ -80,7 +88,7 @@ func factsOf(st *store.Store, t *store.Task, active bool) *logFacts {
 	key := factsKey(t)
 	path := ""
 	if active && key != "" {
-		path = st.Repo.WorktreeItrPath("itr-view-" + t.Slug + ".json")
+		path = factsPath(st, t.Slug)
 		if f := readFacts(path, key); f != nil {
 			return f
 		}
@@ -100,16 +108,43 @@ func factsKey(t *store.Task) string {
 	if !ok {
 		return ""
 	}
-	return strings.Join([]string{factsVersion, t.Slug, p, t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum}, " ")
+	return keyOf(t.Slug, p, t.HeadFiles[store.StateFile], t.PlanName, t.PlanSum)
 }
 
+// keyOf is factsKey of its parts.
+func keyOf(slug, progressBlob, stateBlob, planName, planSum string) string {
+	return strings.Join([]string{factsVersion, slug, progressBlob, stateBlob, planName, planSum}, " ")
+}
+
+// factsPath is where the facts of the task slug are remembered.
+func factsPath(st *store.Store, slug string) string {
+	return st.Repo.WorktreeItrPath("itr-view-" + slug + ".json")
+}
+
+// readFacts reads the remembered facts at path when they are the ones
+// read under key: a file of another version, whose body does not hash to
+// the sum its first line gives (edited or cut short), or of another key is
+// a miss, never an answer.
 func readFacts(path, key string) *logFacts {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
+	return decodeFacts(data, key)
+}
+
+// decodeFacts is readFacts of the file's bytes.
+func decodeFacts(data []byte, key string) *logFacts {
+	head, body, ok := bytes.Cut(data, []byte("\n"))
+	if !ok {
+		return nil
+	}
+	version, sum, ok := strings.Cut(string(head), " ")
+	if !ok || version != factsVersion || sum != bodySum(body) {
+		return nil
+	}
 	var f logFacts
-	if json.Unmarshal(data, &f) != nil || f.Key != key {
+	if json.Unmarshal(body, &f) != nil || f.Key != key {
 		return nil
 	}
 	d, err := state.Decode([]byte(f.Derived))
@@ -120,10 +155,31 @@ func readFacts(path, key string) *logFacts {
 	return &f
 }
 
+// bodySum is the SHA-256 of a remembered file's body, in hex.
+func bodySum(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// encodeFacts is the file that remembers f: a first line naming the
+// format and the SHA-256 of the rest, then f as JSON.
+func encodeFacts(f *logFacts) ([]byte, error) {
+	body, err := json.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("remember the log's facts: %w", err)
+	}
+	out := make([]byte, 0, len(factsVersion)+66+len(body))
+	out = append(out, factsVersion...)
+	out = append(out, ' ')
+	out = append(out, bodySum(body)...)
+	out = append(out, '\n')
+	return append(out, body...), nil
+}
+
 // writeFacts remembers the facts; it is a cache, so a failure is ignored
 // (the next view reads the log again).
 func writeFacts(path string, f *logFacts) {
-	data, err := json.Marshal(f)
+	data, err := encodeFacts(f)
 	if err != nil {
 		return
 	}
@@ -151,59 +207,73 @@ func readLog(st *store.Store, t *store.Task, active bool) *logFacts {
 	backs := map[string]int{}
 	f.derived, f.Problems = reconcile.Fold(reconcile.Input{Slug: t.Slug, Base: t.State, Plan: t.Plan, Entries: entries,
 		Observe: func(ev reconcile.Event, from, to state.Status) {
-			// A check that did not hold: back from a gate to work.
-			if (from == state.Confirming || from == state.Verifying) && (to == state.InProgress || to == state.Timeout) {
+			if wentBack(from, to) {
 				backs[ev.Unit]++
 			}
 		}})
 	f.Derived = string(f.derived.Encode())
 	f.Activity = reconcile.ActivityOf(entries)
-	unit := func(id string) *unitFacts {
-		u := f.Units[id]
-		if u == nil {
-			u = &unitFacts{}
-			f.Units[id] = u
-		}
-		return u
-	}
-	for i, e := range entries {
-		switch e.Kind {
-		case progresslog.KindNote:
-			if v, ok := e.Field("Critical"); ok && strings.TrimSpace(v) != "" {
-				f.Critical = append(f.Critical, strings.TrimSpace(v))
-			}
-			f.SinceNote = 0
-		case progresslog.KindIteration:
-			f.SinceNote++
-		}
-		if e.Unit == "" {
-			continue
-		}
-		u := unit(e.Unit)
-		u.Reopen = nil
-		u.Session = progresslog.WhoOf(e).Session
-		if at, ok := e.Time(); ok {
-			u.LastAt = at.UTC().Format(time.RFC3339)
-			if u.First == "" && e.Kind == progresslog.KindIteration {
-				u.First = u.LastAt
-			}
-		}
-		switch e.Kind {
-		case progresslog.KindIteration:
-			u.Last, u.LastIndex = lastEntry(&entries[i]), i+1
-		case progresslog.KindReopened:
-			r := &Reopen{Unit: e.Unit, Time: e.Stamp}
-			r.Reason, _ = e.Field("Reason")
-			r.Reason = strings.TrimSpace(r.Reason)
-			u.Reopen = r
-		}
+	for i := range entries {
+		f.see(&entries[i], i)
 	}
 	for id, n := range backs {
-		unit(id).Backs = n
+		f.unit(id).Backs = n
 	}
-	f.Verification, f.VerificationReopened = lastVerification(entries)
+	f.Verification, f.VerificationUnit, f.VerificationReopened = lastVerification(entries)
 	f.Size = readSize(t.Progress(), t.Log().Entries)
+	f.Entries = len(entries)
 	return f
+}
+
+// wentBack reports whether a unit's move is a check that did not hold:
+// back from a gate to work.
+func wentBack(from, to state.Status) bool {
+	return (from == state.Confirming || from == state.Verifying) && (to == state.InProgress || to == state.Timeout)
+}
+
+// unit is what the log says of the unit id, added when it says nothing yet.
+func (f *logFacts) unit(id string) *unitFacts {
+	u := f.Units[id]
+	if u == nil {
+		u = &unitFacts{}
+		f.Units[id] = u
+	}
+	return u
+}
+
+// see takes in the entry e, the log's i-th (from 0): the critical notes,
+// the iterations since the last note, and what it says of its unit.
+func (f *logFacts) see(e *progresslog.Entry, i int) {
+	switch e.Kind {
+	case progresslog.KindNote:
+		if v, ok := e.Field("Critical"); ok && strings.TrimSpace(v) != "" {
+			f.Critical = append(f.Critical, strings.TrimSpace(v))
+		}
+		f.SinceNote = 0
+	case progresslog.KindIteration:
+		f.SinceNote++
+	}
+	if e.Unit == "" {
+		return
+	}
+	u := f.unit(e.Unit)
+	u.Reopen = nil
+	u.Session = progresslog.WhoOf(*e).Session
+	if at, ok := e.Time(); ok {
+		u.LastAt = at.UTC().Format(time.RFC3339)
+		if u.First == "" && e.Kind == progresslog.KindIteration {
+			u.First = u.LastAt
+		}
+	}
+	switch e.Kind {
+	case progresslog.KindIteration:
+		u.Last, u.LastIndex = lastEntry(e), i+1
+	case progresslog.KindReopened:
+		r := &Reopen{Unit: e.Unit, Time: e.Stamp}
+		r.Reason, _ = e.Field("Reason")
+		r.Reason = strings.TrimSpace(r.Reason)
+		u.Reopen = r
+	}
 }
 
 // adoptionPreview is the log with the Adopted entry that adoption will

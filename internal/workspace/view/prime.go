@@ -268,10 +268,10 @@ func briefGoal(st *store.Store, t *store.Task) string {
 	return goal
 }
 
-// lastVerification is the newest verification in the log, and its unit
-// when a Reopened entry of that unit came after it (the verification no
-// longer holds).
-func lastVerification(entries []progresslog.Entry) (text, reopened string) {
+// lastVerification is the newest verification in the log, its unit, and
+// the unit again as reopened when a Reopened entry of that unit came after
+// it (the verification no longer holds).
+func lastVerification(entries []progresslog.Entry) (text, unit, reopened string) {
 	since := map[string]bool{}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
@@ -282,10 +282,15 @@ func lastVerification(entries []progresslog.Entry) (text, reopened string) {
 			if since[e.Unit] {
 				reopened = e.Unit
 			}
-			return fmt.Sprintf("%s iteration %d: %s", e.Unit, e.Iteration, strings.TrimSpace(v)), reopened
+			return verificationText(&e, v), e.Unit, reopened
 		}
 	}
-	return "", ""
+	return "", "", ""
+}
+
+// verificationText words the verification v of the iteration e.
+func verificationText(e *progresslog.Entry, v string) string {
+	return fmt.Sprintf("%s iteration %d: %s", e.Unit, e.Iteration, strings.TrimSpace(v))
 }
 
 // overview is the prime of a repository with several active tasks.
