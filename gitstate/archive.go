@@ -199,7 +199,7 @@ func (r *Repo) CreateTag(name, commit, message string, tagger Signature) (string
 	if !strings.HasSuffix(message, "\n") {
 		message += "\n"
 	}
-	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	lw := r.newLooseWriter()
 	h, err := lw.put(plumbing.TagObject, encodeTag(plumbing.NewHash(commit), short, tagger, message))
 	lw.sync()
 	if err != nil {

@@ -600,7 +600,7 @@ func (r *Repo) writeCommitObjects(parent string, changes []FileChange, author, c
 		oldTree = t
 		parents = []plumbing.Hash{ph}
 	}
-	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	lw := r.newLooseWriter()
 	defer lw.closeIndexes()
 	treeHash, _, err := r.buildTree(oldTree, root, "", lw, true)
 	if err != nil {

@@ -26,8 +26,9 @@ type configSet struct {
 
 // configContext is what includeIf conditions are evaluated against.
 type configContext struct {
-	gitDir string // absolute git dir ("" when unknown: no gitdir: match)
-	branch string // short branch name ("" when detached or unknown)
+	gitDir string     // absolute git dir ("" when unknown: no gitdir: match)
+	branch string     // short branch name ("" when detached or unknown)
+	files  *procCache // reads each file once per process (nil: every time)
 }
 
 // value returns the last value of the key, or "".
@@ -53,7 +54,7 @@ func (c *configSet) readFile(path string, ctx configContext, depth int, required
 	if depth > maxIncludeDepth {
 		return fmt.Errorf("%s: include depth exceeds %d; look for an include cycle", path, maxIncludeDepth)
 	}
-	data, err := os.ReadFile(path)
+	data, err := ctx.files.readFile(path)
 	if err != nil {
 		if !required && (os.IsNotExist(err) || os.IsPermission(err) || isDirErr(path)) {
 			return nil // git skips config files it cannot read
@@ -270,7 +271,7 @@ func wmClass(class string, c byte) bool {
 // repository, worktree, then GIT_CONFIG_COUNT pairs.
 func (r *Repo) loadConfig(branch string) (*configSet, error) {
 	cs := &configSet{}
-	ctx := configContext{gitDir: r.gitDir, branch: strings.TrimPrefix(branch, "refs/heads/")}
+	ctx := configContext{gitDir: r.gitDir, branch: strings.TrimPrefix(branch, "refs/heads/"), files: r.cache}
 	if !isTrue(os.Getenv("GIT_CONFIG_NOSYSTEM")) {
 		sys := "/etc/gitconfig"
 		if v, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {

@@ -80,12 +80,23 @@ type Location struct {
 	ByGit bool
 	// wtConfig is extensions.worktreeConfig, read once by Locate.
 	wtConfig bool
+	// cache is what the command has read of the repository (proccache.go),
+	// shared by the native Repos of this location.
+	cache *procCache
 }
 
 // files is the native reader of the located repository's own files
 // (config, HEAD, the operation in progress).
 func (loc Location) files() *Repo {
-	return &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: loc.wtConfig}
+	return &Repo{root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir, wtConfig: loc.wtConfig, cache: loc.cache}
+}
+
+// uncachedFiles is files without the process cache: the git engine's
+// reader of its own files, whose refs git changes behind its back.
+func (loc Location) uncachedFiles() *Repo {
+	r := loc.files()
+	r.cache = nil
+	return r
 }
 
 // OpenOptions say what the command will touch, so the engine can be chosen
@@ -144,15 +155,16 @@ func Locate(dir string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
+	cache := newProcCache()
 	var cs configSet
-	if err := cs.readFile(filepath.Join(commonDir, "config"), configContext{}, 0, true); err != nil {
+	if err := cs.readFile(filepath.Join(commonDir, "config"), configContext{files: cache}, 0, true); err != nil {
 		return Location{}, err
 	}
 	if isTrue(cs.value("core", "", "bare")) && root != "" && gitDir == filepath.Join(root, ".git") {
 		root = ""
 	}
 	return Location{Root: root, GitDir: gitDir, CommonDir: commonDir,
-		wtConfig: isTrue(cs.value("extensions", "", "worktreeconfig"))}, nil
+		wtConfig: isTrue(cs.value("extensions", "", "worktreeconfig")), cache: cache}, nil
 }
 
 // OpenRepository opens the repository around dir with the engine its

@@ -128,7 +128,7 @@ func openGit(loc Location, opts OpenOptions, c Choice) (*GitRepo, error) {
 	}
 	g := &GitRepo{
 		git: git, root: loc.Root, gitDir: loc.GitDir, commonDir: loc.CommonDir,
-		files:       loc.files(),
+		files:       loc.uncachedFiles(),
 		runHooks:    opts.RunHooks,
 		format:      c.ObjectFormat,
 		lineEndings: c.LineEndings,

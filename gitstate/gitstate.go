@@ -55,6 +55,7 @@ type Repo struct {
 	wtConfig  bool       // extensions.worktreeConfig
 	dur       durability // fsync policy of the write in progress (core.fsync)
 	journal   lockJournal
+	cache     *procCache // what this process read of refs, config and objects (proccache.go)
 }
 
 // Open opens the repository that contains dir (any folder inside the working
@@ -78,7 +79,8 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	wtConfig, bare, err := vetConfig(commonDir)
+	cache := newProcCache()
+	wtConfig, bare, err := vetConfig(commonDir, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +92,7 @@ func Open(dir string) (*Repo, error) {
 		gitDir:    gitDir,
 		commonDir: commonDir,
 		wtConfig:  wtConfig,
+		cache:     cache,
 	}, nil
 }
 
@@ -179,10 +182,10 @@ func readCommonDir(gitDir string) (string, error) {
 // vetConfig reads the repository config and refuses what gitstate does not
 // support. It reports whether extensions.worktreeConfig is on and whether the
 // repository is bare.
-func vetConfig(commonDir string) (worktreeConfig, bare bool, err error) {
+func vetConfig(commonDir string, cache *procCache) (worktreeConfig, bare bool, err error) {
 	path := filepath.Join(commonDir, "config")
 	var cs configSet
-	if err := cs.readFile(path, configContext{}, 0, true); err != nil {
+	if err := cs.readFile(path, configContext{files: cache}, 0, true); err != nil {
 		return false, false, err
 	}
 	version := cs.value("core", "", "repositoryformatversion")

@@ -35,13 +35,21 @@ type lockFile struct {
 	path   string
 	lock   string
 	f      *os.File
-	nosync bool // skip the fsync before the rename (core.fsync leaves it out)
+	nosync bool       // skip the fsync before the rename (core.fsync leaves it out)
+	cache  *procCache // forgets what the lock guards when it is released
 }
 
 // acquireLock creates path+".lock", retrying while another process holds
-// it, and notes it in the repository's lock journal.
+// it, and notes it in the repository's lock journal. What the process
+// cache kept of the file is forgotten now and again when the lock is
+// released, so that the reads under the lock and after it read the file.
 func (r *Repo) acquireLock(path string) (*lockFile, error) {
-	return acquireLockJournaled(path, &r.journal)
+	r.cache.dropFor(path)
+	l, err := acquireLockJournaled(path, &r.journal)
+	if l != nil {
+		l.cache = r.cache
+	}
+	return l, err
 }
 
 // acquireLockJournaled is acquireLock with the journal given (nil: none).
@@ -101,7 +109,9 @@ func (l *lockFile) commit() error {
 		return fmt.Errorf("close %s: %w", l.lock, err)
 	}
 	l.f = nil
-	if err := os.Rename(l.lock, l.path); err != nil {
+	err := os.Rename(l.lock, l.path)
+	l.cache.dropFor(l.path)
+	if err != nil {
 		l.rollback()
 		return fmt.Errorf("rename %s to %s: %w", l.lock, l.path, err)
 	}
@@ -131,7 +141,9 @@ func (l *lockFile) publish() error {
 		l.nosync = true // already synced
 		return l.commit()
 	}
-	if err := os.Rename(tmp, l.path); err != nil {
+	err := os.Rename(tmp, l.path)
+	l.cache.dropFor(l.path)
+	if err != nil {
 		_ = os.Remove(tmp)
 		l.rollback()
 		return fmt.Errorf("rename %s to %s: %w", tmp, l.path, err)
@@ -155,4 +167,5 @@ func (l *lockFile) rollback() {
 	}
 	_ = os.Remove(l.lock)
 	l.lock = ""
+	l.cache.dropFor(l.path)
 }

@@ -56,7 +56,10 @@ func (r *Repo) AutoMaintenance() bool {
 	if err != nil {
 		return false // git would refuse this config too
 	}
-	args := maintenanceDue(cs, filepath.Join(r.commonDir, "objects"), 40)
+	objects := filepath.Join(r.commonDir, "objects")
+	args := maintenanceDueWith(cs, objects, func(int64) objectCounts {
+		return r.countedObjects(objects, time.Now())
+	})
 	if args == nil {
 		return false
 	}
@@ -206,6 +209,38 @@ const (
 // geometric progression). gc.auto=0, maintenance.auto=false and
 // maintenance.gc.enabled=false turn it off with git's own.
 func maintenanceDue(cs *configSet, objects string, hexLen int) []string {
+	return maintenanceDueWith(cs, objects, func(most int64) objectCounts { return countObjects(objects, hexLen, most) })
+}
+
+// objectCounts is what maintenanceDue weighs: the loose objects in
+// objects/17 (counted up to the most that matters), the room the loose
+// objects take (estimated from the sample), and the local packs without a
+// .keep and the bytes of all packs.
+type objectCounts struct {
+	in17       int64
+	looseBytes int64
+	packs      int
+	packBytes  int64
+}
+
+// countObjects counts an objects folder by listing it: the pack folder,
+// objects/17 (up to most+1) and the sample of looseSample fan-out folders.
+func countObjects(objects string, hexLen int, most int64) objectCounts {
+	var c objectCounts
+	c.packs, c.packBytes = localPacks(filepath.Join(objects, "pack"))
+	n, _ := looseIn(filepath.Join(objects, "17"), hexLen-2, most+1)
+	c.in17 = int64(n)
+	for i := 0; i < looseSample; i++ {
+		_, b := looseIn(filepath.Join(objects, fmt.Sprintf("%02x", i)), hexLen-2, -1)
+		c.looseBytes += b
+	}
+	c.looseBytes *= 256 / looseSample
+	return c
+}
+
+// maintenanceDueWith is maintenanceDue with the objects counted by count
+// (given the most loose objects in objects/17 that matters).
+func maintenanceDueWith(cs *configSet, objects string, count func(most int64) objectCounts) []string {
 	if v, ok := cs.lookup("maintenance", "", "auto"); ok {
 		on, valid := gitBool(v)
 		if !valid {
@@ -251,20 +286,15 @@ func maintenanceDue(cs *configSet, objects string, hexLen int) []string {
 		}
 		packLimit = n
 	}
-	packs, packBytes := localPacks(filepath.Join(objects, "pack"))
-	if packLimit > 0 && int64(packs) > packLimit {
-		return autoArgs
-	}
 	most := (threshold + 255) / 256
-	if n, _ := looseIn(filepath.Join(objects, "17"), hexLen-2, most+1); int64(n) > most {
+	c := count(most)
+	if packLimit > 0 && int64(c.packs) > packLimit {
 		return autoArgs
 	}
-	var loose int64
-	for i := 0; i < looseSample; i++ {
-		_, b := looseIn(filepath.Join(objects, fmt.Sprintf("%02x", i)), hexLen-2, -1)
-		loose += b
+	if c.in17 > most {
+		return autoArgs
 	}
-	if loose *= 256 / looseSample; loose > looseFloor && loose > packBytes/looseShare && !gitMaintaining(objects) {
+	if c.looseBytes > looseFloor && c.looseBytes > c.packBytes/looseShare && !gitMaintaining(objects) {
 		return packArgs
 	}
 	return nil

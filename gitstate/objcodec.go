@@ -328,6 +328,9 @@ func parseTreeEntries(data []byte) ([]treeEntry, bool) {
 // readRaw reads object h and checks its content against its name. A
 // missing object gives an error wrapping plumbing.ErrObjectNotFound.
 func (r *Repo) readRaw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	if t, data, ok := r.cache.object(h); ok {
+		return t, data, nil
+	}
 	t, data, err := readObject(r.objDir(), h)
 	if err != nil {
 		return 0, nil, err
@@ -335,6 +338,7 @@ func (r *Repo) readRaw(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	if hashObject(t, data) != h {
 		return 0, nil, fmt.Errorf("object %s: the content does not match the name (a corrupt object; run `git fsck`): %w", h, errUnreadable)
 	}
+	r.cache.keepObject(h, t, data)
 	return t, data, nil
 }
 

@@ -27,10 +27,19 @@ type looseWriter struct {
 	zbuf   bytes.Buffer
 	zw     *zlib.Writer
 	idx    []*os.File // open pack indexes, for inPack
+	cache  *procCache // counts the bytes written (the maintenance counter)
 }
 
 func newLooseWriter(commonDir string, fsync bool) *looseWriter {
 	return &looseWriter{objDir: filepath.Join(commonDir, "objects"), dirs: map[string]bool{}, fsync: fsync}
+}
+
+// newLooseWriter is a looseWriter of r's objects that counts what it
+// writes for the maintenance counter.
+func (r *Repo) newLooseWriter() *looseWriter {
+	w := newLooseWriter(r.commonDir, r.dur.objects)
+	w.cache = r.cache
+	return w
 }
 
 // put stores an object of type t unless it is already in the repository
@@ -84,6 +93,7 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 		}
 	}
 	w.dirs[dir] = true
+	w.cache.addWritten(blockRound(w.zbuf.Len()))
 	return h, nil
 }
 

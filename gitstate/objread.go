@@ -55,8 +55,8 @@ func (r *Repo) objDir() string { return filepath.Join(r.commonDir, "objects") }
 
 // commitTree returns the tree of commit h.
 func (r *Repo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
-	t, data, err := readObject(r.objDir(), h)
-	if err == nil && t == plumbing.CommitObject && hashObject(t, data) == h {
+	t, data, err := r.readRaw(h)
+	if err == nil && t == plumbing.CommitObject {
 		if rest, ok := bytes.CutPrefix(data, []byte("tree ")); ok && len(rest) > 40 && rest[40] == '\n' && isHex40(string(rest[:40])) {
 			return plumbing.NewHash(string(rest[:40])), nil
 		}

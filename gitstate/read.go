@@ -1,7 +1,6 @@
 package gitstate
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -478,22 +477,20 @@ func (r *Repo) History(rev string, fn func(Commit) bool) error {
 
 // shallowSet reads the shallow boundary commits.
 func (r *Repo) shallowSet() (map[plumbing.Hash]bool, error) {
-	f, err := os.Open(filepath.Join(r.commonDir, "shallow"))
+	data, err := r.cache.readFile(filepath.Join(r.commonDir, "shallow"))
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read shallow: %w", err)
 	}
-	defer f.Close()
 	set := map[plumbing.Hash]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); isHex40(s) {
+	for _, line := range strings.Split(string(data), "\n") {
+		if s := strings.TrimSpace(line); isHex40(s) {
 			set[plumbing.NewHash(s)] = true
 		}
 	}
-	return set, sc.Err()
+	return set, nil
 }
 
 func toCommit(c commitObject) Commit {

@@ -27,7 +27,7 @@ func (r *Repo) Head() (Head, error) {
 }
 
 func (r *Repo) head() (Head, error) {
-	b, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	b, err := r.cache.readFile(filepath.Join(r.gitDir, "HEAD"))
 	if err != nil {
 		return Head{}, fmt.Errorf("read HEAD: %w", err)
 	}
@@ -90,9 +90,10 @@ func (r *Repo) resolveRef(name string) (string, error) {
 	return "", fmt.Errorf("ref %s: symbolic refs nest too deep; repair them with `git symbolic-ref`", name)
 }
 
-// readRawRef returns a ref's stored value ("ref: x" or a hash) or "".
+// readRawRef returns a ref's stored value ("ref: x" or a hash) or "",
+// read once per process while the file stays the same (proccache.go).
 func (r *Repo) readRawRef(name string) (string, error) {
-	b, err := os.ReadFile(r.refFile(name))
+	b, err := r.cache.readFile(r.refFile(name))
 	if err == nil {
 		s := strings.TrimSpace(string(b))
 		if strings.HasPrefix(s, "ref:") || isHex40(s) {
@@ -116,15 +117,14 @@ func isDirErr(path string) bool {
 
 // packedRef looks name up in packed-refs.
 func (r *Repo) packedRef(name string) (string, error) {
-	f, err := os.Open(filepath.Join(r.commonDir, "packed-refs"))
+	data, err := r.cache.readFile(filepath.Join(r.commonDir, "packed-refs"))
 	if os.IsNotExist(err) {
 		return "", nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("read packed-refs: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	want := []byte(name)
 	for sc.Scan() {

@@ -114,7 +114,7 @@ func (r *Repo) Stage(changes []FileChange) error {
 	}
 	r.dur = durabilityOf(cfg)
 	lock.nosync = !r.dur.index
-	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	lw := r.newLooseWriter()
 	defer lw.closeIndexes()
 	for _, c := range changes {
 		if !c.Delete {

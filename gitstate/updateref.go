@@ -61,7 +61,7 @@ func (r *Repo) WriteBlob(data []byte) (string, error) {
 		return "", err
 	}
 	r.dur = durabilityOf(cfg)
-	lw := newLooseWriter(r.commonDir, r.dur.objects)
+	lw := r.newLooseWriter()
 	h, err := lw.put(plumbing.BlobObject, data)
 	lw.sync()
 	if err != nil {

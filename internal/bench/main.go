@@ -42,7 +42,7 @@ func main() {
 	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
 	units := flag.String("units", "100,1000,10000", "comma-separated unit counts for the itr prime/status table (units.go); empty skips it")
 	agentsFor := flag.Duration("agents-for", 20*time.Second, "how long each row of the many-agents simulation runs")
-	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries); empty runs everything")
+	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries) or floor (itr checkpoint against the floor program writing the same objects, index and ref, floor.go); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -81,13 +81,16 @@ func main() {
 	case "warm":
 		fmt.Printf("itr bench — %s, warm only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchWarm(*itr, *dir, *runs, env)
+	case "floor":
+		fmt.Printf("itr bench — %s, floor only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
+		benchFloor(*itr, *dir, *runs, *large, env)
 		return
 	case "engines":
 		// The checkpoint comparison alone: no itr status history, growth,
 		// merge or units.
 		*history, *growth, *merge, *units, *skipCheckpoint = 0, "", 0, "", false
 	default:
-		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, hooks and warm", *only))
+		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, hooks, warm and floor", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -125,6 +128,7 @@ func main() {
 		// slower parts for a steady median.
 		benchHooks(*itr, *dir, max(*runs, 41), env)
 		benchWarm(*itr, *dir, *runs, env)
+		benchFloor(*itr, *dir, *runs, *large, env)
 	}
 }
 
