@@ -38,7 +38,7 @@ func benchVerifyFull(itr, dir string, runs int, env []string) {
 	waitMaintenance(repo)
 	full := append(append([]string{}, env...), "ITR_VERIFY_NO_CACHE=1")
 	rounds := min(runs, 7) // a full walk takes seconds
-	var vf, gl, vfCPU, glCPU []time.Duration
+	var vf, gl, vfCPU, glCPU, gr []time.Duration
 	var rss int64
 	for i := 0; i < rounds; i++ {
 		// The case that goes first moves each round.
@@ -50,6 +50,12 @@ func benchVerifyFull(itr, dir string, runs int, env []string) {
 			func() {
 				d, cpu, _ := timedFull(env, repo, "git", "log", "-p", "--", ".claude/iterative/bench/progress.md")
 				gl, glCPU = append(gl, d), append(glCPU, cpu)
+			},
+			func() {
+				// For scale: the same walk without the diffs, which make
+				// git log -p grow with the square of the log.
+				d, _ := timed(env, repo, "git", "log", "--raw", "--format=%H", "--", ".claude/iterative/bench/progress.md")
+				gr = append(gr, d)
 			},
 		}
 		for j := range cases {
@@ -66,6 +72,7 @@ func benchVerifyFull(itr, dir string, runs int, env []string) {
 	fmt.Printf("\nitr verify at %d entries — %d alternated rounds (full) and %d (again), medians of whole processes, load average %s\n", verifyFullEntries, rounds, runs, loadAverage())
 	fmt.Printf("  itr verify (full, ITR_VERIFY_NO_CACHE=1)   %10s  cpu %10s   peak %.1f MiB\n", ms(median(vf)), ms(median(vfCPU)), float64(rss)/1024)
 	fmt.Printf("  git log -p -- progress.md                  %10s  cpu %10s\n", ms(median(gl)), ms(median(glCPU)))
+	fmt.Printf("  git log --raw -- progress.md (for scale)   %10s\n", ms(median(gr)))
 	fmt.Printf("  full verify / git log -p: %.2fx (target ≤ %.1fx: %s)\n", ratio, verifyFullTarget, verifyVerdict(ratio <= verifyFullTarget))
 	again := median(va)
 	fmt.Printf("  itr verify (again): %s (target ≤ %s: %s)\n", ms(again), ms(verifyAgainTarget), verifyVerdict(again <= verifyAgainTarget))

@@ -77,6 +77,9 @@ const MaxAlternateDepth = 5
 // error wrapping ErrNotFound; one that is there but unreadable, an error
 // wrapping ErrUnreadable.
 func ReadObject(objDir string, h ID) (Type, []byte, error) {
+	if t, data, ok := recent.get(objDir, h); ok {
+		return t, data, nil
+	}
 	t, data, err := readObjectIn(objDir, h, 0, false)
 	if errors.Is(err, ErrNotFound) {
 		// A git repack running meanwhile may have moved the object from a
@@ -88,6 +91,7 @@ func ReadObject(objDir string, h ID) (Type, []byte, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, err)
 	}
+	recent.put(objDir, h, t, data)
 	return t, data, nil
 }
 

@@ -347,3 +347,51 @@ func PackedWithFirstByte(objDir string, b byte, again bool) ([]ID, error) {
 	}
 	return out, nil
 }
+
+// recent remembers the small objects read last (a walk of history reads
+// each commit three times in a row: its history, its name resolved, its
+// tree), by object folder and name; an object's content never changes
+// under its name. It hands out copies: the caller owns what it gets.
+var recent = &recentObjects{}
+
+// recentSlots and recentMax bound what recent holds: that many objects,
+// each at most recentMax bytes.
+const (
+	recentSlots = 64
+	recentMax   = 16 << 10
+)
+
+type recentObjects struct {
+	mu    sync.Mutex
+	next  int
+	slots [recentSlots]recentObject
+}
+
+type recentObject struct {
+	dir  string
+	id   ID
+	typ  Type
+	data []byte
+}
+
+func (c *recentObjects) get(dir string, id ID) (Type, []byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.slots {
+		o := &c.slots[i]
+		if o.data != nil && o.id == id && o.dir == dir {
+			return o.typ, append([]byte(nil), o.data...), true
+		}
+	}
+	return 0, nil, false
+}
+
+func (c *recentObjects) put(dir string, id ID, typ Type, data []byte) {
+	if len(data) > recentMax {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slots[c.next] = recentObject{dir: dir, id: id, typ: typ, data: append(make([]byte, 0, len(data)), data...)}
+	c.next = (c.next + 1) % recentSlots
+}
