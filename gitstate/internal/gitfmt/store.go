@@ -380,7 +380,7 @@ func (c *recentObjects) get(dir string, id ID) (Type, []byte, bool) {
 	for i := range c.slots {
 		o := &c.slots[i]
 		if o.data != nil && o.id == id && o.dir == dir {
-			return o.typ, append([]byte(nil), o.data...), true
+			return o.typ, append(make([]byte, 0, len(o.data)), o.data...), true // never nil: an empty blob is there
 		}
 	}
 	return 0, nil, false

@@ -158,3 +158,30 @@ func TestDamagedPackIndex(t *testing.T) {
 		t.Fatalf("an object of the damaged pack: %v, want ErrUnreadable with the fix", err)
 	}
 }
+
+// TestRecentObjectsAreCopies: an object read again comes from the objects
+// read last, as a copy the caller owns, and an empty blob stays empty, not
+// nil.
+func TestRecentObjectsAreCopies(t *testing.T) {
+	dir := storeRepo(t, 1)
+	testgit.Write(t, dir, "empty", "")
+	objDir := filepath.Join(dir, ".git", "objects")
+	empty := mustID(t, testgit.Line(t, dir, "hash-object", "-w", "empty"))
+	for i := 0; i < 2; i++ {
+		typ, data, err := ReadObject(objDir, empty)
+		if err != nil || typ != Blob || data == nil || len(data) != 0 {
+			t.Fatalf("read %d of the empty blob: %v %v %q (nil: %v)", i, typ, err, data, data == nil)
+		}
+	}
+	head := mustID(t, testgit.Line(t, dir, "rev-parse", "HEAD"))
+	_, first, err := ReadObject(objDir, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(first)
+	first[0] = 'X' // the caller's to change
+	_, again, err := ReadObject(objDir, head)
+	if err != nil || string(again) != want {
+		t.Fatalf("read again: %v %q, want %q", err, again, want)
+	}
+}
