@@ -36,10 +36,11 @@ func idxPosition(f *os.File, h plumbing.Hash) (uint32, bool) {
 	return gitfmt.IdxPosition(f, gitfmt.ID(h))
 }
 
-// idxNamesWithFirstByte lists the object names in a version-2 pack index
-// that start with the byte b.
-func idxNamesWithFirstByte(path string, b byte) ([]plumbing.Hash, error) {
-	ids, err := gitfmt.IdxNamesWithFirstByte(path, b)
+// packedWithFirstByte lists the object names in objDir's packs that start
+// with the byte b (the packs as listed once per process, gitfmt's store;
+// again lists them once more).
+func packedWithFirstByte(objDir string, b byte, again bool) ([]plumbing.Hash, error) {
+	ids, err := gitfmt.PackedWithFirstByte(objDir, b, again)
 	out := make([]plumbing.Hash, len(ids))
 	for i, id := range ids {
 		out[i] = plumbing.Hash(id)

@@ -88,7 +88,11 @@ func (r *Repo) resolveExpr(rev string) (plumbing.Hash, error) {
 		}
 		h = b
 	case len(base) >= 4 && len(base) < 40 && isHex(base):
-		found, err := hashesWithPrefix(r.objDir(), strings.ToLower(base), 0)
+		found, err := hashesWithPrefix(r.objDir(), strings.ToLower(base), 0, false)
+		if err == nil && len(found) == 0 {
+			// Perhaps in a pack made since the packs were listed.
+			found, err = hashesWithPrefix(r.objDir(), strings.ToLower(base), 0, true)
+		}
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -151,8 +155,8 @@ func isHex(s string) bool {
 
 // hashesWithPrefix returns the names of the objects (loose, packed, or in
 // an alternate object store) that start with the lower-case hex prefix of at
-// least two digits.
-func hashesWithPrefix(objDir, prefix string, depth int) (map[plumbing.Hash]bool, error) {
+// least two digits; again lists the packs once more first.
+func hashesWithPrefix(objDir, prefix string, depth int, again bool) (map[plumbing.Hash]bool, error) {
 	out := map[plumbing.Hash]bool{}
 	ents, err := os.ReadDir(filepath.Join(objDir, prefix[:2]))
 	if err != nil && !os.IsNotExist(err) {
@@ -167,28 +171,18 @@ func hashesWithPrefix(objDir, prefix string, depth int) (map[plumbing.Hash]bool,
 	if err != nil {
 		return nil, ErrNotFound
 	}
-	packDir := filepath.Join(objDir, "pack")
-	packs, err := os.ReadDir(packDir)
-	if err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("list %s: %w", packDir, err)
+	names, err := packedWithFirstByte(objDir, byte(first), again)
+	if err != nil {
+		return nil, err
 	}
-	for _, e := range packs {
-		if !strings.HasSuffix(e.Name(), ".idx") {
-			continue
-		}
-		names, err := idxNamesWithFirstByte(filepath.Join(packDir, e.Name()), byte(first))
-		if err != nil {
-			return nil, err
-		}
-		for _, h := range names {
-			if strings.HasPrefix(h.String(), prefix) {
-				out[h] = true
-			}
+	for _, h := range names {
+		if strings.HasPrefix(h.String(), prefix) {
+			out[h] = true
 		}
 	}
 	if depth < gitfmt.MaxAlternateDepth {
 		for _, alt := range alternates(objDir) {
-			more, err := hashesWithPrefix(alt, prefix, depth+1)
+			more, err := hashesWithPrefix(alt, prefix, depth+1, again)
 			if err != nil {
 				return nil, err
 			}

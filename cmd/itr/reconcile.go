@@ -101,7 +101,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				rep, err := ws.Verify("")
+				progress := newProgressLine(g, "verify")
+				rep, err := ws.VerifyWith(workspace.VerifyRequest{Progress: progress.commits})
+				progress.clear()
 				if err != nil {
 					return err
 				}

@@ -42,7 +42,7 @@ func main() {
 	gogit := flag.Bool("gogit", false, "only compare gitstate with go-git (gogit.go) and print that table")
 	units := flag.String("units", "100,1000,10000", "comma-separated unit counts for the itr prime/status table (units.go); empty skips it")
 	agentsFor := flag.Duration("agents-for", 20*time.Second, "how long each row of the many-agents simulation runs")
-	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries) or floor (itr checkpoint against the floor program writing the same objects, index and ref, floor.go); empty runs everything")
+	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or verifyfull (itr verify at 10,000 entries, full against git log -p of progress.md, and repeated) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries) or floor (itr checkpoint against the floor program writing the same objects, index and ref, floor.go); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -74,6 +74,10 @@ func main() {
 		fmt.Printf("itr bench — %s, verify only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchVerify(*itr, *dir, *runs, env)
 		return
+	case "verifyfull":
+		fmt.Printf("itr bench — %s, verifyfull only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
+		benchVerifyFull(*itr, *dir, *runs, env)
+		return
 	case "hooks":
 		fmt.Printf("itr bench — %s, hooks only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchHooks(*itr, *dir, *runs, env)
@@ -90,7 +94,7 @@ func main() {
 		// merge or units.
 		*history, *growth, *merge, *units, *skipCheckpoint = 0, "", 0, "", false
 	default:
-		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, hooks, warm and floor", *only))
+		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, verifyfull, hooks, warm and floor", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -124,6 +128,7 @@ func main() {
 	if *only == "" {
 		benchAgents(*itr, *dir, *agentsFor, env)
 		benchVerify(*itr, *dir, *runs, env)
+		benchVerifyFull(*itr, *dir, *runs, env)
 		// A hook's few milliseconds need more rounds than -runs gives the
 		// slower parts for a steady median.
 		benchHooks(*itr, *dir, max(*runs, 41), env)

@@ -21,6 +21,21 @@ type (
 // Verify checks a task without changing anything; see verify.Task.
 func (w *Workspace) Verify(slug string) (*VerifyReport, error) { return verify.Task(w.Store, slug) }
 
+// VerifyRequest asks for itr verify of a task (Slug, empty for the active
+// one). Progress, when set, is told how far the walk of the history got:
+// called after each commit checked, with the commits checked and the
+// commits this walk checks (those since a remembered walk, or all); a
+// front end decides whether and how to show it.
+type VerifyRequest struct {
+	Slug     string
+	Progress func(done, total int)
+}
+
+// VerifyWith is Verify with the request's progress callback.
+func (w *Workspace) VerifyWith(req VerifyRequest) (*VerifyReport, error) {
+	return verify.Run(w.Store, verify.Request{Slug: req.Slug, Progress: req.Progress})
+}
+
 // The read models of the view room.
 type (
 	// Summary answers itr status.

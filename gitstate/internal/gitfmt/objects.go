@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,33 +69,41 @@ const maxDeltaDepth = 5000
 // MaxAlternateDepth bounds chains of objects/info/alternates, as git does.
 const MaxAlternateDepth = 5
 
-// ReadObject reads one object loose or from a pack without loading whole
-// pack indexes (go-git's way costs tens of MiB on a large repository), and
-// then from the object stores objects/info/alternates names (git clone
-// --shared or --reference). An object in none of them is an error wrapping
-// ErrNotFound; one that is there but unreadable, an error
+// ReadObject reads one object packed or loose, and then from the object
+// stores objects/info/alternates names (git clone --shared or
+// --reference). The packs of each folder are listed once per process and
+// each index mapped once (store.go), not loaded into the heap (go-git's way
+// costs tens of MiB on a large repository). An object in none of them is an
+// error wrapping ErrNotFound; one that is there but unreadable, an error
 // wrapping ErrUnreadable.
 func ReadObject(objDir string, h ID) (Type, []byte, error) {
-	t, data, err := readObjectIn(objDir, h, 0)
+	if t, data, ok := recent.get(objDir, h); ok {
+		return t, data, nil
+	}
+	t, data, err := readObjectIn(objDir, h, 0, false)
 	if errors.Is(err, ErrNotFound) {
 		// A git repack running meanwhile may have moved the object from a
 		// loose file or an old pack into a new pack after the folders were
-		// listed: look once more, as git does (reprepare_packed_git).
-		t, data, err = readObjectIn(objDir, h, 0)
+		// listed: list them again and look once more, as git does
+		// (reprepare_packed_git).
+		t, data, err = readObjectIn(objDir, h, 0, true)
 	}
 	if err != nil {
 		return 0, nil, fmt.Errorf("object %s: %w", h, err)
 	}
+	recent.put(objDir, h, t, data)
 	return t, data, nil
 }
 
-func readObjectIn(objDir string, h ID, depth int) (Type, []byte, error) {
-	t, data, err := readLocalObject(objDir, h)
+func readObjectIn(objDir string, h ID, depth int, again bool) (Type, []byte, error) {
+	s := storeOf(objDir)
+	t, data, err := s.readLocal(h, again)
 	if !errors.Is(err, ErrNotFound) || depth >= MaxAlternateDepth {
 		return t, data, err
 	}
-	for _, alt := range Alternates(objDir) {
-		t, data, aerr := readObjectIn(alt, h, depth+1)
+	_, alts, _ := s.list(false)
+	for _, alt := range alts {
+		t, data, aerr := readObjectIn(alt, h, depth+1, again)
 		if !errors.Is(aerr, ErrNotFound) {
 			return t, data, aerr
 		}
@@ -123,63 +130,6 @@ func Alternates(objDir string) []string {
 		out = append(out, filepath.Clean(line))
 	}
 	return out
-}
-
-// readLocalObject reads one object of objDir itself, loose or packed.
-func readLocalObject(objDir string, h ID) (Type, []byte, error) {
-	name := h.String()
-	var looseErr error
-	f, err := os.Open(filepath.Join(objDir, name[:2], name[2:]))
-	if err == nil {
-		t, data, err := readLoose(f)
-		f.Close()
-		if err == nil {
-			return t, data, nil
-		}
-		// A damaged loose copy: a packed one may still be whole.
-		looseErr = fmt.Errorf("loose object %s: %w", filepath.Join(objDir, name[:2], name[2:]), err)
-	} else if !os.IsNotExist(err) {
-		looseErr = fmt.Errorf("read %s: %w", filepath.Join(objDir, name[:2], name[2:]), err)
-	}
-	packDir := filepath.Join(objDir, "pack")
-	ents, err := os.ReadDir(packDir)
-	if err != nil && !os.IsNotExist(err) {
-		return 0, nil, fmt.Errorf("list %s: %w", packDir, err)
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".idx") {
-			continue
-		}
-		idxPath := filepath.Join(packDir, name)
-		off, ok, err := idxOffset(idxPath, h)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // removed by a repack since the listing
-		}
-		if err != nil {
-			return 0, nil, err
-		}
-		if !ok {
-			continue
-		}
-		pf, err := os.Open(filepath.Join(packDir, strings.TrimSuffix(name, ".idx")+".pack"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return 0, nil, fmt.Errorf("read the pack of %s: %w", idxPath, err)
-		}
-		defer pf.Close()
-		t, data, err := readPacked(pf, idxPath, off, 0)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%s at offset %d: %w", pf.Name(), off, err)
-		}
-		return t, data, nil
-	}
-	if looseErr != nil {
-		return 0, nil, looseErr
-	}
-	return 0, nil, ErrNotFound
 }
 
 // inflaters pools zlib readers for readLoose.
@@ -222,47 +172,6 @@ func readLoose(r io.Reader) (Type, []byte, error) {
 	return t, body, nil
 }
 
-// idxOffset returns the pack offset of h from a version-2 pack index, and
-// whether h is there; an index it cannot read is an error.
-func idxOffset(path string, h ID) (int64, bool, error) {
-	bad := func(why string) (int64, bool, error) {
-		return 0, false, fmt.Errorf("pack index %s: %s: %w", path, why, ErrUnreadable)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, false, fmt.Errorf("read pack index: %w", err)
-	}
-	defer f.Close()
-	var buf [8]byte
-	if _, err := f.ReadAt(buf[:], 0); err != nil {
-		return bad("too short")
-	}
-	if string(buf[:4]) != "\xfftOc" || binary.BigEndian.Uint32(buf[4:]) != 2 {
-		return bad("not a version-2 index (git before 1.5.2 wrote version 1); rewrite it with `git repack -a -d`")
-	}
-	if _, err := f.ReadAt(buf[4:], 8+255*4); err != nil {
-		return bad("too short")
-	}
-	total := int64(binary.BigEndian.Uint32(buf[4:]))
-	i, ok := IdxPosition(f, h)
-	if !ok {
-		return 0, false, nil
-	}
-	base := int64(8 + 256*4)
-	offAt := base + total*20 + total*4 + int64(i)*4
-	if _, err := f.ReadAt(buf[:4], offAt); err != nil {
-		return bad("too short")
-	}
-	off := binary.BigEndian.Uint32(buf[:4])
-	if off&0x80000000 == 0 {
-		return int64(off), true, nil
-	}
-	if _, err := f.ReadAt(buf[:], base+total*28+int64(off&0x7fffffff)*8); err != nil {
-		return bad("too short")
-	}
-	return int64(binary.BigEndian.Uint64(buf[:])), true, nil
-}
-
 // IdxPosition finds h's position in a version-2 pack index with two small
 // reads: the fan-out entries for its first byte and the names in that range.
 func IdxPosition(f *os.File, h ID) (uint32, bool) {
@@ -301,54 +210,12 @@ func IdxPosition(f *os.File, h ID) (uint32, bool) {
 	return 0, false
 }
 
-// IdxNamesWithFirstByte lists the object names in a version-2 pack index
-// that start with the byte b.
-func IdxNamesWithFirstByte(path string, b byte) ([]ID, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read pack index: %w", err)
-	}
-	defer f.Close()
-	var head [8]byte
-	if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:4]) != "\xfftOc" || binary.BigEndian.Uint32(head[4:]) != 2 {
-		return nil, fmt.Errorf("pack index %s: not a version-2 index; rewrite it with `git repack -a -d`: %w", path, ErrUnreadable)
-	}
-	var fan [8]byte
-	lo := uint32(0)
-	if b == 0 {
-		if _, err := f.ReadAt(fan[4:], 8); err != nil {
-			return nil, fmt.Errorf("pack index %s: %w", path, ErrUnreadable)
-		}
-	} else {
-		if _, err := f.ReadAt(fan[:], 8+4*int64(b-1)); err != nil {
-			return nil, fmt.Errorf("pack index %s: %w", path, ErrUnreadable)
-		}
-		lo = binary.BigEndian.Uint32(fan[:4])
-	}
-	hi := binary.BigEndian.Uint32(fan[4:])
-	if hi <= lo {
-		return nil, nil
-	}
-	if hi-lo > 1<<24 {
-		return nil, fmt.Errorf("pack index %s: %w", path, ErrUnreadable)
-	}
-	names := make([]byte, int(hi-lo)*20)
-	if _, err := f.ReadAt(names, 8+256*4+int64(lo)*20); err != nil {
-		return nil, fmt.Errorf("pack index %s: %w", path, ErrUnreadable)
-	}
-	out := make([]ID, hi-lo)
-	for i := range out {
-		copy(out[i][:], names[i*20:])
-	}
-	return out, nil
-}
-
 // readPacked reads the object at off in a pack, resolving deltas.
-func readPacked(pf *os.File, idxPath string, off int64, depth int) (Type, []byte, error) {
+func readPacked(pf *os.File, p *pack, off int64, depth int) (Type, []byte, error) {
 	if depth > maxDeltaDepth {
 		return 0, nil, ErrUnreadable
 	}
-	key := deltaKey{pack: pf.Name(), off: off}
+	key := deltaKey{pack: p.packPath, off: off}
 	if t, data, ok := deltaBases.get(key); ok {
 		if depth == 0 {
 			// The caller owns what it gets: a copy, never the cache's.
@@ -356,7 +223,7 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (Type, []byte
 		}
 		return t, data, nil
 	}
-	t, data, err := readPackedAt(pf, idxPath, off, depth)
+	t, data, err := readPackedAt(pf, p, off, depth)
 	if err == nil && depth > 0 {
 		deltaBases.put(key, t, data) // a base: read only by ApplyDelta
 	}
@@ -365,7 +232,7 @@ func readPacked(pf *os.File, idxPath string, off int64, depth int) (Type, []byte
 
 // readPackedAt reads the object at off in a pack, its delta base through
 // readPacked (and so the cache of bases).
-func readPackedAt(pf *os.File, idxPath string, off int64, depth int) (Type, []byte, error) {
+func readPackedAt(pf *os.File, p *pack, off int64, depth int) (Type, []byte, error) {
 	br := bufio.NewReaderSize(io.NewSectionReader(pf, off, 1<<62), 4096)
 	c, err := br.ReadByte()
 	if err != nil {
@@ -398,7 +265,7 @@ func readPackedAt(pf *os.File, idxPath string, off int64, depth int) (Type, []by
 		if rel <= 0 || rel > off {
 			return 0, nil, ErrUnreadable
 		}
-		if baseType, base, err = readPacked(pf, idxPath, off-rel, depth+1); err != nil {
+		if baseType, base, err = readPacked(pf, p, off-rel, depth+1); err != nil {
 			return 0, nil, err
 		}
 	case REFDelta:
@@ -406,11 +273,11 @@ func readPackedAt(pf *os.File, idxPath string, off int64, depth int) (Type, []by
 		if _, err := io.ReadFull(br, bh[:]); err != nil {
 			return 0, nil, ErrUnreadable
 		}
-		boff, ok, err := idxOffset(idxPath, bh)
+		boff, ok, err := p.find(bh)
 		if err != nil || !ok {
 			return 0, nil, ErrUnreadable
 		}
-		if baseType, base, err = readPacked(pf, idxPath, boff, depth+1); err != nil {
+		if baseType, base, err = readPacked(pf, p, boff, depth+1); err != nil {
 			return 0, nil, err
 		}
 	default:

@@ -65,11 +65,24 @@ type Report struct {
 	Warnings []Finding `json:"warnings,omitempty"`
 }
 
-// Task checks a task without changing anything: each committed version
+// Request is what Run checks (Slug, empty for the active task) and whom it
+// tells how far the walk got: Progress, when set, is called after each
+// commit of the task's line is checked, with the commits checked and the
+// commits this walk checks (those since a remembered walk, or all).
+type Request struct {
+	Slug     string
+	Progress func(done, total int)
+}
+
+// Task is Run without progress.
+func Task(st *store.Store, slug string) (*Report, error) { return Run(st, Request{Slug: slug}) }
+
+// Run checks a task without changing anything: each committed version
 // of progress.md, guardrails.md and decisions.md extends the one before it; state.json is
 // the fold of the log; the plan is valid; every entry of the log came with
 // a commit of its own.
-func Task(st *store.Store, slug string) (*Report, error) {
+func Run(st *store.Store, req Request) (*Report, error) {
+	slug := req.Slug
 	if slug == "" && st.Task == "" {
 		// No task active, only archives: check the archive refs.
 		if slugs, err := st.Slugs(); err == nil && len(slugs) == 0 {
@@ -100,7 +113,7 @@ func Task(st *store.Store, slug string) (*Report, error) {
 	progressRel, stateRel := st.Rel(slug, store.ProgressFile), st.Rel(slug, store.StateFile)
 
 	// Append-only, commit by commit, and one entry per itr commit.
-	v := &verifier{st: st, t: t, slug: slug, rep: rep, prefixes: &prefixDigests{data: t.ProgressRaw},
+	v := &verifier{st: st, t: t, slug: slug, rep: rep, progressFn: req.Progress, prefixes: &prefixDigests{data: t.ProgressRaw},
 		progress: &track{rel: progressRel, head: t.ProgressRaw, headHash: t.HeadFiles[store.ProgressFile]},
 		guard:    &track{rel: st.Rel(slug, store.GuardrailsFile), guard: true, kind: lessonsLog, head: t.GuardrailsRaw, headHash: t.HeadFiles[store.GuardrailsFile]},
 		decide:   &track{rel: st.Rel(slug, store.DecisionsFile), guard: true, kind: decisionsLog, head: t.DecisionsRaw, headHash: t.HeadFiles[store.DecisionsFile]}}

@@ -34,6 +34,8 @@ type verifier struct {
 	// was accepted without a finding (a restore, a resolution of conflict
 	// markers): the walk is then not remembered (cache.go).
 	rebased bool
+	// progressFn, when set, is told each commit checked (Request.Progress).
+	progressFn func(done, total int)
 }
 
 // logKind says which log a track follows.
@@ -132,6 +134,9 @@ func (v *verifier) history() error {
 		v.index = base + i
 		if removed, err = v.checkCommit(c, removed); err != nil {
 			return err
+		}
+		if v.progressFn != nil {
+			v.progressFn(i+1, len(commits))
 		}
 	}
 	v.index = base + len(commits)
