@@ -653,42 +653,56 @@ func writeObject(b *bytes.Buffer, indent string, o object, canon []string, prese
 }
 
 // keyOrder keeps the decoded order of the keys still present and puts each
-// new known key right after its nearest canonical predecessor.
+// new known key right after its nearest canonical predecessor (the nearest
+// one before it in canon that is kept or was put in before it), or first
+// when it has none. It is linear: each key has at most one new key put
+// right after it (a later new key finds that one nearer), so the new keys
+// form chains hanging after the kept keys, walked once.
 func keyOrder(o object, canon []string, present map[string]any) []string {
-	var keys []string
 	in := map[string]bool{}
+	var kept []string
 	for _, k := range o.order {
 		_, known := present[k]
 		_, unknown := o.unknown[k]
 		if (known || unknown) && !in[k] {
-			keys = append(keys, k)
+			kept = append(kept, k)
 			in[k] = true
 		}
 	}
-	for ci, k := range canon {
-		if _, ok := present[k]; !ok || in[k] {
+	after := map[string]string{} // a key -> the new key put right after it
+	first, last, added := "", "", 0
+	for _, k := range canon {
+		if in[k] {
+			last = k
 			continue
 		}
-		pos := 0 // before everything when no predecessor is present
-		for pj := ci - 1; pj >= 0; pj-- {
-			if in[canon[pj]] {
-				pos = indexOf(keys, canon[pj]) + 1
-				break
-			}
+		if _, ok := present[k]; !ok {
+			continue
 		}
-		keys = append(keys[:pos], append([]string{k}, keys[pos:]...)...)
+		if last == "" {
+			first = k // only the first new key can have no predecessor
+		} else {
+			after[last] = k
+		}
 		in[k] = true
+		last = k
+		added++
+	}
+	if added == 0 {
+		return kept
+	}
+	keys := make([]string, 0, len(kept)+added)
+	chain := func(k string) {
+		for ; k != ""; k = after[k] {
+			keys = append(keys, k)
+		}
+	}
+	chain(first)
+	for _, k := range kept {
+		keys = append(keys, k)
+		chain(after[k])
 	}
 	return keys
-}
-
-func indexOf(ss []string, s string) int {
-	for i, x := range ss {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func writeValue(b *bytes.Buffer, indent string, v any) {

@@ -1,0 +1,97 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// keyOrderByInsertion is keyOrder as it was written first: each new key
+// inserted right after its nearest canonical predecessor, one at a time.
+// It is quadratic; the test checks the linear one gives the same order.
+func keyOrderByInsertion(o object, canon []string, present map[string]any) []string {
+	var keys []string
+	in := map[string]bool{}
+	for _, k := range o.order {
+		_, known := present[k]
+		_, unknown := o.unknown[k]
+		if (known || unknown) && !in[k] {
+			keys = append(keys, k)
+			in[k] = true
+		}
+	}
+	for ci, k := range canon {
+		if _, ok := present[k]; !ok || in[k] {
+			continue
+		}
+		pos := 0
+		for pj := ci - 1; pj >= 0; pj-- {
+			if in[canon[pj]] {
+				pos = slices.Index(keys, canon[pj]) + 1
+				break
+			}
+		}
+		keys = append(keys[:pos], append([]string{k}, keys[pos:]...)...)
+		in[k] = true
+	}
+	return keys
+}
+
+func TestKeyOrderMatchesInsertion(t *testing.T) {
+	tests := []struct {
+		name    string
+		order   []string
+		unknown []string
+		canon   []string
+		present []string
+	}{
+		{"empty", nil, nil, nil, nil},
+		{"all new", nil, nil, []string{"a", "b", "c"}, []string{"a", "b", "c"}},
+		{"new before kept", []string{"c"}, nil, []string{"a", "b", "c", "d"}, []string{"a", "b", "c", "d"}},
+		{"kept out of order", []string{"c", "a"}, nil, []string{"a", "b", "c"}, []string{"a", "b", "c"}},
+		{"unknown kept", []string{"x", "b"}, []string{"x"}, []string{"a", "b", "c"}, []string{"a", "b", "c"}},
+		{"dropped key", []string{"a", "b", "c"}, nil, []string{"a", "b", "c"}, []string{"a", "c"}},
+		{"duplicate canon", nil, nil, []string{"a", "b", "a", "c"}, []string{"a", "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkKeyOrder(t, tt.order, tt.unknown, tt.canon, tt.present)
+		})
+	}
+	r := rand.New(rand.NewSource(1))
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	for i := 0; i < 2000; i++ {
+		pick := func() []string {
+			var out []string
+			for _, n := range names {
+				if r.Intn(2) == 0 {
+					out = append(out, n)
+				}
+			}
+			r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+			return out
+		}
+		canon := append([]string(nil), names[:r.Intn(len(names)+1)]...)
+		t.Run(fmt.Sprint("random ", i), func(t *testing.T) {
+			checkKeyOrder(t, pick(), pick(), canon, pick())
+		})
+	}
+}
+
+func checkKeyOrder(t *testing.T, order, unknown, canon, present []string) {
+	t.Helper()
+	o := object{order: order, unknown: map[string]json.RawMessage{}}
+	for _, k := range unknown {
+		o.unknown[k] = json.RawMessage(`1`)
+	}
+	p := map[string]any{}
+	for _, k := range present {
+		p[k] = 1
+	}
+	got, want := keyOrder(o, canon, p), keyOrderByInsertion(o, canon, p)
+	if !slices.Equal(got, want) {
+		t.Fatalf("keyOrder(order %q, unknown %q, canon %q, present %q) = %q, want %q", order, unknown, canon, present, got, want)
+	}
+}
