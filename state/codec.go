@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,7 +168,16 @@ func (s *State) decodeUnits(kv keyValue) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, 0, len(units))
+	defer func() {
+		// Distinct (the map took each once) and in natural order: IDs may
+		// return them without sorting.
+		if len(ids) == len(s.Units) && slices.IsSortedFunc(ids, CompareIDs) {
+			s.decodedIDs = ids
+		}
+	}()
 	for _, ukv := range units {
+		ids = append(ids, ukv.key)
 		path := kv.key + "." + ukv.key
 		if ukv.key == "" {
 			return &DecodeError{Path: path, Msg: "a unit needs an ID such as T1"}

@@ -95,3 +95,53 @@ func checkKeyOrder(t *testing.T, order, unknown, canon, present []string) {
 		t.Fatalf("keyOrder(order %q, unknown %q, canon %q, present %q) = %q, want %q", order, unknown, canon, present, got, want)
 	}
 }
+
+// TestIDsAfterDecode: the IDs Decode read in natural order are returned
+// without sorting only while Units holds exactly them; a unit added,
+// removed or swapped for another, and a file whose units are out of order,
+// still give the natural order.
+func TestIDsAfterDecode(t *testing.T) {
+	file := func(ids ...string) []byte {
+		var b []byte
+		b = append(b, `{"task": "x", "slug": "x", "mode": "development", "phase": "execute", "tasks": {`...)
+		for i, id := range ids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, fmt.Sprintf(`"%s": {"status": "pending"}`, id)...)
+		}
+		return append(b, "}}"...)
+	}
+	tests := []struct {
+		name   string
+		file   []string
+		change func(s *State)
+		want   []string
+	}{
+		{"as decoded", []string{"T1", "T2", "T10"}, func(*State) {}, []string{"T1", "T2", "T10"}},
+		{"out of order in the file", []string{"T10", "T1", "T2"}, func(*State) {}, []string{"T1", "T2", "T10"}},
+		{"one added", []string{"T1", "T2", "T10"}, func(s *State) { s.Units["T3"] = &Unit{ID: "T3"} }, []string{"T1", "T2", "T3", "T10"}},
+		{"one removed", []string{"T1", "T2", "T10"}, func(s *State) { delete(s.Units, "T2") }, []string{"T1", "T10"}},
+		{"one swapped", []string{"T1", "T2", "T10"}, func(s *State) {
+			delete(s.Units, "T2")
+			s.Units["A1"] = &Unit{ID: "A1"}
+		}, []string{"A1", "T1", "T10"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Decode(file(tt.file...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.change(s)
+			got := s.IDs()
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("IDs() = %q, want %q", got, tt.want)
+			}
+			got[0] = "changed" // the caller's copy
+			if again := s.IDs(); !slices.Equal(again, tt.want) {
+				t.Fatalf("IDs() after the caller changed its copy = %q, want %q", again, tt.want)
+			}
+		})
+	}
+}
