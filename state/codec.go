@@ -343,21 +343,22 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 	if i >= len(data) || data[i] != '{' {
 		return nil, false, nil
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{} // the keys, once there are more than a few
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return nil, true, nil
 	}
 	for i < len(data) {
 		end := stringEnd(data, i)
-		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
-			return nil, false, nil
+		key, plain := plainString(data[i:end])
+		if !plain {
+			if err := json.Unmarshal(data[i:end], &key); err != nil {
+				return nil, false, nil
+			}
 		}
-		if seen[key] {
+		if twice(kvs, seen, key) {
 			return nil, true, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
 		}
-		seen[key] = true
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return nil, false, nil
@@ -373,6 +374,46 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 		return kvs, i < len(data) && data[i] == '}', nil
 	}
 	return nil, false, nil
+}
+
+// twice reports whether key is among the keys of kvs, the keys read so
+// far: a scan while they are few, then the set seen, which it fills.
+func twice(kvs []keyValue, seen map[string]bool, key string) bool {
+	const few = 8
+	if len(kvs) < few {
+		for _, kv := range kvs {
+			if kv.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if len(seen) == 0 {
+		for _, kv := range kvs {
+			seen[kv.key] = true
+		}
+	}
+	if seen[key] {
+		return true
+	}
+	seen[key] = true
+	return false
+}
+
+// plainString is the JSON string raw holds when it is plain: printable
+// ASCII between its quotes, without a backslash, so that it means its
+// bytes as they are (what json.Unmarshal would give, without its cost).
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(inner), true
 }
 
 func skipSpace(data []byte, i int) int {
@@ -505,6 +546,10 @@ func typeErr(path string, raw json.RawMessage, want string) error {
 }
 
 func decodeString(kv keyValue, dst *string) error {
+	if v, ok := plainString(kv.raw); ok {
+		*dst = v
+		return nil
+	}
 	if json.Unmarshal(kv.raw, dst) != nil || bytes.Equal(bytes.TrimSpace(kv.raw), []byte("null")) {
 		return typeErr(kv.key, kv.raw, "a string")
 	}

@@ -145,3 +145,43 @@ func TestIDsAfterDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainStringMatchesUnmarshal: a string plainString takes is the one
+// json.Unmarshal gives; the others it leaves to json.Unmarshal.
+func TestPlainStringMatchesUnmarshal(t *testing.T) {
+	for _, raw := range []string{`""`, `"T1"`, `"in_progress"`, `"a b ~!"`, `"a\"b"`, `"a\\b"`, `"é"`, "\"a\tb\"", `"\u0041"`, `"abc`, `abc"`, `"`, `12`, `null`} {
+		got, ok := plainString([]byte(raw))
+		if !ok {
+			continue
+		}
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil || got != want {
+			t.Errorf("plainString(%s) = %q, json.Unmarshal gives %q (%v)", raw, got, want, err)
+		}
+	}
+	for _, raw := range []string{`"a\"b"`, `"a\\b"`, `"é"`, "\"a\tb\"", `"\u0041"`, `"abc`, `abc"`, `"`, `12`, `null`} {
+		if _, ok := plainString([]byte(raw)); ok {
+			t.Errorf("plainString(%s) took it; only printable ASCII without a backslash is plain", raw)
+		}
+	}
+}
+
+// TestDuplicateKeyInLargeObject: a key given twice is refused also in an
+// object with more keys than twice scans.
+func TestDuplicateKeyInLargeObject(t *testing.T) {
+	for _, n := range []int{2, 8, 9, 20} {
+		var b []byte
+		b = append(b, '{')
+		for i := 0; i < n; i++ {
+			b = append(b, fmt.Sprintf(`"k%d": 1, `, i)...)
+		}
+		b = append(b, `"k1": 2}`...)
+		if _, _, err := splitObject(b, "x"); err == nil {
+			t.Errorf("%d keys then k1 again: no error", n)
+		}
+		b = append(b[:len(b)-len(`"k1": 2}`)], `"new": 2}`...)
+		if kvs, ok, err := splitObject(b, "x"); err != nil || !ok || len(kvs) != n+1 {
+			t.Errorf("%d distinct keys: %d keys, ok %v, %v", n+1, len(kvs), ok, err)
+		}
+	}
+}
