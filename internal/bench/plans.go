@@ -111,7 +111,7 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 	}
 	fmt.Printf("%-8s %-6s", "command", "shape")
 	for i := 1; i < len(sizes); i++ {
-		fmt.Printf("  %18s", fmt.Sprintf("%d/%d", sizes[i], sizes[i-1]))
+		fmt.Printf("  %-20s", fmt.Sprintf("%d/%d", sizes[i], sizes[i-1]))
 	}
 	fmt.Println()
 	for _, c := range cmds {
@@ -127,7 +127,7 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 				if ratio > limit {
 					verdict = "OVER"
 				}
-				fmt.Printf("  %18s", fmt.Sprintf("%.1fx (<=%.0f) %s", ratio, limit, verdict))
+				fmt.Printf("  %-20s", fmt.Sprintf("%.1fx (<=%.0f) %s", ratio, limit, verdict))
 			}
 			fmt.Println()
 		}
