@@ -595,7 +595,10 @@ func (ps *parser) openUnit(line string, n int) {
 	}
 	ps.unit.section = len(ps.p.Sections) + 1 // the section is appended when it closes
 	ps.state = unitItems
-	ps.seen = map[string]int{}
+	if ps.seen == nil {
+		ps.seen = map[string]int{}
+	}
+	clear(ps.seen) // one map for every unit: most have a few keys
 }
 
 // defineID notes the unit ID id defined on line n, noting an error when an

@@ -93,12 +93,14 @@ func (g *graph) reaches(from, to string) bool {
 func (p *Plan) ReplacedBy() map[string][]string {
 	out := map[string][]string{}
 	ix := p.Index()
+	seen := map[[2]string]bool{} // a replaced unit and its replacement, once each
 	for _, u := range p.Units {
 		if !ValidID(u.ID) {
 			continue
 		}
 		for _, r := range u.Replaces {
-			if r != u.ID && ix[r] != nil && !slices.Contains(out[r], u.ID) {
+			if r != u.ID && ix[r] != nil && !seen[[2]string{r, u.ID}] {
+				seen[[2]string{r, u.ID}] = true
 				out[r] = append(out[r], u.ID)
 			}
 		}

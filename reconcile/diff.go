@@ -80,18 +80,7 @@ func Diff(recorded, derived *state.State, p *plan.Plan) []Discrepancy {
 	if active(p) {
 		unitSource = SourcePlan
 	}
-	ids := map[string]bool{}
-	for id := range recorded.Units {
-		ids[id] = true
-	}
-	for id := range derived.Units {
-		ids[id] = true
-	}
-	sorted := make([]string, 0, len(ids))
-	for id := range ids {
-		sorted = append(sorted, id)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return state.CompareIDs(sorted[i], sorted[j]) < 0 })
+	sorted := diffIDs(recorded, derived)
 	for _, id := range sorted {
 		r, d := recorded.Units[id], derived.Units[id]
 		switch {
@@ -277,4 +266,28 @@ func mustJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// diffIDs are the IDs of the units of recorded and derived together, in
+// natural order. Mostly both hold the same units: then they are
+// recorded's IDs, which a decoded state gives without sorting again.
+func diffIDs(recorded, derived *state.State) []string {
+	ids := recorded.IDs()
+	same := len(ids) == len(derived.Units)
+	for _, id := range ids {
+		if !same {
+			break
+		}
+		_, same = derived.Units[id]
+	}
+	if same {
+		return ids
+	}
+	for id := range derived.Units {
+		if _, ok := recorded.Units[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	state.SortIDs(ids)
+	return ids
 }

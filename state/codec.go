@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,7 +168,16 @@ func (s *State) decodeUnits(kv keyValue) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, 0, len(units))
+	defer func() {
+		// Distinct (the map took each once) and in natural order: IDs may
+		// return them without sorting.
+		if len(ids) == len(s.Units) && slices.IsSortedFunc(ids, CompareIDs) {
+			s.decodedIDs = ids
+		}
+	}()
 	for _, ukv := range units {
+		ids = append(ids, ukv.key)
 		path := kv.key + "." + ukv.key
 		if ukv.key == "" {
 			return &DecodeError{Path: path, Msg: "a unit needs an ID such as T1"}
@@ -333,21 +343,22 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 	if i >= len(data) || data[i] != '{' {
 		return nil, false, nil
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{} // the keys, once there are more than a few
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return nil, true, nil
 	}
 	for i < len(data) {
 		end := stringEnd(data, i)
-		var key string
-		if err := json.Unmarshal(data[i:end], &key); err != nil {
-			return nil, false, nil
+		key, plain := plainString(data[i:end])
+		if !plain {
+			if err := json.Unmarshal(data[i:end], &key); err != nil {
+				return nil, false, nil
+			}
 		}
-		if seen[key] {
+		if twice(kvs, seen, key) {
 			return nil, true, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
 		}
-		seen[key] = true
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return nil, false, nil
@@ -363,6 +374,46 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 		return kvs, i < len(data) && data[i] == '}', nil
 	}
 	return nil, false, nil
+}
+
+// twice reports whether key is among the keys of kvs, the keys read so
+// far: a scan while they are few, then the set seen, which it fills.
+func twice(kvs []keyValue, seen map[string]bool, key string) bool {
+	const few = 8
+	if len(kvs) < few {
+		for _, kv := range kvs {
+			if kv.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if len(seen) == 0 {
+		for _, kv := range kvs {
+			seen[kv.key] = true
+		}
+	}
+	if seen[key] {
+		return true
+	}
+	seen[key] = true
+	return false
+}
+
+// plainString is the JSON string raw holds when it is plain: printable
+// ASCII between its quotes, without a backslash, so that it means its
+// bytes as they are (what json.Unmarshal would give, without its cost).
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(inner), true
 }
 
 func skipSpace(data []byte, i int) int {
@@ -495,6 +546,10 @@ func typeErr(path string, raw json.RawMessage, want string) error {
 }
 
 func decodeString(kv keyValue, dst *string) error {
+	if v, ok := plainString(kv.raw); ok {
+		*dst = v
+		return nil
+	}
 	if json.Unmarshal(kv.raw, dst) != nil || bytes.Equal(bytes.TrimSpace(kv.raw), []byte("null")) {
 		return typeErr(kv.key, kv.raw, "a string")
 	}
@@ -653,42 +708,56 @@ func writeObject(b *bytes.Buffer, indent string, o object, canon []string, prese
 }
 
 // keyOrder keeps the decoded order of the keys still present and puts each
-// new known key right after its nearest canonical predecessor.
+// new known key right after its nearest canonical predecessor (the nearest
+// one before it in canon that is kept or was put in before it), or first
+// when it has none. It is linear: each key has at most one new key put
+// right after it (a later new key finds that one nearer), so the new keys
+// form chains hanging after the kept keys, walked once.
 func keyOrder(o object, canon []string, present map[string]any) []string {
-	var keys []string
 	in := map[string]bool{}
+	var kept []string
 	for _, k := range o.order {
 		_, known := present[k]
 		_, unknown := o.unknown[k]
 		if (known || unknown) && !in[k] {
-			keys = append(keys, k)
+			kept = append(kept, k)
 			in[k] = true
 		}
 	}
-	for ci, k := range canon {
-		if _, ok := present[k]; !ok || in[k] {
+	after := map[string]string{} // a key -> the new key put right after it
+	first, last, added := "", "", 0
+	for _, k := range canon {
+		if in[k] {
+			last = k
 			continue
 		}
-		pos := 0 // before everything when no predecessor is present
-		for pj := ci - 1; pj >= 0; pj-- {
-			if in[canon[pj]] {
-				pos = indexOf(keys, canon[pj]) + 1
-				break
-			}
+		if _, ok := present[k]; !ok {
+			continue
 		}
-		keys = append(keys[:pos], append([]string{k}, keys[pos:]...)...)
+		if last == "" {
+			first = k // only the first new key can have no predecessor
+		} else {
+			after[last] = k
+		}
 		in[k] = true
+		last = k
+		added++
+	}
+	if added == 0 {
+		return kept
+	}
+	keys := make([]string, 0, len(kept)+added)
+	chain := func(k string) {
+		for ; k != ""; k = after[k] {
+			keys = append(keys, k)
+		}
+	}
+	chain(first)
+	for _, k := range kept {
+		keys = append(keys, k)
+		chain(after[k])
 	}
 	return keys
-}
-
-func indexOf(ss []string, s string) int {
-	for i, x := range ss {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func writeValue(b *bytes.Buffer, indent string, v any) {

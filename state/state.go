@@ -1,6 +1,9 @@
 package state
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Unit is one task (development mode) or phase (knowledge mode) of
 // state.json. Optional fields are pointers: nil means the key is absent, so
@@ -84,6 +87,11 @@ type State struct {
 	Commits          []string // nil: the key is absent
 
 	extra object
+	// decodedIDs are the unit IDs as Decode read them, when they were in
+	// natural order (itr writes them so); IDs returns them while Units
+	// still holds exactly those, instead of sorting again. Never changed
+	// after Decode, so copies and goroutines may share it.
+	decodedIDs []string
 }
 
 // New returns the state of a fresh task in phase discover with no units.
@@ -114,12 +122,28 @@ func Val[T any](p *T) T {
 
 // IDs returns the unit IDs in natural order (T1, T2, ..., T10).
 func (s *State) IDs() []string {
+	if s.decodedIDs != nil && sameIDs(s.decodedIDs, s.Units) {
+		return slices.Clone(s.decodedIDs)
+	}
 	ids := make([]string, 0, len(s.Units))
 	for id := range s.Units {
 		ids = append(ids, id)
 	}
 	SortIDs(ids)
 	return ids
+}
+
+// sameIDs reports whether units holds exactly the distinct IDs ids.
+func sameIDs(ids []string, units map[string]*Unit) bool {
+	if len(ids) != len(units) {
+		return false
+	}
+	for _, id := range ids {
+		if _, ok := units[id]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Unit returns the unit with the given ID, or nil.

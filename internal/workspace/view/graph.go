@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
@@ -264,8 +265,9 @@ func criticalPath(s *state.State, p *plan.Plan, ids []string, deps map[string][]
 	seen := map[string]bool{}
 	for id := end; id != "" && !seen[id]; id = prev[id] {
 		seen[id] = true
-		path = append([]string{id}, path...)
+		path = append(path, id)
 	}
+	slices.Reverse(path) // walked from the end back
 	if byEstimate {
 		return path, fmt.Sprintf("%g%s", top, unitSuffix(kind))
 	}

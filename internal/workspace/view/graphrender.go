@@ -40,6 +40,10 @@ func styleOf(class string) graphStyle {
 	return graphStyles[ClassWaiting]
 }
 
+// lineBreaks makes each line break a space (a Replacer is built once and
+// safe to share).
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ")
+
 // graphText is collaborator text made one line of visible characters:
 // valid UTF-8, line breaks (and the Unicode line and paragraph
 // separators) and tabs spaces, control characters, C1 controls
@@ -47,7 +51,7 @@ func styleOf(class string) graphStyle {
 // escape sequence in a title can drive neither a terminal nor a renderer.
 func graphText(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ").Replace(s)
+	s = lineBreaks.Replace(s)
 	return strings.TrimSpace(visible(s))
 }
 
@@ -388,12 +392,17 @@ func (g *GraphModel) ASCII(width int) string {
 	if width > 0 {
 		titleWidth = max(width-20, 1)
 	}
+	// The nodes of each layer in plan order, found in one pass.
+	byLayer := make([][]int, top+1)
+	for i, n := range g.Nodes {
+		if n.Layer >= 0 {
+			byLayer[n.Layer] = append(byLayer[n.Layer], i)
+		}
+	}
 	for layer := 0; layer <= top; layer++ {
 		var lines []string
-		for _, n := range g.Nodes {
-			if n.Layer != layer {
-				continue
-			}
+		for _, i := range byLayer[layer] {
+			n := g.Nodes[i]
 			id := graphText(n.ID)
 			line := styleOf(n.Class).marker + " " + id + strings.Repeat(" ", idWidth-utf8.RuneCountInString(id))
 			if t := graphText(n.Title); t != "" {

@@ -503,7 +503,11 @@ func (r *statusRead) rows(s *state.State) {
 	for id, u := range r.facts.Units {
 		r.ix.last[id] = u.Last
 	}
-	for _, id := range s.IDs() {
+	ids := s.IDs()
+	if sum.Units == nil && len(ids) > 0 {
+		sum.Units = make([]UnitStatus, 0, len(ids))
+	}
+	for _, id := range ids {
 		us := r.ix.row(s, id)
 		sum.Units = append(sum.Units, us)
 		sum.Total++
