@@ -122,31 +122,9 @@ func Commit(repo, taskDir, msg string, now time.Time) (string, error) {
 	}
 
 	// The changed files of the folder: a new blob each.
-	dir := filepath.Join(repo, filepath.FromSlash(taskDir))
-	var changed []string
-	stats := map[string]fileStat{}
-	task := trees[len(parts)]
-	for i := range task {
-		e := &task[i]
-		if e.mode != "100644" && e.mode != "100755" {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.name))
-		if err != nil {
-			return "", err
-		}
-		if h := objectID("blob", data); h != e.id {
-			if err := writeLoose(objects, "blob", data, h); err != nil {
-				return "", err
-			}
-			e.id = h
-			changed = append(changed, e.name)
-			var st syscall.Stat_t
-			if err := syscall.Lstat(filepath.Join(dir, e.name), &st); err != nil {
-				return "", err
-			}
-			stats[taskDir+"/"+e.name] = fileStat{&st, h}
-		}
+	changed, stats, err := writeChanged(objects, repo, taskDir, trees[len(parts)])
+	if err != nil {
+		return "", err
 	}
 	if len(changed) == 0 {
 		return "", errors.New("nothing changed in " + taskDir)
@@ -261,8 +239,12 @@ func writeLoose(objects, kind string, data []byte, id [20]byte) error {
 	}
 	var buf bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	zw.Write([]byte(kind + " " + strconv.Itoa(len(data)) + "\x00"))
-	zw.Write(data)
+	if _, err := zw.Write([]byte(kind + " " + strconv.Itoa(len(data)) + "\x00")); err != nil {
+		return err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
 	if err := zw.Close(); err != nil {
 		return err
 	}
@@ -371,8 +353,7 @@ func patchIndex(gitDir, taskDir string, stats map[string]fileStat) error {
 			nameAt += 2
 		}
 		nul := bytes.IndexByte(body[nameAt:], 0)
-		name := string(body[nameAt : nameAt+nul])
-		if fs, ok := stats[name]; ok {
+		if fs, ok := stats[string(body[nameAt:nameAt+nul])]; ok {
 			putStat(body[off:], fs.st)
 			copy(body[off+40:off+60], fs.id[:])
 		}
@@ -395,7 +376,7 @@ func patchIndex(gitDir, taskDir string, stats map[string]fileStat) error {
 		}
 		var hdr [8]byte
 		copy(hdr[:], sig)
-		binary.BigEndian.PutUint32(hdr[4:], uint32(len(ext)))
+		binary.BigEndian.PutUint32(hdr[4:], uint32(len(ext))) //nolint:gosec // G115: an extension is far below 4 GiB (git's own limit)
 		out.Write(hdr[:])
 		out.Write(ext)
 		off += 8 + size
@@ -411,7 +392,10 @@ func patchIndex(gitDir, taskDir string, stats map[string]fileStat) error {
 	return os.Rename(path+".lock", path)
 }
 
-// putStat writes the stat part of an index entry.
+// putStat writes the stat part of an index entry: the low 32 bits of
+// each field, as git keeps them.
+//
+//nolint:gosec // G115: the truncation to 32 bits is the index format's
 func putStat(b []byte, st *syscall.Stat_t) {
 	be := binary.BigEndian
 	be.PutUint32(b[0:], uint32(st.Ctim.Sec))
@@ -457,4 +441,38 @@ func invalidate(data []byte, prefix, target string, out *bytes.Buffer) []byte {
 		rest = invalidate(rest, path, target, out)
 	}
 	return rest
+}
+
+// writeChanged writes a blob for each file of the task folder (its tree's
+// entries, updated in place) whose content changed, and returns their
+// names and the stat data of each for the index.
+func writeChanged(objects, repo, taskDir string, task []entry) ([]string, map[string]fileStat, error) {
+	dir := filepath.Join(repo, filepath.FromSlash(taskDir))
+	var changed []string
+	stats := map[string]fileStat{}
+	for i := range task {
+		e := &task[i]
+		if e.mode != "100644" && e.mode != "100755" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.name))
+		if err != nil {
+			return nil, nil, err
+		}
+		h := objectID("blob", data)
+		if h == e.id {
+			continue
+		}
+		if err := writeLoose(objects, "blob", data, h); err != nil {
+			return nil, nil, err
+		}
+		e.id = h
+		changed = append(changed, e.name)
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(dir, e.name), &st); err != nil {
+			return nil, nil, err
+		}
+		stats[taskDir+"/"+e.name] = fileStat{&st, h}
+	}
+	return changed, stats, nil
 }
