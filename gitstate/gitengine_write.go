@@ -372,7 +372,9 @@ func (g *GitRepo) blobObjects(changes []FileChange) (map[string]string, []packOb
 		}
 		if !g.needsGit(c.Data) {
 			o := g.newObject("blob", c.Data)
+			mu.Lock() // the goroutines below write out too
 			out[c.Path] = o.id
+			mu.Unlock()
 			objs = append(objs, o)
 			continue
 		}
