@@ -90,6 +90,11 @@ func (p PinIssue) String() string {
 	return s
 }
 
+// ToldByOutputCheck reports whether the output check already tells this
+// change, with the same commit: an output removed at HEAD is "missing"
+// there, so verify and status say it once.
+func (p PinIssue) ToldByOutputCheck() bool { return p.Change == PinRemoved && !p.Uncommitted }
+
 // Fix says how to put the output back, or to accept the change on purpose.
 func (p PinIssue) Fix() string {
 	accept := fmt.Sprintf("or accept the change on purpose: `itr reopen %s --reason \"...\"` (it is pinned again when it is done again)", p.Unit)
@@ -227,9 +232,7 @@ func pinBrokenBy(st *store.Store, head string, pin state.OutputPin) (gitstate.Co
 // verify, and the changes only the working tree made as its warnings.
 func PinFindings(issues []PinIssue) (findings, warnings []Finding) {
 	for _, p := range issues {
-		if p.Change == PinRemoved && !p.Uncommitted {
-			// The output check finds it missing, with the same commit:
-			// told once, there.
+		if p.ToldByOutputCheck() {
 			continue
 		}
 		f := Finding{File: p.Path, Commit: p.Commit, Problem: "done unit " + p.String(), Fix: p.Fix()}

@@ -404,8 +404,8 @@ func (r *statusRead) pinned() {
 	r.pins, r.sum.Pins = pins, pins
 	for _, p := range pins {
 		r.badOutput[p.Unit] = true
-		if p.Change == verify.PinRemoved && !p.Uncommitted {
-			continue // the output check tells it: missing, with the commit
+		if p.ToldByOutputCheck() {
+			continue
 		}
 		r.warn("done unit " + p.String() + ": " + p.Fix())
 	}
