@@ -86,9 +86,11 @@ func main() {
 	case "warm":
 		fmt.Printf("itr bench — %s, warm only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchWarm(*itr, *dir, *runs, env)
+		return
 	case "floor":
 		fmt.Printf("itr bench — %s, floor only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchFloor(*itr, *dir, *runs, *large, env)
+		return
 	case "plans":
 		fmt.Printf("itr bench — %s, plans only, %d cores, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), loadAverage())
 		benchPlans(*itr, *dir, *plans, min(*runs, 5), env)
