@@ -2,24 +2,36 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
+	"golang.org/x/term"
+
+	"github.com/itr-dev/itr/internal/termtext"
 	"github.com/itr-dev/itr/state"
 )
 
-// Colour. status, next, log and list colour what they print when stdout is
-// a terminal: labels, status words, commit names, warnings. The painter
-// sits after the safeWriter, so it colours text whose control characters
-// are already escaped: nothing a collaborator wrote can reach the terminal
-// as a sequence, and the painter adds only its own SGR codes. Alignment is
-// computed on the plain text (tabwriter runs before both), and colour
-// never pages or wraps. NO_COLOR (any value), TERM=dumb, a pipe or a file,
-// and --color never give plain text; --color always forces colour.
+// Colour and layout. What itr prints for a person is coloured and wrapped
+// when stdout is a terminal. Colour is structural: a renderer marks the
+// fields it writes (a status, a label, a header row, a commit name) with
+// styled, status and label; user text is never scanned for words, so
+// "load test done by SRE team" stays plain while the unit's status beside
+// it is coloured. The marks are unforgeable: each carries markKey, a random
+// key of this process, and the safeWriter that escapes every control
+// character of the text turns only a mark with the key into the painter's
+// own two bytes (markByte and the style's code). The painter then writes
+// the style's SGR codes (colour on) or nothing (colour off), and wraps
+// each line to the terminal's width with a hanging indent (package
+// termtext) when stdout is a terminal. NO_COLOR (any value), TERM=dumb, a
+// pipe or a file, and --color never give plain text; --color always forces
+// colour. A pipe or a file is never wrapped: it gets the text of old.
 
 // Color modes of --color.
 const (
@@ -30,7 +42,6 @@ const (
 
 // SGR sequences the painter writes.
 const (
-	sgrReset  = "\x1b[0m"
 	sgrBold   = "\x1b[1m"
 	sgrDim    = "\x1b[2m"
 	sgrRed    = "\x1b[31m"
@@ -41,45 +52,118 @@ const (
 	sgrCyan   = "\x1b[36m"
 )
 
-// statusColors are the colours of status words, the task's last phase and
-// run outcomes, by package state's names.
-var statusColors = map[string]string{
-	string(state.Done): sgrGreen, string(state.Complete): sgrGreen, state.RunPassed: sgrGreen,
-	string(state.InProgress): sgrBlue, string(state.Confirming): sgrCyan, string(state.Verifying): sgrPurple,
-	string(state.Blocked): sgrRed, string(state.Timeout): sgrRed, state.RunFailed: sgrRed, state.RunInterrupted: sgrRed,
-	string(state.Pending): sgrDim,
-	string(state.Skipped): sgrDim, // failed is red as state.RunFailed
+// Style codes: the byte after markByte names the style a mark starts;
+// markEnd ends it and markHang marks the column continuation lines start at.
+const (
+	markByte   = 0x1e
+	markEnd    = '.'
+	markHang   = '>'
+	styleBold  = 'B'
+	styleAlarm = 'R' // bold red: Flag, Warning
+	styleGo    = 'G' // bold green: Next
+	styleHeed  = 'Y' // bold yellow: Check, Paused
+	styleHash  = 'y'
+)
+
+// styles are the SGR sequences of the style codes.
+var styles = map[byte]string{
+	styleBold: sgrBold, styleAlarm: sgrBold + sgrRed, styleGo: sgrBold + sgrGreen, styleHeed: sgrBold + sgrYellow,
+	'g': sgrGreen, 'b': sgrBlue, 'c': sgrCyan, 'p': sgrPurple, 'r': sgrRed, 'd': sgrDim, styleHash: sgrYellow,
 }
 
-// statusWord matches the words of statusColors, whole.
-var statusWord = func() *regexp.Regexp {
-	words := make([]string, 0, len(statusColors))
-	for w := range statusColors {
-		words = append(words, regexp.QuoteMeta(w))
+// statusColors are the style codes of status values, the task's last
+// phase and run outcomes, by package state's names.
+var statusColors = map[string]byte{
+	string(state.Done): 'g', string(state.Complete): 'g', state.RunPassed: 'g',
+	string(state.InProgress): 'b', string(state.Confirming): 'c', string(state.Verifying): 'p',
+	string(state.Blocked): 'r', string(state.Timeout): 'r', state.RunFailed: 'r', state.RunInterrupted: 'r',
+	string(state.Pending): 'd',
+	string(state.Skipped): 'd', // failed is red as state.RunFailed
+}
+
+// markKey is the key every mark carries: random, so no text written into
+// itr (a title, a --did) can hold a mark.
+var markKey = func() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("itr: no randomness for the colour marks: %v", err))
 	}
-	sort.Strings(words)
-	return regexp.MustCompile(`\b(` + strings.Join(words, "|") + `)\b`)
+	return hex.EncodeToString(b)
 }()
 
-// painter colours whole lines for one kind of output, or passes them
-// through when colour is off. It buffers a line until its newline.
+// mark is the mark of code for the safeWriter.
+func mark(code byte) string { return string(rune(markByte)) + markKey + string(code) }
+
+// styled is text marked with the style code; text is made one
+// terminal-safe line.
+func styled(code byte, text string) string {
+	return mark(code) + terminalSafe(text) + mark(markEnd)
+}
+
+// hangHere marks the column continuation lines of a wrapped line start at.
+func hangHere() string { return mark(markHang) }
+
+// status is a status field: its value coloured by what it says (the field
+// is the renderer's, so its value is a status, never user text).
+func status(s string) string {
+	if c, ok := statusColors[s]; ok {
+		return styled(c, s)
+	}
+	return s
+}
+
+// labelWidth is the column the value of a status line starts at.
+const labelWidth = 10
+
+// label is a line's label ("Task:", "Phase?") in bold (red, green or
+// yellow for the labels that call for it), padded to labelWidth, with the
+// hanging indent after it.
+func label(name string) string {
+	code := byte(styleBold)
+	switch {
+	case strings.HasPrefix(name, "Flag"), strings.HasPrefix(name, "Warning"):
+		code = styleAlarm
+	case strings.HasPrefix(name, "Next"):
+		code = styleGo
+	case strings.HasPrefix(name, "Check"), strings.HasPrefix(name, "Paused"):
+		code = styleHeed
+	}
+	pad := labelWidth - utf8.RuneCountInString(name)
+	if pad < 1 {
+		pad = 1
+	}
+	return styled(code, name) + strings.Repeat(" ", pad) + hangHere()
+}
+
+// painter writes what a safeWriter passed it: marks become SGR codes
+// (colour on) or nothing, and, with a width, each line is wrapped. It
+// buffers a line until its newline while it colours or wraps.
 type painter struct {
-	w    io.Writer
-	kind string // "status", "next", "log", "list"; "" passes everything through
-	on   func() bool
+	w     io.Writer
+	on    func() bool // colour
+	width func() int  // wrap lines to this many columns; 0 does not wrap
+	// wrap is whether the text now written is a person's text that may be
+	// wrapped (emit's text, not JSON, a drawing or a page).
+	wrap bool
 	buf  []byte
-	row  int // lines painted so far in this command
 }
 
 // Write paints each complete line of p and keeps the rest for later.
 func (p *painter) Write(b []byte) (int, error) {
-	if p.kind == "" || !p.on() {
+	color, width := p.on(), p.cols()
+	if !color && width == 0 {
 		if len(p.buf) > 0 {
 			if err := p.Flush(); err != nil {
 				return 0, err
 			}
 		}
-		return p.w.Write(b)
+		if bytes.IndexByte(b, markByte) < 0 {
+			return p.w.Write(b)
+		}
+		if _, err := io.WriteString(p.w, termtext.Render(parseMarks(string(b)), false)); err != nil {
+			return 0, err
+		}
+		return len(b), nil
 	}
 	p.buf = append(p.buf, b...)
 	for {
@@ -89,10 +173,18 @@ func (p *painter) Write(b []byte) (int, error) {
 		}
 		line := string(p.buf[:i])
 		p.buf = p.buf[i+1:]
-		if _, err := io.WriteString(p.w, p.paint(line)+"\n"); err != nil {
+		if _, err := io.WriteString(p.w, p.paint(line, color, width)); err != nil {
 			return 0, err
 		}
 	}
+}
+
+// cols is the width to wrap to now: 0 while the text is not a person's.
+func (p *painter) cols() int {
+	if !p.wrap || p.width == nil {
+		return 0
+	}
+	return p.width()
 }
 
 // Flush writes what is left of a line without its newline.
@@ -102,59 +194,45 @@ func (p *painter) Flush() error {
 	}
 	rest := string(p.buf)
 	p.buf = nil
-	if p.kind != "" && p.on() {
-		rest = p.paint(rest)
-	}
-	_, err := io.WriteString(p.w, rest)
+	out := p.paint(rest, p.on(), p.cols())
+	_, err := io.WriteString(p.w, strings.TrimSuffix(out, "\n"))
 	return err
 }
 
-// labelRe is a status label at the start of a line ("Task:", "Phase?").
-var labelRe = regexp.MustCompile(`^([A-Z][A-Za-z0-9 ()]{0,28}[:?])( )`)
-
-// hashRe is an abbreviated commit name leading a log row.
-var hashRe = regexp.MustCompile(`^([0-9a-f]{7,12})(\s)`)
-
-// paint colours one line of output already made terminal-safe.
-func (p *painter) paint(line string) string {
-	p.row++
-	words := func(s string) string {
-		return statusWord.ReplaceAllStringFunc(s, func(w string) string { return statusColors[w] + w + sgrReset })
+// paint lays out one line (without its newline) and returns it with
+// the newline of each line it became.
+func (p *painter) paint(line string, color bool, width int) string {
+	var b strings.Builder
+	for _, l := range termtext.Wrap(parseMarks(line), width) {
+		b.WriteString(termtext.Render(l, color))
+		b.WriteByte('\n')
 	}
-	switch p.kind {
-	case "status":
-		m := labelRe.FindStringSubmatchIndex(line)
-		if m == nil {
-			return words(line)
+	return b.String()
+}
+
+// parseMarks splits text a safeWriter passed into styled segments and
+// finds its hanging indent.
+func parseMarks(s string) termtext.Line {
+	l := termtext.Line{Hang: -1}
+	style, col := "", 0
+	for {
+		i := strings.IndexByte(s, markByte)
+		if i < 0 || i+1 >= len(s) {
+			add(&l, s, style)
+			return l
 		}
-		label, rest := line[:m[3]], line[m[3]:]
-		style := sgrBold
-		switch {
-		case strings.HasPrefix(label, "Flag"), strings.HasPrefix(label, "Warning"):
-			style = sgrBold + sgrRed
-		case strings.HasPrefix(label, "Next"):
-			style = sgrBold + sgrGreen
-		case strings.HasPrefix(label, "Check"), strings.HasPrefix(label, "Paused"):
-			style = sgrBold + sgrYellow
+		add(&l, s[:i], style)
+		col += termtext.Width(s[:i])
+		switch code := s[i+1]; code {
+		case markEnd:
+			style = ""
+		case markHang:
+			l.Hang = col
+		default:
+			style = styles[code]
 		}
-		return style + label + sgrReset + words(rest)
-	case "next":
-		if p.row == 1 {
-			if id, rest, ok := strings.Cut(line, " "); ok && !strings.HasSuffix(id, ":") {
-				return sgrBold + id + sgrReset + " " + words(rest)
-			}
-		}
-		return words(line)
-	case "log", "list":
-		if p.row == 1 && strings.ToUpper(line) == line {
-			return sgrBold + line + sgrReset // the header row
-		}
-		if m := hashRe.FindStringSubmatchIndex(line); m != nil {
-			return sgrYellow + line[:m[3]] + sgrReset + words(line[m[3]:])
-		}
-		return words(line)
+		s = s[i+2:]
 	}
-	return line
 }
 
 // colorOn decides whether output is coloured: --color, then NO_COLOR and
@@ -189,4 +267,37 @@ func checkColorMode(mode string) error {
 		return nil
 	}
 	return usageError{fmt.Errorf("--color %q: use auto (colour on a terminal), always or never", mode)}
+}
+
+// add appends text in style to l, joining it to a last segment of the
+// same style.
+func add(l *termtext.Line, text, style string) {
+	if text == "" {
+		return
+	}
+	if n := len(l.Segs); n > 0 && l.Segs[n-1].Style == style {
+		l.Segs[n-1].Text += text
+		return
+	}
+	l.Segs = append(l.Segs, termtext.Seg{Text: text, Style: style})
+}
+
+// terminalWidth is the width to wrap stdout's lines to: 0 (no wrapping)
+// when stdout is not a terminal, else COLUMNS when it is a number above
+// zero, else the terminal's own width. It asks once.
+func terminalWidth(raw IO) func() int {
+	return sync.OnceValue(func() int {
+		f, ok := raw.Out.(*os.File)
+		if !ok || !isTerminal(f) {
+			return 0
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(raw.Getenv("COLUMNS"))); err == nil && n > 0 {
+			return n
+		}
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil || w <= 0 {
+			return 0
+		}
+		return w
+	})
 }

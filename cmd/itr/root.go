@@ -40,22 +40,16 @@ type globals struct {
 	json bool
 	io   IO
 	raw  IO // the streams without escaping, for itr mcp
-	// color is --color; paint colours what status, next, log and list
-	// print (colour.go).
+	// color is --color; paint colours and wraps what the commands print
+	// for a person (colour.go).
 	color string
 	paint *painter
+	// drawing keeps emit's text from being wrapped (itr graph's drawing).
+	drawing bool
 	// agent and model are --agent and --model: who the command acts for,
 	// recorded in every entry it appends; session is the session id an
 	// agent's hook passed (ITR_SESSION otherwise).
 	agent, model, session string
-}
-
-// painted makes the rest of the command's text output coloured as kind
-// (status, next, log, list) when colour is on.
-func (g *globals) painted(kind string) {
-	if g.paint != nil && !g.json {
-		g.paint.kind = kind
-	}
 }
 
 // usageError marks errors in how itr was called (exit 2).
@@ -77,8 +71,8 @@ func Main(args []string, stdio IO) int {
 	// Everything itr prints passes a safeWriter; itr mcp hands the raw
 	// streams to the server, whose JSON-RPC it must not touch.
 	raw := stdio
-	pt := &painter{w: stdio.Out}
-	stdio.Out, stdio.Err = &safeWriter{w: pt}, &safeWriter{w: stdio.Err}
+	pt := &painter{w: stdio.Out, width: terminalWidth(raw)}
+	stdio.Out, stdio.Err = &safeWriter{w: pt, marks: true}, &safeWriter{w: stdio.Err}
 	g := &globals{io: stdio, raw: raw, paint: pt, color: colorAuto}
 	pt.on = func() bool { return colorOn(g.color, raw.Getenv, raw.Out) }
 	defer pt.Flush()
@@ -169,7 +163,7 @@ history whenever the two disagree.`,
 	pf.StringVar(&g.root, "root", "", "task root relative to the repository top (env ITR_ROOT; default .claude/iterative)")
 	pf.StringVarP(&g.task, "task", "t", "", "the task's `SLUG` (env ITR_TASK; optional when one task is active)")
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
-	pf.StringVar(&g.color, "color", colorAuto, "colour status, next, log and list: auto (on a terminal, unless NO_COLOR is set), always or never")
+	pf.StringVar(&g.color, "color", colorAuto, "colour the status fields and labels of what itr prints: auto (on a terminal, unless NO_COLOR is set), always or never")
 	pf.StringVar(&g.agent, "agent", "", "the `NAME` of the agent this command acts for, in claims and in every entry it records (env ITR_AGENT; default user@host:worktree)")
 	pf.StringVar(&g.model, "model", "", "the `NAME` of the model the agent runs on, recorded in every entry (env ITR_MODEL)")
 	root.AddCommand(
@@ -250,6 +244,10 @@ func (g *globals) emit(v any, text func(w io.Writer)) error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
+	}
+	if g.paint != nil && !g.drawing {
+		g.paint.wrap = true
+		defer func() { _ = g.paint.Flush(); g.paint.wrap = false }()
 	}
 	text(g.io.Out)
 	return nil

@@ -15,8 +15,14 @@ import (
 // so text from collaborators (an entry's Did, a title, a reason) can never
 // drive the terminal; the files and --json keep the raw bytes (JSON
 // escapes them itself, so it passes unchanged).
+//
+// A mark of colour.go (a control character, markKey and a style code)
+// is the one exception: with marks set it is passed on as markByte and the
+// code, for the painter; without, it is dropped. Text cannot forge one, as
+// it cannot know markKey.
 type safeWriter struct {
 	w     io.Writer
+	marks bool   // pass marks on (stdout's, before the painter)
 	carry []byte // the start of a character split across writes
 }
 
@@ -30,6 +36,13 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(buf[i:]) {
 			s.carry = append([]byte(nil), buf[i:]...)
 			break
+		}
+		if r == markByte && isMark(buf[i+1:]) {
+			if s.marks {
+				out = append(out, markByte, buf[i+1+len(markKey)])
+			}
+			i += 2 + len(markKey)
+			continue
 		}
 		switch {
 		case r == '\n' || r == '\t':
@@ -49,6 +62,17 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// isMark reports whether b, after a markByte, goes on as a mark: the key
+// and a known code.
+func isMark(b []byte) bool {
+	if len(b) <= len(markKey) || string(b[:len(markKey)]) != markKey {
+		return false
+	}
+	c := b[len(markKey)]
+	_, ok := styles[c]
+	return ok || c == markEnd || c == markHang
 }
 
 // terminalSafe is s made one visible line: what safeWriter escapes, and

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +22,6 @@ func newStatusCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				g.painted("status")
 				return g.emit(sum, func(w io.Writer) { printSummary(w, sum) })
 			})
 		},
@@ -53,20 +51,20 @@ func printSummary(w io.Writer, s *workspace.Summary) {
 // printSummaryHead writes where the task stands: its name, archive, mode,
 // phase, last checkpoint, pause, pace and flags.
 func printSummaryHead(w io.Writer, s *workspace.Summary) {
-	fmt.Fprintf(w, "Task:     %s (%s)\n", s.Task, s.Slug)
+	fmt.Fprintf(w, "%s%s (%s)\n", label("Task:"), s.Task, s.Slug)
 	if s.Archive != "" {
-		fmt.Fprintf(w, "Archived: %s (not in the working tree; `itr restore %s` brings it back)\n", s.Archive, s.Slug)
+		fmt.Fprintf(w, "%s%s (not in the working tree; `itr restore %s` brings it back)\n", label("Archived:"), s.Archive, s.Slug)
 	}
-	fmt.Fprintf(w, "Mode:     %s    Phase: %s    Progress: %s\n", s.Mode, s.Phase, s.CompactionSummary.Progress)
+	fmt.Fprintf(w, "%s%s    Phase: %s    Progress: %s\n", label("Mode:"), s.Mode, status(s.Phase), s.CompactionSummary.Progress)
 	if s.LastCheckpoint != "" {
 		if strings.HasSuffix(s.SinceLast, workspace.FutureSuffix) {
-			fmt.Fprintf(w, "Last:     %s (%s)\n", s.LastCheckpoint, s.SinceLast)
+			fmt.Fprintf(w, "%s%s (%s)\n", label("Last:"), s.LastCheckpoint, s.SinceLast)
 		} else {
-			fmt.Fprintf(w, "Last:     %s (%s ago)\n", s.LastCheckpoint, s.SinceLast)
+			fmt.Fprintf(w, "%s%s (%s ago)\n", label("Last:"), s.LastCheckpoint, s.SinceLast)
 		}
 	}
 	if o := s.Outcome; o != nil {
-		fmt.Fprintf(w, "Outcome:  %s", terminalSafe(o.Text()))
+		fmt.Fprintf(w, "%s%s", label("Outcome:"), terminalSafe(o.Text()))
 		if o.At != "" {
 			fmt.Fprintf(w, " (since %s)", o.At)
 		}
@@ -76,21 +74,21 @@ func printSummaryHead(w io.Writer, s *workspace.Summary) {
 		fmt.Fprintln(w)
 	}
 	if p := s.Paused; p != nil {
-		fmt.Fprintf(w, "Paused:   since %s", p.Since)
+		fmt.Fprintf(w, "%ssince %s", label("Paused:"), p.Since)
 		if p.Reason != "" {
 			fmt.Fprintf(w, ": %s", p.Reason)
 		}
 		fmt.Fprintf(w, " (`itr resume` resumes)\n")
 	}
 	if a := s.Approval; a != nil {
-		fmt.Fprintf(w, "Approved: the plan, by %s at %s\n", terminalSafe(a.By), a.At)
+		fmt.Fprintf(w, "%sthe plan, by %s at %s\n", label("Approved:"), terminalSafe(a.By), a.At)
 	}
-	fmt.Fprintf(w, "Pace:     %s\n", s.Pace)
+	fmt.Fprintf(w, "%s%s\n", label("Pace:"), s.Pace)
 	for _, f := range s.Flags {
-		fmt.Fprintf(w, "Flag:     %s: %s\n", f.Kind, f.Text)
+		fmt.Fprintf(w, "%s%s: %s\n", label("Flag:"), f.Kind, f.Text)
 	}
 	if s.PhaseHint != "" {
-		fmt.Fprintf(w, "Phase?    %s\n", s.PhaseHint)
+		fmt.Fprintf(w, "%s%s\n", label("Phase?"), s.PhaseHint)
 	}
 }
 
@@ -99,7 +97,7 @@ func printSummaryHead(w io.Writer, s *workspace.Summary) {
 // iteration left and the units ready to start.
 func printSummaryWork(w io.Writer, s *workspace.Summary) {
 	if c := s.Current; c != nil {
-		fmt.Fprintf(w, "Current:  %s %s, iteration %s%s\n", c.ID, c.Status, iterations(*c), progressText(*c))
+		fmt.Fprintf(w, "%s%s %s, iteration %s%s\n", label("Current:"), c.ID, status(c.Status), iterations(*c), progressText(*c))
 		if who := whoText(*c); who != "" {
 			fmt.Fprintf(w, "          %s\n", terminalSafe(who))
 		}
@@ -109,35 +107,35 @@ func printSummaryWork(w io.Writer, s *workspace.Summary) {
 			continue
 		}
 		if u.Items != nil {
-			fmt.Fprintf(w, "Items:    %s %s\n", u.ID, terminalSafe(u.Items.Text()))
+			fmt.Fprintf(w, "%s%s %s\n", label("Items:"), u.ID, terminalSafe(u.Items.Text()))
 			if kv := u.Items.KeyValues(5, 80); kv != "" {
-				fmt.Fprintf(w, "Values:   %s %s: %s\n", u.ID, u.Items.KeyValue, terminalSafe(kv))
+				fmt.Fprintf(w, "%s%s %s: %s\n", label("Values:"), u.ID, u.Items.KeyValue, terminalSafe(kv))
 			}
 		}
 		if len(u.Metrics) > 0 {
-			fmt.Fprintf(w, "Metrics:  %s %s\n", u.ID, terminalSafe(workspace.MetricsText(u.Metrics)))
+			fmt.Fprintf(w, "%s%s %s\n", label("Metrics:"), u.ID, terminalSafe(workspace.MetricsText(u.Metrics)))
 		}
 	}
 	for _, c := range s.Counters {
 		if c.Agrees {
-			fmt.Fprintf(w, "Counter:  %s (agrees)\n", terminalSafe(c.String()))
+			fmt.Fprintf(w, "%s%s (agrees)\n", label("Counter:"), terminalSafe(c.String()))
 		}
 	}
 	var others []string
 	for _, u := range s.Started {
 		if s.Current == nil || u.ID != s.Current.ID {
-			others = append(others, fmt.Sprintf("%s %s, iteration %s", u.ID, u.Status, iterations(u)))
+			others = append(others, fmt.Sprintf("%s %s, iteration %s", u.ID, status(u.Status), iterations(u)))
 		}
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(w, "Started:  %s\n", strings.Join(others, "; "))
+		fmt.Fprintf(w, "%s%s\n", label("Started:"), strings.Join(others, "; "))
 	}
 	if l := s.Last; l != nil {
-		fmt.Fprintf(w, "Remaining (%s iteration %d): %s\n", l.Unit, l.Iteration, indentRest(l.Remaining))
-		fmt.Fprintf(w, "Blockers: %s\n", indentRest(l.Blockers))
+		fmt.Fprintf(w, "%s%s\n", label(fmt.Sprintf("Remaining (%s iteration %d):", l.Unit, l.Iteration)), indentRest(l.Remaining))
+		fmt.Fprintf(w, "%s%s\n", label("Blockers:"), indentRest(l.Blockers))
 	}
 	if len(s.Ready) > 0 {
-		fmt.Fprintf(w, "Ready:    %s\n", strings.Join(s.Ready, ", "))
+		fmt.Fprintf(w, "%s%s\n", label("Ready:"), strings.Join(s.Ready, ", "))
 	}
 }
 
@@ -145,10 +143,10 @@ func printSummaryWork(w io.Writer, s *workspace.Summary) {
 // claims, a due check-in, and the failed and skipped units.
 func printSummaryAttention(w io.Writer, s *workspace.Summary) {
 	for _, c := range s.Checks {
-		fmt.Fprintf(w, "Check:    %s\n", c)
+		fmt.Fprintf(w, "%s%s\n", label("Check:"), c)
 	}
 	for _, p := range s.Partial {
-		fmt.Fprintf(w, "Partial:  %s\n", terminalSafe(p.String()))
+		fmt.Fprintf(w, "%s%s\n", label("Partial:"), terminalSafe(p.String()))
 	}
 	for _, c := range s.Claims {
 		who := ""
@@ -156,19 +154,19 @@ func printSummaryAttention(w io.Writer, s *workspace.Summary) {
 			who = " (you)"
 		}
 		if c.Finished != "" {
-			fmt.Fprintf(w, "Claimed:  %s finished by %s%s at %s (itr sync brings its entries)\n", c.Unit, c.Agent, who, c.Finished)
+			fmt.Fprintf(w, "%s%s finished by %s%s at %s (itr sync brings its entries)\n", label("Claimed:"), c.Unit, c.Agent, who, c.Finished)
 			continue
 		}
-		fmt.Fprintf(w, "Claimed:  %s by %s%s until %s\n", c.Unit, c.Agent, who, c.Until)
+		fmt.Fprintf(w, "%s%s by %s%s until %s\n", label("Claimed:"), c.Unit, c.Agent, who, c.Until)
 	}
 	if s.CheckIn != "" {
-		fmt.Fprintf(w, "Check in: %s\n", s.CheckIn)
+		fmt.Fprintf(w, "%s%s\n", label("Check in:"), s.CheckIn)
 	}
 	for _, u := range s.Failed {
-		fmt.Fprintf(w, "Failed:   %s needs someone (%s): %s\n", u.ID, orNone(u.ReasonKind), u.Reason)
+		fmt.Fprintf(w, "%s%s needs someone (%s): %s\n", label("Failed:"), u.ID, orNone(u.ReasonKind), u.Reason)
 	}
 	for _, u := range s.Skipped {
-		fmt.Fprintf(w, "Skipped:  %s: %s\n", u.ID, u.Reason)
+		fmt.Fprintf(w, "%s%s: %s\n", label("Skipped:"), u.ID, u.Reason)
 	}
 }
 
@@ -176,18 +174,18 @@ func printSummaryAttention(w io.Writer, s *workspace.Summary) {
 // the units done, the decisions in force and where the last summary of
 // progress.md is.
 func printSummaryNext(w io.Writer, s *workspace.Summary) {
-	fmt.Fprintf(w, "Next:     %s\n", s.NextAction)
+	fmt.Fprintf(w, "%s%s\n", label("Next:"), s.NextAction)
 	if len(s.DoNotRepeat) > 0 {
-		fmt.Fprintf(w, "Done (do not repeat): %s\n", strings.Join(s.DoNotRepeat, ", "))
+		fmt.Fprintf(w, "%s%s\n", label("Done (do not repeat):"), strings.Join(s.DoNotRepeat, ", "))
 	}
 	for _, o := range s.DoneOutputs {
-		fmt.Fprintf(w, "Output:   %s\n", terminalSafe(o.String()))
+		fmt.Fprintf(w, "%s%s\n", label("Output:"), terminalSafe(o.String()))
 	}
 	if n := len(s.Decisions); n > 0 {
-		fmt.Fprintf(w, "Decided:  %d decision%s in force (decisions.md; `itr prime` lists them)\n", n, map[bool]string{true: "", false: "s"}[n == 1])
+		fmt.Fprintf(w, "%s%d decision%s in force (decisions.md; `itr prime` lists them)\n", label("Decided:"), n, map[bool]string{true: "", false: "s"}[n == 1])
 	}
 	if ls := s.LastSummary; ls != nil {
-		fmt.Fprintf(w, "Summary:  progress.md line %d, %s; %d entr%s since (read from there on)\n", ls.Line, ls.Time, ls.Since, map[bool]string{true: "y", false: "ies"}[ls.Since == 1])
+		fmt.Fprintf(w, "%sprogress.md line %d, %s; %d entr%s since (read from there on)\n", label("Summary:"), ls.Line, ls.Time, ls.Since, map[bool]string{true: "y", false: "ies"}[ls.Since == 1])
 	}
 }
 
@@ -198,13 +196,12 @@ func printSummaryUnits(w io.Writer, units []workspace.UnitStatus) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "UNIT\tSTATUS\tITER\tTITLE")
+	var t table
+	t.row("UNIT", "STATUS", "ITER", "TITLE")
 	for _, u := range units {
-		title := u.Title + reasonSuffix(u)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
+		t.row(u.ID, status(u.Status), iterations(u), u.Title+reasonSuffix(u))
 	}
-	tw.Flush()
+	t.write(w)
 }
 
 // whoText says when a unit's attempt started and who recorded its newest
@@ -277,7 +274,6 @@ that name it (by its ID or a file it writes or reads).`,
 					if err != nil {
 						return err
 					}
-					g.painted("next")
 					return g.emit(info, func(w io.Writer) {
 						if len(info.Units) == 0 {
 							fmt.Fprintln(w, "No unit can be worked on now:")
@@ -289,7 +285,7 @@ that name it (by its ID or a file it writes or reads).`,
 							}
 						}
 						for _, u := range info.Units {
-							fmt.Fprintf(w, "%s (%s) %s\n", u.Unit, u.Status, u.Title)
+							fmt.Fprintf(w, "%s (%s) %s\n", styled(styleBold, u.Unit), status(u.Status), u.Title)
 							for _, l := range append(u.Handoff.Lines(120), u.LessonLines(120)...) {
 								fmt.Fprintf(w, "  %s\n", l)
 							}
@@ -311,10 +307,9 @@ that name it (by its ID or a file it writes or reads).`,
 				if err != nil {
 					return err
 				}
-				g.painted("next")
 				return g.emit(info, func(w io.Writer) {
 					if info.Unit != "" {
-						fmt.Fprintf(w, "%s (%s) %s\n", info.Unit, info.Status, info.Title)
+						fmt.Fprintf(w, "%s (%s) %s\n", styled(styleBold, info.Unit), status(info.Status), info.Title)
 						if len(info.Actions) > 0 && info.Actions[0].For == "rerun" {
 							// The news before the unit's own work.
 							fmt.Fprintf(w, "  %s\n", info.Next)
@@ -355,15 +350,14 @@ func newLogCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				g.painted("log")
 				return g.emit(rows, func(w io.Writer) {
-					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "COMMIT\tTIME\tUNIT\tITER\tEVENT\tSUBJECT\tAGENT\tFILES")
+					var t table
+					t.row("COMMIT", "TIME", "UNIT", "ITER", "EVENT", "SUBJECT", "AGENT", "FILES")
 					for _, r := range rows {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", short(r.Commit), r.Time, dash(r.Unit), dash(r.Iteration), r.Event, r.Subject,
+						t.row(styled(styleHash, short(r.Commit)), r.Time, dash(r.Unit), dash(r.Iteration), status(r.Event), r.Subject,
 							terminalSafe(agentText(r.Agent, r.Model)), terminalSafe(filesText(r.Files, r.FilesMore)))
 					}
-					tw.Flush()
+					t.write(w)
 				})
 			})
 		},
@@ -454,27 +448,26 @@ task it changes, in that same commit, and the merge driver joins two branches' t
 				if err != nil {
 					return err
 				}
-				g.painted("list")
 				return g.emit(rows, func(w io.Writer) {
 					if len(rows) == 0 {
 						fmt.Fprintf(w, "No tasks under %s; start one with `itr init NAME`.\n", ws.Root)
 						return
 					}
-					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-					fmt.Fprintln(tw, "TASK\tPHASE\tOUTCOME\tDONE\tLAST ACTIVITY\tNAME")
+					var t table
+					t.row("TASK", "PHASE", "OUTCOME", "DONE", "LAST ACTIVITY", "NAME")
 					for _, r := range rows {
 						outcome, why := outcomeCells(r.Outcome)
 						if r.State == "archived" {
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s (archived: %s)%s\n", r.Slug, r.Phase, outcome, r.Done, r.Total, dash(r.LastActivity), r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"), why)
+							t.row(r.Slug, status(r.Phase), outcome, fmt.Sprintf("%d/%d", r.Done, r.Total), dash(r.LastActivity), fmt.Sprintf("%s (archived: %s)%s", r.Task, strings.TrimPrefix(r.Archive, "refs/tags/"), why))
 							continue
 						}
 						if r.State != "active" {
-							fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s\n", r.Slug, r.State)
+							t.row(r.Slug, "-", "-", "-", "-", r.State)
 							continue
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s%s\n", r.Slug, r.Phase, outcome, r.Done, r.Total, dash(r.LastActivity), r.Task, why)
+						t.row(r.Slug, status(r.Phase), outcome, fmt.Sprintf("%d/%d", r.Done, r.Total), dash(r.LastActivity), r.Task+why)
 					}
-					tw.Flush()
+					t.write(w)
 				})
 			})
 		},
