@@ -38,7 +38,9 @@ Share archives with itr sync, which pushes the archive refs the remote lacks, or
 				req.Slug = args[0]
 			}
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				progress := startProgress(g, "archive")
 				rep, err := ws.Archive(req)
+				progress.stop()
 				var ue *workspace.UnfinishedError
 				if errors.As(err, &ue) && !g.json {
 					fmt.Fprintf(g.io.Err, "Unfinished units of %s:\n", ue.Slug)

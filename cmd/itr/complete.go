@@ -5,8 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/itr-dev/itr/internal/agentsetup"
 	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
+	"github.com/itr-dev/itr/state"
 )
 
 // Completion. `itr completion bash|zsh|fish|powershell` (cobra's) writes
@@ -108,4 +110,50 @@ func registerCompletions(g *globals, root *cobra.Command) {
 			c.ValidArgsFunction = completeUnits(g, action)
 		}
 	}
+	registerEnums(root)
+}
+
+// initDomains are the domains itr init --domain names in its help.
+var initDomains = []string{"feature", "bug", "refactor", "research", "writing", "analysis", "planning"}
+
+// registerEnums completes every flag and argument that takes one of a
+// fixed set of values: --color, --format, --kind, --mode, --domain,
+// --hook-json, the PHASE of itr phase and the target of itr setup.
+func registerEnums(root *cobra.Command) {
+	_ = root.RegisterFlagCompletionFunc("color", enum(colorAuto, colorAlways, colorNever))
+	phases := make([]string, len(state.Phases))
+	for i, p := range state.Phases {
+		phases[i] = string(p)
+	}
+	flags := map[string]map[string][]string{
+		"graph":      {"format": graphFormats},
+		"agent-hook": {"format": {"claude", "gemini", "cursor"}},
+		"block":      {"kind": state.BlockKinds},
+		"fail":       {"kind": state.FailKinds},
+		"abandon":    {"kind": state.FailKinds},
+		"init":       {"mode": {string(state.Development), string(state.Knowledge)}, "domain": initDomains},
+		"prime":      {"hook-json": {"claude", "cursor"}},
+	}
+	args := map[string][]string{
+		"phase": phases,
+		"setup": append([]string{"git"}, agentsetup.Agents...),
+	}
+	for _, c := range root.Commands() {
+		for flag, values := range flags[c.Name()] {
+			_ = c.RegisterFlagCompletionFunc(flag, enum(values...))
+		}
+		if values, ok := args[c.Name()]; ok && c.ValidArgsFunction == nil {
+			c.ValidArgsFunction = func(_ *cobra.Command, done []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(done) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return values, cobra.ShellCompDirectiveNoFileComp
+			}
+		}
+	}
+}
+
+// enum completes a flag with values, never with file names.
+func enum(values ...string) cobra.CompletionFunc {
+	return cobra.FixedCompletions(append([]string(nil), values...), cobra.ShellCompDirectiveNoFileComp)
 }

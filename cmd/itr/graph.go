@@ -64,6 +64,7 @@ so no title can break out of its label or drive the terminal.`,
 					return err
 				}
 				if out == "" {
+					g.drawing = true // a drawing, DOT or Mermaid: never wrapped
 					return g.emit(gm, func(w io.Writer) { _, _ = io.WriteString(w, renderGraph(gm, format, columns(g))) })
 				}
 				data := []byte(renderGraph(gm, format, 0))

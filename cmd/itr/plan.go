@@ -40,7 +40,9 @@ box, the Status is a view of the log: every event rewrites it.`,
 				if err != nil {
 					return err
 				}
+				progress := startProgress(g, "plan")
 				rep, err := ws.Plan(workspace.PlanRequest{Slug: slug, Drop: drop, Reason: reason})
+				progress.stop()
 				if err != nil {
 					return err
 				}

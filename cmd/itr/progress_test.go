@@ -51,3 +51,28 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 	g.json = true
 	assert.Nil(t, newProgressLine(g, "verify"))
 }
+
+// TestProgressClock: startProgress's line tells the seconds worked from
+// the second second on, gives way to counts once commits is told, and
+// stop clears it.
+func TestProgressClock(t *testing.T) {
+	var out bytes.Buffer
+	clock := time.Unix(0, 0)
+	p := &progressLine{w: &out, what: "sync", now: func() time.Time { return clock }, start: clock}
+	p.elapsed()
+	assert.Empty(t, out.String(), "under a second: nothing")
+	clock = clock.Add(2500 * time.Millisecond)
+	p.elapsed()
+	assert.Equal(t, "\rsync: working, 2 s", out.String())
+	p.commits(5, 10)
+	p.elapsed() // counts given: the clock no longer writes
+	assert.Equal(t, "\rsync: working, 2 s\rsync: 5 of 10 commits", out.String())
+	out.Reset()
+	p.stop()
+	assert.Equal(t, "\r"+strings.Repeat(" ", len("sync: 5 of 10 commits"))+"\r", out.String())
+
+	g := &globals{raw: IO{Err: &bytes.Buffer{}}}
+	q := startProgress(g, "sync") // not a terminal: nil, and stop does nothing
+	assert.Nil(t, q)
+	q.stop()
+}

@@ -101,9 +101,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
-				progress := newProgressLine(g, "verify")
+				progress := startProgress(g, "verify")
 				rep, err := ws.VerifyWith(workspace.VerifyRequest{Progress: progress.commits})
-				progress.clear()
+				progress.stop()
 				if err != nil {
 					return err
 				}

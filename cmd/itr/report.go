@@ -36,7 +36,9 @@ temporary folder, whose path is printed (with --json too: {"task", "out", "bytes
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
 			return g.withTask(func(ws *workspace.Workspace, slug string) error {
+				progress := startProgress(g, "report")
 				page, err := ws.Report(slug)
+				progress.stop()
 				if err != nil {
 					return err
 				}

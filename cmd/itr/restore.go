@@ -25,7 +25,9 @@ git fetch origin 'refs/heads/itr/archive/*:refs/heads/itr/archive/*' 'refs/tags/
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Slug = args[0]
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				progress := startProgress(g, "restore")
 				rep, err := ws.Restore(req)
+				progress.stop()
 				if err != nil {
 					return err
 				}

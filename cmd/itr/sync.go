@@ -47,7 +47,9 @@ it, and run itr sync again.`,
 				req.Remote = args[0]
 			}
 			return g.withWorkspace(func(ws *workspace.Workspace) error {
+				progress := startProgress(g, "sync")
 				rep, err := ws.Sync(req)
+				progress.stop()
 				var stop *workspace.SyncStopped
 				if errors.As(err, &stop) {
 					v := syncView{SyncReport: rep, Stopped: string(stop.Op), Conflicts: stop.Unmerged}
