@@ -28,7 +28,8 @@ func TestDocsCurrent(t *testing.T) {
 	man, md := filepath.Join(gen, "man"), filepath.Join(gen, "cli")
 	require.NoError(t, os.MkdirAll(man, 0o755))
 	require.NoError(t, os.MkdirAll(md, 0o755))
-	require.NoError(t, doc.GenManTree(root, &doc.GenManHeader{Title: "ITR", Section: "1", Date: &docsDate, Source: "itr", Manual: "itr manual"}, man))
+	// No Title: each page is titled by its command, ITR-CHECKPOINT(1).
+	require.NoError(t, doc.GenManTree(root, &doc.GenManHeader{Section: "1", Date: &docsDate, Source: "itr", Manual: "itr manual"}, man))
 	require.NoError(t, doc.GenMarkdownTreeCustom(root, md, func(string) string { return "" }, func(name string) string { return name }))
 	want := filepath.Join("..", "..", "docs")
 	if os.Getenv("ITR_UPDATE_DOCS") == "1" {
@@ -38,6 +39,9 @@ func TestDocsCurrent(t *testing.T) {
 		}
 		return
 	}
+	page, err := os.ReadFile(filepath.Join(man, "itr-checkpoint.1"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), `.TH "ITR-CHECKPOINT" "1"`, "each man page is titled by its command")
 	for _, sub := range []string{"man", "cli"} {
 		got := readTree(t, filepath.Join(gen, sub))
 		have := readTree(t, filepath.Join(want, sub))
