@@ -137,7 +137,7 @@ func label(name string) string {
 
 // painter writes what a safeWriter passed it: marks become SGR codes
 // (colour on) or nothing, and, with a width, each line is wrapped. It
-// buffers a line until its newline while it colours or wraps.
+// buffers a line until its newline only while it wraps.
 type painter struct {
 	w     io.Writer
 	on    func() bool // colour
@@ -148,10 +148,11 @@ type painter struct {
 	buf  []byte
 }
 
-// Write paints each complete line of p and keeps the rest for later.
+// Write paints b. Unwrapped text is written at once (a mark never spans
+// two writes); text to wrap is kept until its line is complete.
 func (p *painter) Write(b []byte) (int, error) {
-	color, width := p.on(), p.cols()
-	if !color && width == 0 {
+	width := p.cols()
+	if width == 0 {
 		if len(p.buf) > 0 {
 			if err := p.Flush(); err != nil {
 				return 0, err
@@ -160,11 +161,12 @@ func (p *painter) Write(b []byte) (int, error) {
 		if bytes.IndexByte(b, markByte) < 0 {
 			return p.w.Write(b)
 		}
-		if _, err := io.WriteString(p.w, termtext.Render(parseMarks(string(b)), false)); err != nil {
+		if _, err := io.WriteString(p.w, termtext.Render(parseMarks(string(b)), p.on())); err != nil {
 			return 0, err
 		}
 		return len(b), nil
 	}
+	color := p.on()
 	p.buf = append(p.buf, b...)
 	for {
 		i := bytes.IndexByte(p.buf, '\n')
