@@ -285,7 +285,7 @@ that name it (by its ID or a file it writes or reads).`,
 							}
 						}
 						for _, u := range info.Units {
-							fmt.Fprintf(w, "%s (%s) %s\n", styled(styleBold, u.Unit), status(u.Status), u.Title)
+							fmt.Fprintf(w, "%s (%s) %s%s\n", styled(styleBold, u.Unit), status(u.Status), hangHere(), u.Title)
 							for _, l := range append(u.Handoff.Lines(120), u.LessonLines(120)...) {
 								fmt.Fprintf(w, "  %s\n", l)
 							}
@@ -309,7 +309,7 @@ that name it (by its ID or a file it writes or reads).`,
 				}
 				return g.emit(info, func(w io.Writer) {
 					if info.Unit != "" {
-						fmt.Fprintf(w, "%s (%s) %s\n", styled(styleBold, info.Unit), status(info.Status), info.Title)
+						fmt.Fprintf(w, "%s (%s) %s%s\n", styled(styleBold, info.Unit), status(info.Status), hangHere(), info.Title)
 						if len(info.Actions) > 0 && info.Actions[0].For == "rerun" {
 							// The news before the unit's own work.
 							fmt.Fprintf(w, "  %s\n", info.Next)
