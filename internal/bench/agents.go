@@ -26,10 +26,29 @@ const claimTarget = 2.0
 // agentRuns are the (agents, clones) pairs of the table.
 var agentRuns = [][2]int{{1, 1}, {2, 1}, {2, 2}, {4, 2}, {8, 4}, {16, 4}}
 
+// agentRowsFlag is -agents-rows: the rows to run ("8x4,16x4"), "" all.
+var agentRowsFlag string
+
+// agentRows are the rows -agents-rows names, else agentRuns.
+func agentRows() [][2]int {
+	if agentRowsFlag == "" {
+		return agentRuns
+	}
+	var rows [][2]int
+	for _, f := range strings.Split(agentRowsFlag, ",") {
+		var a, c int
+		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%dx%d", &a, &c); err != nil || a < 1 || c < 1 {
+			check(fmt.Errorf("-agents-rows: %q is not AGENTSxCLONES (e.g. 8x4): %v", f, err))
+		}
+		rows = append(rows, [2]int{a, c})
+	}
+	return rows
+}
+
 func benchAgents(itr, dir string, each time.Duration, env []string) {
 	fmt.Printf("\nMany agents, one remote (git http-backend on 127.0.0.1 with Basic auth), %s per row; claim and push are p50/p95 of whole processes\n\n", each)
 	fmt.Printf("%-7s %-7s %9s %9s %12s %21s %21s %7s %12s %s\n", "agents", "clones", "units", "units/min", "lost races", "claim p50/p95", "git push p50/p95", "ratio", "sync p50", "invariants")
-	for _, r := range agentRuns {
+	for _, r := range agentRows() {
 		work := filepath.Join(dir, fmt.Sprintf("agents-%d-%d", r[0], r[1]))
 		check(os.RemoveAll(work))
 		check(os.MkdirAll(work, 0o755))

@@ -348,9 +348,53 @@ func TestSpread(t *testing.T) {
 	task, err = st.Load(slug)
 	require.NoError(t, err)
 	assert.Empty(t, spread(task, nil, nil, "bob", 1))
-	unit, _, _, err := pick(st, task, "", nil, "bob", t0, false, 1)
+	unit, _, _, err := pick(st, task, choice{agent: "bob", attempt: 1}, nil, t0)
 	require.NoError(t, err)
 	assert.Equal(t, "T2", unit, "the unit under way")
+}
+
+// A claim that names no unit takes the next one on its first attempt,
+// unless its claims are shared through a remote and another agent is at
+// work on the task: then it spreads, as after a lost race. A unit lost to
+// another agent during the claim counts as held.
+func TestPickSpreadsSharedClaims(t *testing.T) {
+	isolate(t)
+	f := newFixture(t, onFake, newClock(t0))
+	st := f.store("alice", store.Config{})
+	task, err := st.Load(slug)
+	require.NoError(t, err)
+	next, _, _, err := pick(st, task, choice{agent: "alice"}, nil, t0)
+	require.NoError(t, err)
+	working := map[string]store.Claim{"T9": lease("T9", "zed", 0, time.Hour)}
+	finished := lease("T9", "zed", 0, time.Hour)
+	finished.Finished, finished.Until = stamp(t0), ""
+	agents := []string{"alice", "bob", "carol", "dave", "erin", "frank"}
+	cases := []struct {
+		name   string
+		c      choice
+		claims map[string]store.Claim
+		spread bool // some agent reaches for another unit than next
+	}{
+		{"alone, through a remote", choice{shared: true}, nil, false},
+		{"others at work, in this repository", choice{}, working, false},
+		{"others finished, through a remote", choice{shared: true}, map[string]store.Claim{"T9": finished}, false},
+		{"others at work, through a remote", choice{shared: true}, working, true},
+	}
+	for _, tc := range cases {
+		spreadAny := false
+		for _, agent := range agents {
+			tc.c.agent = agent
+			unit, _, _, err := pick(st, task, tc.c, tc.claims, t0)
+			require.NoError(t, err, tc.name)
+			spreadAny = spreadAny || unit != next
+		}
+		assert.Equal(t, tc.spread, spreadAny, tc.name)
+	}
+	for _, agent := range agents {
+		unit, _, _, err := pick(st, task, choice{agent: agent, attempt: 1, lost: reconcile.Held{next: "another agent"}}, nil, t0)
+		require.NoError(t, err)
+		assert.NotEqual(t, next, unit, "%s does not reach for the unit it lost", agent)
+	}
 }
 
 // parallelFixture marks the test parallel and makes a fixture on the

@@ -82,6 +82,9 @@ type taking struct {
 	remote string
 	n      *gitstate.Network
 	fresh  bool
+	// lost are the units whose claim ref another agent moved during this
+	// claim, to a value not fetched yet: held, by someone not known.
+	lost reconcile.Held
 }
 
 // refetch brings the remote's claims of the task once more, to decide
@@ -90,7 +93,7 @@ func (a *taking) refetch() error {
 	if err := fetch(a.n, a.remote, a.t.Slug); err != nil {
 		return err
 	}
-	a.fresh = true
+	a.fresh, a.lost = true, nil
 	return nil
 }
 
@@ -104,7 +107,7 @@ func (a *taking) try(attempt int) (rep *Report, again bool, err error) {
 		return nil, false, err
 	}
 	now := r.st.Now()
-	unit, old, held, err := pick(r.st, t, a.req.Unit, claims, a.agent, now, a.req.Steal, attempt)
+	unit, old, held, err := pick(r.st, t, choice{unit: a.req.Unit, agent: a.agent, steal: a.req.Steal, shared: a.remote != "", attempt: attempt, lost: a.lost}, claims, now)
 	if err != nil {
 		// A remote's claims may have moved since they were last
 		// fetched: look once more before telling the agent no.
@@ -168,6 +171,13 @@ func (a *taking) terms(next *store.Claim, rep *Report, unit string, old store.Cl
 func (a *taking) move(unit, id, oldID string, attempt int) (bool, error) {
 	err := a.r.move(a.n, a.remote, a.t.Slug, unit, id, oldID)
 	if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < Attempts {
+		if a.req.Unit == "" && a.remote != "" && len(a.lost) == 0 {
+			// The first race lost for a unit nobody named: another agent
+			// holds it now. Reach for another unit at once, without the
+			// round trip of a fetch; a second lost race fetches.
+			a.lost = reconcile.Held{unit: "another agent (who claimed it a moment ago)"}
+			return true, nil
+		}
 		return true, a.refetch()
 	}
 	if err != nil && a.req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
@@ -185,16 +195,42 @@ func isHeldOrNoneReady(err error) bool {
 	return IsHeld(err) || errors.As(err, &r) && r.Code == reconcile.NoneReady
 }
 
+// choice is what pick decides with besides the claims: the unit named
+// ("" the next one), the agent, whether it steals, whether the claims are
+// shared through a remote, the attempt, and the units lost to another
+// agent during this claim (held, though not fetched yet).
+type choice struct {
+	unit    string
+	agent   string
+	steal   bool
+	shared  bool
+	attempt int
+	lost    reconcile.Held
+}
+
 // pick resolves the unit to claim (the one named, else the next one no
-// other agent holds) with the rule book, and its current claim.
-func pick(st *store.Store, t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time, steal bool, attempt int) (string, store.Claim, bool, error) {
-	held := store.HeldByOthers(claims, agent, now)
-	if c, ok := claims[unit]; ok && steal && c.Finished != "" {
+// other agent holds) with the rule book, and its current claim. A claim
+// that names no unit reaches for one spread by the agent's name (see
+// spread) after a lost race, and from the first attempt when claims are
+// shared through a remote and other agents hold units of the task: agents
+// claiming at once from the same view then reach for different units,
+// and each race not run saves a round trip to the remote.
+func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Claim, now time.Time) (string, store.Claim, bool, error) {
+	held := store.HeldByOthers(claims, c.agent, now)
+	unit := c.unit
+	if cl, ok := claims[unit]; ok && c.steal && cl.Finished != "" {
 		delete(held, unit) // --steal takes a finished unit that was reopened
 	}
+	others := othersAtWork(claims, c.agent, now)
+	for u, who := range c.lost {
+		if held == nil {
+			held = reconcile.Held{}
+		}
+		held[u] = who
+	}
 	missing := st.MissingInputs(t)
-	if unit == "" && attempt > 0 {
-		unit = spread(t, held, missing, agent, attempt)
+	if unit == "" && (c.attempt > 0 || c.shared && others) {
+		unit = spread(t, held, missing, c.agent, c.attempt)
 	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held, Missing: missing}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
@@ -203,6 +239,17 @@ func pick(st *store.Store, t *store.Task, unit string, claims map[string]store.C
 	}
 	old, ok := claims[ev.Unit]
 	return ev.Unit, old, ok, nil
+}
+
+// othersAtWork reports whether another agent holds a unit of the task
+// under a lease that still runs (a finished claim is no agent at work).
+func othersAtWork(claims map[string]store.Claim, agent string, now time.Time) bool {
+	for _, c := range claims {
+		if c.Agent != agent && c.Finished == "" && c.Until != "" && !c.Expired(now) {
+			return true
+		}
+	}
+	return false
 }
 
 // spreadWindow is how many of the first ready units agents spread over
