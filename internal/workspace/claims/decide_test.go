@@ -331,8 +331,8 @@ func TestSpread(t *testing.T) {
 
 	seen := map[string]bool{}
 	for _, agent := range []string{"alice", "bob", "carol", "dave"} {
-		first := spread(task, nil, nil, agent, 1)
-		second := spread(task, nil, nil, agent, 2)
+		first := spread(task, nil, nil, agent, 1, 0)
+		second := spread(task, nil, nil, agent, 2, 0)
 		assert.True(t, ready[first], "%s reaches for a ready unit: %q", agent, first)
 		assert.True(t, ready[second], "%s reaches for a ready unit: %q", agent, second)
 		assert.NotEqual(t, first, second, "%s's next attempt reaches for another unit", agent)
@@ -341,13 +341,13 @@ func TestSpread(t *testing.T) {
 	assert.Len(t, seen, 2, "agents spread over both ready units")
 
 	// One ready unit left: the rule book chooses.
-	assert.Empty(t, spread(task, reconcile.Held{"T1": "alice"}, nil, "bob", 1))
+	assert.Empty(t, spread(task, reconcile.Held{"T1": "alice"}, nil, "bob", 1, 0))
 
 	// A unit under way that nobody holds comes first.
 	f.iterate("T2")
 	task, err = st.Load(slug)
 	require.NoError(t, err)
-	assert.Empty(t, spread(task, nil, nil, "bob", 1))
+	assert.Empty(t, spread(task, nil, nil, "bob", 1, 0))
 	unit, _, _, err := pick(st, task, choice{agent: "bob", attempt: 1}, nil, t0)
 	require.NoError(t, err)
 	assert.Equal(t, "T2", unit, "the unit under way")

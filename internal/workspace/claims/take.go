@@ -221,7 +221,7 @@ func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Clai
 	if cl, ok := claims[unit]; ok && c.steal && cl.Finished != "" {
 		delete(held, unit) // --steal takes a finished unit that was reopened
 	}
-	others := othersAtWork(claims, c.agent, now)
+	others := atWork(claims, c.agent, now)
 	for u, who := range c.lost {
 		if held == nil {
 			held = reconcile.Held{}
@@ -229,8 +229,8 @@ func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Clai
 		held[u] = who
 	}
 	missing := st.MissingInputs(t)
-	if unit == "" && (c.attempt > 0 || c.shared && others) {
-		unit = spread(t, held, missing, c.agent, c.attempt)
+	if unit == "" && (c.attempt > 0 || c.shared && others > 0) {
+		unit = spread(t, held, missing, c.agent, c.attempt, others)
 	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held, Missing: missing}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
@@ -241,36 +241,39 @@ func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Clai
 	return ev.Unit, old, ok, nil
 }
 
-// othersAtWork reports whether another agent holds a unit of the task
-// under a lease that still runs (a finished claim is no agent at work).
-func othersAtWork(claims map[string]store.Claim, agent string, now time.Time) bool {
+// atWork counts the other agents that hold a unit of the task under a
+// lease that still runs (a finished claim is no agent at work).
+func atWork(claims map[string]store.Claim, agent string, now time.Time) int {
+	agents := map[string]bool{}
 	for _, c := range claims {
 		if c.Agent != agent && c.Finished == "" && c.Until != "" && !c.Expired(now) {
-			return true
+			agents[c.Agent] = true
 		}
 	}
-	return false
+	return len(agents)
 }
 
 // spreadWindow is how many of the first ready units agents spread over
-// when they claim without naming one.
+// when they claim without naming one, at least: with more agents at work
+// than that, they spread over one unit per agent.
 const spreadWindow = 8
 
 // spread picks the unit an agent claims when it names none and has just
-// lost a race for the one itr next named: a unit under way that nobody
-// holds comes first (as itr next says); else one of the first ready units,
-// chosen by the agent's name and the attempt, so that agents racing from
-// the same view reach for different units instead of all for the next one
-// again (each lost race costs a round trip to the remote). "" leaves the
-// choice to the rule book.
-func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt int) string {
+// lost a race for the one itr next named, or shares its claims with
+// other agents at work: a unit under way that nobody holds comes first
+// (as itr next says); else one of the first ready units (spreadWindow, or
+// one per agent at work when there are more), chosen by the agent's name
+// and the attempt, so that agents claiming from the same view reach for
+// different units instead of all for the next one (each lost race costs a
+// round trip to the remote). "" leaves the choice to the rule book.
+func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt, others int) string {
 	adv := reconcile.AdviseFor(t.State, t.Plan, activity(t)(), held, missing)
 	if adv.Unit == "" || len(adv.Ready) < 2 || adv.Unit != adv.Ready[0] {
 		return ""
 	}
 	h := fnv.New32a()
 	h.Write([]byte(agent))
-	window := min(len(adv.Ready), spreadWindow)
+	window := min(len(adv.Ready), max(spreadWindow, others+1))
 	return adv.Ready[(int(h.Sum32()%uint32(window))+attempt)%window]
 }
 
