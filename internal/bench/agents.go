@@ -70,6 +70,11 @@ func benchAgents(itr, dir string, each time.Duration, env []string) {
 		}
 		fmt.Printf("%-7d %-7d %9d %9.1f %12d %21s %21s %6.2f×%s %12s %s\n", r[0], r[1], res.Finished, res.PerMinute(), res.LostClaims,
 			ms(c50)+" / "+ms(c95), ms(p50)+" / "+ms(p95), ratio, over, ms(agentsim.Quantile(res.Syncs, .5)), verdict)
+		if later := res.LaterClaims; len(res.FirstClaims) > 0 && len(later) > 0 && p50 > 0 {
+			f50, l50 := agentsim.Quantile(res.FirstClaims, .5), agentsim.Quantile(later, .5)
+			fmt.Printf("        claims: each agent's first (all start at once) p50 %s (%.2f×), the %d later p50 %s (%.2f×)\n",
+				ms(f50), float64(f50)/float64(p50), len(later), ms(l50), float64(l50)/float64(p50))
+		}
 		st := res.ServerStats
 		fmt.Printf("        server: %d requests (%d ref advertisements, %d upload-pack, %d receive-pack), %d claims, %d entries\n",
 			st.Requests, st.InfoRefs, st.UploadPack, st.ReceivePack, len(res.Claims), res.Committed)
