@@ -30,10 +30,7 @@ func newClaimCmd(g *globals) *cobra.Command {
 default 2h); each checkpoint of the holder renews it, and a checkpoint of the unit by another
 agent is refused while the lease runs. The claim is the ref refs/itr/claims/<slug>/<unit>,
 moved only by compare-and-swap: two agents racing for one unit in the worktrees of one
-repository, or through a remote, end with exactly one holder, and the other is told who holds
-it. Through a remote, while other agents hold units of the task, a claim without UNIT reaches
-for one of the first ready units, chosen by the agent's name, so that agents claiming at once
-do not all race for the same one. A lease that
+repository end with exactly one holder, and the other is told who holds it. A lease that
 ended can be taken with --steal, which is logged as a note. The agent is --agent (a flag of
 every command), else ITR_AGENT, else user@host:worktree.`,
 		Args: cobra.MaximumNArgs(1),

@@ -354,10 +354,9 @@ func TestSpread(t *testing.T) {
 }
 
 // A claim that names no unit takes the next one on its first attempt,
-// unless its claims are shared through a remote and another agent is at
-// work on the task: then it spreads, as after a lost race. A unit lost to
-// another agent during the claim counts as held.
-func TestPickSpreadsSharedClaims(t *testing.T) {
+// whoever else is at work; after a lost race it spreads, and the unit it
+// lost counts as held.
+func TestPickSpreadsAfterALostRace(t *testing.T) {
 	isolate(t)
 	f := newFixture(t, onFake, newClock(t0))
 	st := f.store("alice", store.Config{})
@@ -366,35 +365,29 @@ func TestPickSpreadsSharedClaims(t *testing.T) {
 	next, _, _, err := pick(st, task, choice{agent: "alice"}, nil, t0)
 	require.NoError(t, err)
 	working := map[string]store.Claim{"T9": lease("T9", "zed", 0, time.Hour)}
-	finished := lease("T9", "zed", 0, time.Hour)
-	finished.Finished, finished.Until = stamp(t0), ""
-	agents := []string{"alice", "bob", "carol", "dave", "erin", "frank"}
-	cases := []struct {
-		name   string
-		c      choice
-		claims map[string]store.Claim
-		spread bool // some agent reaches for another unit than next
-	}{
-		{"alone, through a remote", choice{shared: true}, nil, false},
-		{"others at work, in this repository", choice{}, working, false},
-		{"others finished, through a remote", choice{shared: true}, map[string]store.Claim{"T9": finished}, false},
-		{"others at work, through a remote", choice{shared: true}, working, true},
-	}
-	for _, tc := range cases {
-		spreadAny := false
-		for _, agent := range agents {
-			tc.c.agent = agent
-			unit, _, _, err := pick(st, task, tc.c, tc.claims, t0)
-			require.NoError(t, err, tc.name)
-			spreadAny = spreadAny || unit != next
-		}
-		assert.Equal(t, tc.spread, spreadAny, tc.name)
-	}
-	for _, agent := range agents {
-		unit, _, _, err := pick(st, task, choice{agent: agent, attempt: 1, lost: reconcile.Held{next: "another agent"}}, nil, t0)
+	for _, agent := range []string{"alice", "bob", "carol", "dave", "erin", "frank"} {
+		unit, _, _, err := pick(st, task, choice{agent: agent}, working, t0)
+		require.NoError(t, err)
+		assert.Equal(t, next, unit, "%s takes the next unit first", agent)
+		unit, _, _, err = pick(st, task, choice{agent: agent, attempt: 1, lost: reconcile.Held{next: "another agent"}}, working, t0)
 		require.NoError(t, err)
 		assert.NotEqual(t, next, unit, "%s does not reach for the unit it lost", agent)
 	}
+}
+
+// Agents at work beyond spreadWindow widen the window of ready units a
+// lost race spreads over: one per agent.
+func TestAtWork(t *testing.T) {
+	claims := map[string]store.Claim{
+		"T1": lease("T1", "bob", 0, time.Hour),
+		"T2": lease("T2", "bob", 0, time.Hour),
+		"T3": finished("T3", "carol", -time.Minute),
+		"T4": lease("T4", "dave", -3*time.Hour, -2*time.Hour), // ended
+		"T5": lease("T5", "alice", 0, time.Hour),
+		"T6": lease("T6", "erin", 0, time.Hour),
+	}
+	assert.Equal(t, 2, atWork(claims, "alice", t0), "bob and erin")
+	assert.Equal(t, 0, atWork(nil, "alice", t0))
 }
 
 // parallelFixture marks the test parallel and makes a fixture on the

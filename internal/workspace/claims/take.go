@@ -107,7 +107,7 @@ func (a *taking) try(attempt int) (rep *Report, again bool, err error) {
 		return nil, false, err
 	}
 	now := r.st.Now()
-	unit, old, held, err := pick(r.st, t, choice{unit: a.req.Unit, agent: a.agent, steal: a.req.Steal, shared: a.remote != "", attempt: attempt, lost: a.lost}, claims, now)
+	unit, old, held, err := pick(r.st, t, choice{unit: a.req.Unit, agent: a.agent, steal: a.req.Steal, attempt: attempt, lost: a.lost}, claims, now)
 	if err != nil {
 		// A remote's claims may have moved since they were last
 		// fetched: look once more before telling the agent no.
@@ -196,25 +196,21 @@ func isHeldOrNoneReady(err error) bool {
 }
 
 // choice is what pick decides with besides the claims: the unit named
-// ("" the next one), the agent, whether it steals, whether the claims are
-// shared through a remote, the attempt, and the units lost to another
-// agent during this claim (held, though not fetched yet).
+// ("" the next one), the agent, whether it steals, the attempt, and the
+// units lost to another agent during this claim (held, though not
+// fetched yet).
 type choice struct {
 	unit    string
 	agent   string
 	steal   bool
-	shared  bool
 	attempt int
 	lost    reconcile.Held
 }
 
 // pick resolves the unit to claim (the one named, else the next one no
-// other agent holds) with the rule book, and its current claim. A claim
-// that names no unit reaches for one spread by the agent's name (see
-// spread) after a lost race, and from the first attempt when claims are
-// shared through a remote and other agents hold units of the task: agents
-// claiming at once from the same view then reach for different units,
-// and each race not run saves a round trip to the remote.
+// other agent holds) with the rule book, and its current claim. After a
+// lost race, a claim that names no unit reaches for one spread by the
+// agent's name (see spread).
 func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Claim, now time.Time) (string, store.Claim, bool, error) {
 	held := store.HeldByOthers(claims, c.agent, now)
 	unit := c.unit
@@ -229,7 +225,7 @@ func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Clai
 		held[u] = who
 	}
 	missing := st.MissingInputs(t)
-	if unit == "" && (c.attempt > 0 || c.shared && others > 0) {
+	if unit == "" && c.attempt > 0 {
 		unit = spread(t, held, missing, c.agent, c.attempt, others)
 	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held, Missing: missing}
@@ -259,13 +255,13 @@ func atWork(claims map[string]store.Claim, agent string, now time.Time) int {
 const spreadWindow = 8
 
 // spread picks the unit an agent claims when it names none and has just
-// lost a race for the one itr next named, or shares its claims with
-// other agents at work: a unit under way that nobody holds comes first
-// (as itr next says); else one of the first ready units (spreadWindow, or
-// one per agent at work when there are more), chosen by the agent's name
-// and the attempt, so that agents claiming from the same view reach for
-// different units instead of all for the next one (each lost race costs a
-// round trip to the remote). "" leaves the choice to the rule book.
+// lost a race for the one itr next named: a unit under way that nobody
+// holds comes first (as itr next says); else one of the first ready units
+// (spreadWindow, or one per other agent at work when there are more),
+// chosen by the agent's name and the attempt, so that agents racing from
+// the same view reach for different units instead of all for the next one
+// again (each lost race costs a round trip to the remote). "" leaves the
+// choice to the rule book.
 func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt, others int) string {
 	adv := reconcile.AdviseFor(t.State, t.Plan, activity(t)(), held, missing)
 	if adv.Unit == "" || len(adv.Ready) < 2 || adv.Unit != adv.Ready[0] {
