@@ -37,8 +37,11 @@ func agentRows() [][2]int {
 	var rows [][2]int
 	for _, f := range strings.Split(agentRowsFlag, ",") {
 		var a, c int
-		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%dx%d", &a, &c); err != nil || a < 1 || c < 1 {
-			check(fmt.Errorf("-agents-rows: %q is not AGENTSxCLONES (e.g. 8x4): %v", f, err))
+		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%dx%d", &a, &c); err != nil {
+			check(fmt.Errorf("-agents-rows: %q is not AGENTSxCLONES (e.g. 8x4): %w", f, err))
+		}
+		if a < 1 || c < 1 {
+			check(fmt.Errorf("-agents-rows: %q needs at least one agent and one clone (e.g. 8x4)", f))
 		}
 		rows = append(rows, [2]int{a, c})
 	}

@@ -270,7 +270,7 @@ func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent
 	h := fnv.New32a()
 	h.Write([]byte(agent))
 	window := min(len(adv.Ready), max(spreadWindow, others+1))
-	return adv.Ready[(int(h.Sum32()%uint32(window))+attempt)%window]
+	return adv.Ready[(int(h.Sum32())%window+attempt)%window]
 }
 
 // activity gives the rule book the order of the units' last entries, read
