@@ -59,6 +59,10 @@ type Result struct {
 	HeadsDiffer    bool
 	Errors         map[string]int // failed commands by first words of their message
 	ServerStats    gitserver.Stats
+	// FirstClaims are the agents' first claims and LaterClaims the rest
+	// (Claims has both): all agents start at once on a task nobody holds
+	// yet, so the first ones race for one unit.
+	FirstClaims, LaterClaims []time.Duration
 }
 
 // PerMinute is units finished per minute.
@@ -244,6 +248,7 @@ var claimedRe = regexp.MustCompile(`^(T\d+): claimed by `)
 // done in four checkpoints, release it, sync.
 func (s *sim) agent(name, dir string, stop time.Time) {
 	env := []string{"ITR_AGENT=" + name}
+	first := true
 	for n := 0; time.Now().Before(stop); n++ {
 		t0 := time.Now()
 		out, err := s.run(dir, env, s.cfg.Itr, "claim")
@@ -266,6 +271,12 @@ func (s *sim) agent(name, dir string, stop time.Time) {
 		unit := m[1]
 		s.mu.Lock()
 		s.res.Claims = append(s.res.Claims, took)
+		if first {
+			s.res.FirstClaims = append(s.res.FirstClaims, took)
+		} else {
+			s.res.LaterClaims = append(s.res.LaterClaims, took)
+		}
+		first = false
 		s.claimed[unit] = append(s.claimed[unit], name)
 		s.mu.Unlock()
 		steps := [][]string{

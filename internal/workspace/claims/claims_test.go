@@ -519,3 +519,24 @@ func TestClaimsRemoteUnreachable(t *testing.T) {
 	require.Len(t, warns, 1)
 	assert.Contains(t, warns[0], "claim of T1 kept: "+unreachable)
 }
+
+// A claim of the next unit through a remote whose view is stale loses the
+// race for it and reaches for another unit at once, without fetching the
+// remote's claims (a second lost race would): it ends with one holder per
+// unit, and the winner's claim is not in the loser's clone.
+func TestClaimLostRaceThroughRemoteSkipsTheFetch(t *testing.T) {
+	c := newClock(t0)
+	seed := realFixture(t, c)
+	bare := testgit.Bare(t, seed.dir)
+	alice, bob := testgit.Clone(t, bare), testgit.Clone(t, bare)
+	won, err := roomAt(t, bob, "bob", c, nil).Claim(Request{Slug: slug, For: time.Hour})
+	require.NoError(t, err)
+	rep, err := roomAt(t, alice, "alice", c, nil).Claim(Request{Slug: slug, For: time.Hour})
+	require.NoError(t, err)
+	assert.NotEqual(t, won.Claim.Unit, rep.Claim.Unit)
+	assert.Equal(t, "bob", claimBlob(t, bare, store.ClaimRef(slug, won.Claim.Unit)).Agent)
+	assert.Equal(t, "alice", claimBlob(t, bare, store.ClaimRef(slug, rep.Claim.Unit)).Agent)
+	assert.Equal(t, store.ClaimRef(slug, rep.Claim.Unit), testgit.Line(t, alice, "for-each-ref", "--format=%(refname)", store.ClaimRefPrefix), "no fetch brought bob's claim")
+	testgit.Check(t, alice)
+	testgit.FsckBare(t, bare)
+}

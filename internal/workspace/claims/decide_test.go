@@ -331,8 +331,8 @@ func TestSpread(t *testing.T) {
 
 	seen := map[string]bool{}
 	for _, agent := range []string{"alice", "bob", "carol", "dave"} {
-		first := spread(task, nil, nil, agent, 1)
-		second := spread(task, nil, nil, agent, 2)
+		first := spread(task, nil, nil, agent, 1, 0)
+		second := spread(task, nil, nil, agent, 2, 0)
 		assert.True(t, ready[first], "%s reaches for a ready unit: %q", agent, first)
 		assert.True(t, ready[second], "%s reaches for a ready unit: %q", agent, second)
 		assert.NotEqual(t, first, second, "%s's next attempt reaches for another unit", agent)
@@ -341,16 +341,53 @@ func TestSpread(t *testing.T) {
 	assert.Len(t, seen, 2, "agents spread over both ready units")
 
 	// One ready unit left: the rule book chooses.
-	assert.Empty(t, spread(task, reconcile.Held{"T1": "alice"}, nil, "bob", 1))
+	assert.Empty(t, spread(task, reconcile.Held{"T1": "alice"}, nil, "bob", 1, 0))
 
 	// A unit under way that nobody holds comes first.
 	f.iterate("T2")
 	task, err = st.Load(slug)
 	require.NoError(t, err)
-	assert.Empty(t, spread(task, nil, nil, "bob", 1))
-	unit, _, _, err := pick(st, task, "", nil, "bob", t0, false, 1)
+	assert.Empty(t, spread(task, nil, nil, "bob", 1, 0))
+	unit, _, _, err := pick(st, task, choice{agent: "bob", attempt: 1}, nil, t0)
 	require.NoError(t, err)
 	assert.Equal(t, "T2", unit, "the unit under way")
+}
+
+// A claim that names no unit takes the next one on its first attempt,
+// whoever else is at work; after a lost race it spreads, and the unit it
+// lost counts as held.
+func TestPickSpreadsAfterALostRace(t *testing.T) {
+	isolate(t)
+	f := newFixture(t, onFake, newClock(t0))
+	st := f.store("alice", store.Config{})
+	task, err := st.Load(slug)
+	require.NoError(t, err)
+	next, _, _, err := pick(st, task, choice{agent: "alice"}, nil, t0)
+	require.NoError(t, err)
+	working := map[string]store.Claim{"T9": lease("T9", "zed", 0, time.Hour)}
+	for _, agent := range []string{"alice", "bob", "carol", "dave", "erin", "frank"} {
+		unit, _, _, err := pick(st, task, choice{agent: agent}, working, t0)
+		require.NoError(t, err)
+		assert.Equal(t, next, unit, "%s takes the next unit first", agent)
+		unit, _, _, err = pick(st, task, choice{agent: agent, attempt: 1, lost: reconcile.Held{next: "another agent"}}, working, t0)
+		require.NoError(t, err)
+		assert.NotEqual(t, next, unit, "%s does not reach for the unit it lost", agent)
+	}
+}
+
+// Agents at work beyond spreadWindow widen the window of ready units a
+// lost race spreads over: one per agent.
+func TestAtWork(t *testing.T) {
+	claims := map[string]store.Claim{
+		"T1": lease("T1", "bob", 0, time.Hour),
+		"T2": lease("T2", "bob", 0, time.Hour),
+		"T3": finished("T3", "carol", -time.Minute),
+		"T4": lease("T4", "dave", -3*time.Hour, -2*time.Hour), // ended
+		"T5": lease("T5", "alice", 0, time.Hour),
+		"T6": lease("T6", "erin", 0, time.Hour),
+	}
+	assert.Equal(t, 2, atWork(claims, "alice", t0), "bob and erin")
+	assert.Equal(t, 0, atWork(nil, "alice", t0))
 }
 
 // parallelFixture marks the test parallel and makes a fixture on the

@@ -82,6 +82,9 @@ type taking struct {
 	remote string
 	n      *gitstate.Network
 	fresh  bool
+	// lost are the units whose claim ref another agent moved during this
+	// claim, to a value not fetched yet: held, by someone not known.
+	lost reconcile.Held
 }
 
 // refetch brings the remote's claims of the task once more, to decide
@@ -90,7 +93,7 @@ func (a *taking) refetch() error {
 	if err := fetch(a.n, a.remote, a.t.Slug); err != nil {
 		return err
 	}
-	a.fresh = true
+	a.fresh, a.lost = true, nil
 	return nil
 }
 
@@ -104,7 +107,7 @@ func (a *taking) try(attempt int) (rep *Report, again bool, err error) {
 		return nil, false, err
 	}
 	now := r.st.Now()
-	unit, old, held, err := pick(r.st, t, a.req.Unit, claims, a.agent, now, a.req.Steal, attempt)
+	unit, old, held, err := pick(r.st, t, choice{unit: a.req.Unit, agent: a.agent, steal: a.req.Steal, attempt: attempt, lost: a.lost}, claims, now)
 	if err != nil {
 		// A remote's claims may have moved since they were last
 		// fetched: look once more before telling the agent no.
@@ -168,6 +171,13 @@ func (a *taking) terms(next *store.Claim, rep *Report, unit string, old store.Cl
 func (a *taking) move(unit, id, oldID string, attempt int) (bool, error) {
 	err := a.r.move(a.n, a.remote, a.t.Slug, unit, id, oldID)
 	if errors.Is(err, gitstate.ErrRefChanged) && attempt+1 < Attempts {
+		if a.req.Unit == "" && a.remote != "" && len(a.lost) == 0 {
+			// The first race lost for a unit nobody named: another agent
+			// holds it now. Reach for another unit at once, without the
+			// round trip of a fetch; a second lost race fetches.
+			a.lost = reconcile.Held{unit: "another agent (who claimed it a moment ago)"}
+			return true, nil
+		}
 		return true, a.refetch()
 	}
 	if err != nil && a.req.Unit == "" && errors.Is(err, gitstate.ErrRefChanged) {
@@ -185,16 +195,38 @@ func isHeldOrNoneReady(err error) bool {
 	return IsHeld(err) || errors.As(err, &r) && r.Code == reconcile.NoneReady
 }
 
+// choice is what pick decides with besides the claims: the unit named
+// ("" the next one), the agent, whether it steals, the attempt, and the
+// units lost to another agent during this claim (held, though not
+// fetched yet).
+type choice struct {
+	unit    string
+	agent   string
+	steal   bool
+	attempt int
+	lost    reconcile.Held
+}
+
 // pick resolves the unit to claim (the one named, else the next one no
-// other agent holds) with the rule book, and its current claim.
-func pick(st *store.Store, t *store.Task, unit string, claims map[string]store.Claim, agent string, now time.Time, steal bool, attempt int) (string, store.Claim, bool, error) {
-	held := store.HeldByOthers(claims, agent, now)
-	if c, ok := claims[unit]; ok && steal && c.Finished != "" {
+// other agent holds) with the rule book, and its current claim. After a
+// lost race, a claim that names no unit reaches for one spread by the
+// agent's name (see spread).
+func pick(st *store.Store, t *store.Task, c choice, claims map[string]store.Claim, now time.Time) (string, store.Claim, bool, error) {
+	held := store.HeldByOthers(claims, c.agent, now)
+	unit := c.unit
+	if cl, ok := claims[unit]; ok && c.steal && cl.Finished != "" {
 		delete(held, unit) // --steal takes a finished unit that was reopened
 	}
+	others := atWork(claims, c.agent, now)
+	for u, who := range c.lost {
+		if held == nil {
+			held = reconcile.Held{}
+		}
+		held[u] = who
+	}
 	missing := st.MissingInputs(t)
-	if unit == "" && attempt > 0 {
-		unit = spread(t, held, missing, agent, attempt)
+	if unit == "" && c.attempt > 0 {
+		unit = spread(t, held, missing, c.agent, c.attempt, others)
 	}
 	in := reconcile.Intent{Action: reconcile.Start, Unit: unit, Activity: activity(t), Held: held, Missing: missing}
 	ev, err := reconcile.Decide(t.State, t.Plan, in)
@@ -205,26 +237,40 @@ func pick(st *store.Store, t *store.Task, unit string, claims map[string]store.C
 	return ev.Unit, old, ok, nil
 }
 
+// atWork counts the other agents that hold a unit of the task under a
+// lease that still runs (a finished claim is no agent at work).
+func atWork(claims map[string]store.Claim, agent string, now time.Time) int {
+	agents := map[string]bool{}
+	for _, c := range claims {
+		if c.Agent != agent && c.Finished == "" && c.Until != "" && !c.Expired(now) {
+			agents[c.Agent] = true
+		}
+	}
+	return len(agents)
+}
+
 // spreadWindow is how many of the first ready units agents spread over
-// when they claim without naming one.
+// when they claim without naming one, at least: with more agents at work
+// than that, they spread over one unit per agent.
 const spreadWindow = 8
 
 // spread picks the unit an agent claims when it names none and has just
 // lost a race for the one itr next named: a unit under way that nobody
-// holds comes first (as itr next says); else one of the first ready units,
+// holds comes first (as itr next says); else one of the first ready units
+// (spreadWindow, or one per other agent at work when there are more),
 // chosen by the agent's name and the attempt, so that agents racing from
 // the same view reach for different units instead of all for the next one
 // again (each lost race costs a round trip to the remote). "" leaves the
 // choice to the rule book.
-func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt int) string {
+func spread(t *store.Task, held reconcile.Held, missing reconcile.Missing, agent string, attempt, others int) string {
 	adv := reconcile.AdviseFor(t.State, t.Plan, activity(t)(), held, missing)
 	if adv.Unit == "" || len(adv.Ready) < 2 || adv.Unit != adv.Ready[0] {
 		return ""
 	}
 	h := fnv.New32a()
 	h.Write([]byte(agent))
-	window := min(len(adv.Ready), spreadWindow)
-	return adv.Ready[(int(h.Sum32()%uint32(window))+attempt)%window]
+	window := min(len(adv.Ready), max(spreadWindow, others+1))
+	return adv.Ready[(int(h.Sum32())%window+attempt)%window]
 }
 
 // activity gives the rule book the order of the units' last entries, read
