@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -247,7 +248,20 @@ type Log struct {
 // Markers that do not form complete blocks leave the file read as plain
 // text, with a Problem.
 func Parse(data []byte) *Log {
-	lines, newline := splitLines(data)
+	return parseText(string(data))
+}
+
+// ParseOwned is Parse without a copy of data: the entries' text are
+// substrings of data itself, so a long log is held once. The caller gives
+// data up: it must not change while the Log or anything taken from it is
+// in use (a blob read for this parse, never a buffer that is reused).
+func ParseOwned(data []byte) *Log {
+	return parseText(unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// parseText parses progress.md's text.
+func parseText(text string) *Log {
+	lines, newline := splitText(text)
 	s := splitConflicts(lines)
 	l := &Log{Newline: newline, Conflicted: s.conflicted}
 	ours := parseSide(s.ours)

@@ -65,9 +65,15 @@ type rawLine struct {
 // splitLines cuts data into lines and reports the file's newline style:
 // "\r\n" when its first line ends so, "\n" otherwise.
 func splitLines(data []byte) ([]rawLine, string) {
-	s := string(data)
+	return splitText(string(data))
+}
+
+// splitText is splitLines of a string: the lines are substrings of s.
+func splitText(s string) ([]rawLine, string) {
 	newline := "\n"
-	var lines []rawLine
+	// One slice of the right size: a long log's lines are most of what
+	// a parse holds besides the text.
+	lines := make([]rawLine, 0, strings.Count(s, "\n")+1)
 	for no := 1; len(s) > 0; no++ {
 		i := strings.IndexByte(s, '\n')
 		t := s

@@ -53,11 +53,15 @@ func benchMemory(itr, dir string, runs int, env []string) {
 		n++
 		return []string{"checkpoint", "T1", "--did", fmt.Sprintf("memory round %d", n)}
 	}
+	// The view's cache (view/facts.go) removed: the read parses the log.
+	noView := func() { check(os.RemoveAll(filepath.Join(repo, ".git", "itr-view-bench.json"))) }
 	cases := []memoryCase{
 		{label: "checkpoint", env: env},
 		{label: "checkpoint (ITR_ENGINE=git)", env: gitEngine},
 		{label: "status", env: env, args: []string{"status"}},
+		{label: "status (no view cache)", env: env, args: []string{"status"}, before: noView},
 		{label: "prime", env: env, args: []string{"prime"}},
+		{label: "prime (no view cache)", env: env, args: []string{"prime"}, before: noView},
 		{label: "verify (full)", env: noCache, args: []string{"verify"}},
 		{label: "verify (again)", env: env, args: []string{"verify"}, before: func() { check(run(env, repo, itr, "verify")) }},
 		{label: "reconcile --check", env: env, args: []string{"reconcile", "--check"}},

@@ -156,17 +156,25 @@ func readLoose(r io.Reader) (Type, []byte, error) {
 		return 0, nil, ErrUnreadable
 	}
 	defer func() { zr.Close(); inflaters.Put(zr) }()
-	data, err := io.ReadAll(zr)
+	// The header names the size: read the body into one buffer of that
+	// size (io.ReadAll would grow it by doubling, a large blob's peak
+	// twice its size), then make sure nothing follows it.
+	br := bufio.NewReaderSize(zr, 64)
+	hdr, err := br.ReadSlice(0)
 	if err != nil {
 		return 0, nil, ErrUnreadable
 	}
-	hdr, body, ok := bytes.Cut(data, []byte{0})
-	if !ok {
+	typ, size, ok := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	t, err := parseType(typ)
+	n, nerr := strconv.Atoi(size)
+	if !ok || err != nil || nerr != nil || n < 0 || n > 1<<30 || strconv.Itoa(n) != size {
 		return 0, nil, ErrUnreadable
 	}
-	typ, size, ok := strings.Cut(string(hdr), " ")
-	t, err := parseType(typ)
-	if !ok || err != nil || size != strconv.Itoa(len(body)) {
+	body := make([]byte, n)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, nil, ErrUnreadable
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
 		return 0, nil, ErrUnreadable
 	}
 	return t, body, nil
