@@ -10,6 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
 )
 
 // streamChunk is how much of a file a streaming hash holds at a time.
@@ -92,4 +96,56 @@ func hashFileAsBlob(format, p string) (id string, sawCR bool, err error) {
 		return "", false, fmt.Errorf("hash %s: the file changed while it was read (%d bytes, then %d)", p, fi.Size(), n)
 	}
 	return hex.EncodeToString(h.Sum(nil)), sawCR, nil
+}
+
+// fileHolds reports whether the file at p holds exactly data, reading it
+// in chunks (never whole) and stopping at the first difference.
+func fileHolds(p string, data []byte) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, min(streamChunk, len(data)+1))
+	off := 0
+	for {
+		k, rerr := io.ReadFull(f, buf)
+		if k > len(data)-off || !bytes.Equal(buf[:k], data[off:off+k]) {
+			return false
+		}
+		off += k
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return off == len(data)
+		}
+		if rerr != nil {
+			return false
+		}
+	}
+}
+
+// BlobSize is the size of blob id read from the object's header alone,
+// without its content (a large blob is neither inflated nor held). ok is
+// false when r is not one of gitstate's engines or id is not a blob the
+// repository holds: the caller reads the blob instead.
+func BlobSize(r Reader, id string) (size int64, ok bool, err error) {
+	switch e := r.(type) {
+	case *Repo:
+		if len(id) != 40 || strings.Trim(id, "0123456789abcdef") != "" {
+			return 0, false, nil
+		}
+		t, n, err := gitfmt.ObjectSize(e.objDir(), gitfmt.ID(plumbing.NewHash(id)))
+		if err != nil || t != gitfmt.Blob {
+			return 0, false, nil
+		}
+		return n, true, nil
+	case *GitRepo:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		o, found, err := e.query("info", id)
+		if err != nil || !found || o.typ != "blob" {
+			return 0, false, err
+		}
+		return o.size, true, nil
+	}
+	return 0, false, nil
 }

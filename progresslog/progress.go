@@ -267,6 +267,9 @@ func parseText(text string) *Log {
 	ours := parseSide(s.ours)
 	if !s.conflicted {
 		l.Preamble = ours.preamble
+		if len(ours.entries) > 0 {
+			l.Entries = make([]Entry, 0, len(ours.entries))
+		}
 		for i, e := range ours.entries {
 			if s.problem != nil && s.problem.Line < e.Line {
 				l.Problems = append(l.Problems, *s.problem)
@@ -316,6 +319,9 @@ func (p parsedSide) keys() []string {
 func parseSide(lines []rawLine) parsedSide {
 	pre, secs := progressSyntax.sectionize(lines)
 	p := parsedSide{preamble: pre}
+	if len(secs) > 0 { // none stays nil, as before
+		p.entries, p.problems = make([]Entry, 0, len(secs)), make([][]Problem, 0, len(secs))
+	}
 	for _, sec := range secs {
 		e, msg := parseHeading(sec.heading)
 		e.Line, e.Fields = sec.line, sec.fields
@@ -615,32 +621,60 @@ func Append(old []byte, e Entry) ([]byte, error) {
 	return appendLines(old, progressTitle, renderEntryLines(c)), nil
 }
 
-// appendLines appends rendered lines to old after a blank line.
+// AppendOwned is Append for a caller that gives up old: when the entry
+// fits in old's spare capacity it is written there and the result shares
+// old's array (old's own bytes are not touched), so a long log is not
+// copied; otherwise it is Append. The caller must not append to old again
+// (clip it: old[:len(old):len(old)]), or the two results would share their
+// tail.
+func AppendOwned(old []byte, e Entry) ([]byte, error) {
+	c, err := canonical(e)
+	if err != nil {
+		return nil, err
+	}
+	suffix := appendSuffix(old, progressTitle, renderEntryLines(c))
+	if len(old) > 0 && cap(old)-len(old) >= len(suffix) {
+		return append(old, suffix...), nil
+	}
+	out := make([]byte, len(old), len(old)+len(suffix))
+	copy(out, old)
+	return append(out, suffix...), nil
+}
+
+// appendLines appends rendered lines to old after a blank line, in a new
+// buffer of the exact size.
 func appendLines(old []byte, title string, lines []string) []byte {
+	suffix := appendSuffix(old, title, lines)
+	out := make([]byte, len(old), len(old)+len(suffix))
+	copy(out, old)
+	return append(out, suffix...)
+}
+
+// appendSuffix is what appendLines adds after old: a line end if old's last
+// line has none, a blank line, and the lines in old's newline style (or,
+// for an empty old, the title and the lines).
+func appendSuffix(old []byte, title string, lines []string) []byte {
 	// Only the first line (the newline style) and the last line (is it
 	// blank?) of old matter, so a long log is not split again.
 	newline := "\n"
 	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
 		newline = "\r\n"
 	}
-	var b bytes.Buffer
-	b.Grow(len(old) + 256)
+	var out []byte
 	if len(old) == 0 {
-		b.WriteString(title)
+		out = append(out, title...)
 	} else {
-		b.Write(old)
 		if !bytes.HasSuffix(old, []byte("\n")) {
-			b.WriteString(newline)
+			out = append(out, newline...)
 		}
 		last := bytes.TrimSuffix(old, []byte("\n"))
 		if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
 			last = last[i+1:]
 		}
 		if !isBlank(strings.TrimRight(string(last), "\r")) {
-			b.WriteString(newline)
+			out = append(out, newline...)
 		}
 	}
-	out := b.Bytes()
 	for _, l := range lines {
 		out = append(out, l...)
 		out = append(out, newline...)

@@ -316,21 +316,39 @@ func (sy syntax) sectionize(lines []rawLine) (string, []section) {
 		pre.WriteString(lines[i].text)
 		pre.WriteByte('\n')
 	}
+	// Every section's fields in one array (ends[k] is where section k's
+	// end), and one buffer for a value's lines: a long log's fields are
+	// not allocated one by one, nor grown (a first pass counts them).
+	nsec, nfield := 0, 0
+	for _, l := range lines[i:] {
+		switch {
+		case isHeading(l.text):
+			nsec++
+		case !isBlank(l.text) && !strings.HasPrefix(l.text, "  "):
+			nfield++
+		}
+	}
 	var secs []section
+	var all []Field
+	var ends []int
+	if nsec > 0 {
+		secs, ends = make([]section, 0, nsec), make([]int, 0, nsec)
+		all = make([]Field, 0, nfield)
+	}
+	var value []string
 	for i < len(lines) {
 		sec := section{heading: lines[i].text[3:], line: lines[i].no}
 		i++
 		var (
 			name    string
-			value   []string
 			open    bool // a field is being read
 			pending int  // blank lines seen since its last line
 		)
 		flush := func() {
 			if open {
-				sec.fields = append(sec.fields, Field{Name: name, Value: normalizeValue(strings.Join(value, "\n"))})
+				all = append(all, Field{Name: name, Value: normalizeValue(strings.Join(value, "\n"))})
 			}
-			open, pending, value = false, 0, nil
+			open, pending, value = false, 0, value[:0]
 		}
 		for ; i < len(lines) && !isHeading(lines[i].text); i++ {
 			t := lines[i].text
@@ -345,15 +363,23 @@ func (sy syntax) sectionize(lines []rawLine) (string, []section) {
 			default:
 				flush()
 				if n, v, ok := sy.parseField(t); ok {
-					name, value = n, []string{v}
+					name, value = n, append(value, v)
 				} else {
-					name, value = "", []string{sy.unescape(t)}
+					name, value = "", append(value, sy.unescape(t))
 				}
 				open = true
 			}
 		}
 		flush()
 		secs = append(secs, sec)
+		ends = append(ends, len(all))
+	}
+	start := 0
+	for k := range secs {
+		if ends[k] > start {
+			secs[k].fields = all[start:ends[k]:ends[k]]
+		}
+		start = ends[k]
 	}
 	return pre.String(), secs
 }

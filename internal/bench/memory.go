@@ -97,7 +97,7 @@ func benchMemory(itr, dir string, runs int, env []string) {
 func buildMemoryTask(itr, dir string, env []string) string {
 	repo := filepath.Join(dir, fmt.Sprintf("memory-%dmib", memoryLogMiB))
 	task := filepath.Join(repo, ".claude", "iterative", "bench")
-	if _, err := os.Stat(filepath.Join(repo, ".itr-bench-built")); err == nil {
+	if _, err := os.Stat(filepath.Join(repo, ".git", "itr-bench-built")); err == nil {
 		return repo // kept from an earlier run
 	}
 	fmt.Printf("building a task with a %d MiB progress.md...\n", memoryLogMiB)
@@ -115,7 +115,7 @@ func buildMemoryTask(itr, dir string, env []string) string {
 	check(run(env, repo, "git", "commit", "-q", "-m", fmt.Sprintf("log of %d entries", n)))
 	check(run(env, repo, itr, "reconcile"))
 	check(run(env, repo, "git", "gc", "-q"))
-	check(os.WriteFile(filepath.Join(repo, ".itr-bench-built"), nil, 0o644))
+	check(os.WriteFile(filepath.Join(repo, ".git", "itr-bench-built"), nil, 0o644))
 	check(run(env, repo, "git", "status", "--porcelain"))
 	fmt.Printf("  %d entries\n", n)
 	return repo

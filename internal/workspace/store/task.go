@@ -49,6 +49,9 @@ type Task struct {
 	// progressSet is true once SetProgress replaced the committed log,
 	// which HeadFiles then no longer names.
 	progressSet bool
+	// progressTaken is true once TakeProgress gave the log's spare
+	// capacity away.
+	progressTaken bool
 
 	State *state.State // nil when StateErr is set
 	// StateErr is why the committed state.json could not be read.
@@ -167,6 +170,21 @@ func (t *Task) Log() *progresslog.Log {
 // not need them (reconcile.OutcomeOf).
 func (t *Task) Entries() []progresslog.Entry { return t.Log().Entries }
 
+// TakeProgress is the committed progress.md for one append in place
+// (progresslog.AppendOwned): the blob as read, with the spare capacity
+// gitstate reads a large object with, once; the task keeps the same bytes
+// with none, so no second append can share the first one's tail. A log
+// SetProgress gave comes with no spare capacity.
+func (t *Task) TakeProgress() []byte {
+	b := t.Progress()
+	t.ProgressRaw = b[:len(b):len(b)]
+	if t.progressSet || t.progressTaken {
+		return t.ProgressRaw
+	}
+	t.progressTaken = true
+	return b
+}
+
 // SetProgress replaces the committed progress.md the task holds (as when
 // entries taken out by a commit without itr are put back).
 func (t *Task) SetProgress(data []byte) {
@@ -263,6 +281,15 @@ func (s *Store) checkWorktreeFile(rel string) error {
 	return nil
 }
 
+// LogUnchanged reports whether the task's progress.md on disk is, as git
+// would store it, the committed one the task holds, told by hashing the
+// file in chunks (never reading it whole); false when it differs or
+// cannot be told that way (the caller reads it).
+func (s *Store) LogUnchanged(t *Task) bool {
+	h, committed := t.HeadFiles[ProgressFile]
+	return committed && !t.progressSet && t.ProgressErr == nil && s.worktreeMatches(s.Rel(t.Slug, ProgressFile), h)
+}
+
 // worktreeMatches reports whether the file rel of the working tree is, as
 // git would store it, the blob id, hashing it in chunks rather than
 // reading it whole (gitstate.WorktreeFileID); false when it differs or
@@ -298,7 +325,7 @@ func (s *Store) Unsaved(t *Task) ([]UnsavedFile, error) {
 	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}, {DecisionsFile, t.DecisionsRaw}} {
 		rel := s.Rel(t.Slug, f.name)
 		headHash, committed := t.HeadFiles[f.name]
-		if f.name == ProgressFile && committed && !t.progressSet && t.ProgressErr == nil && s.worktreeMatches(rel, headHash) {
+		if f.name == ProgressFile && s.LogUnchanged(t) {
 			continue // the log is the committed one: not read whole
 		}
 		disk, err := s.ReadWorktree(rel)
