@@ -264,18 +264,19 @@ func parseText(text string) *Log {
 	lines, newline := splitText(text)
 	s := splitConflicts(lines)
 	l := &Log{Newline: newline, Conflicted: s.conflicted}
-	ours := parseSide(s.ours)
 	if !s.conflicted {
-		l.Preamble = ours.preamble
-		if len(ours.entries) > 0 {
-			l.Entries = make([]Entry, 0, len(ours.entries))
-		}
+		// The lines are let go once cut into sections (a long log's
+		// lines weigh a fifth of its text), and the entries are the
+		// side's own.
+		plain := s.ours
+		s.ours, s.theirs = nil, nil
+		ours := parseSide(plain)
+		l.Preamble, l.Entries = ours.preamble, ours.entries
 		for i, e := range ours.entries {
 			if s.problem != nil && s.problem.Line < e.Line {
 				l.Problems = append(l.Problems, *s.problem)
 				s.problem = nil
 			}
-			l.Entries = append(l.Entries, e)
 			l.Problems = append(l.Problems, ours.problems[i]...)
 		}
 		if s.problem != nil {
@@ -283,6 +284,7 @@ func parseText(text string) *Log {
 		}
 		return l
 	}
+	ours := parseSide(s.ours)
 	theirs := parseSide(s.theirs)
 	l.Preamble = ours.preamble
 	if theirs.preamble != ours.preamble {

@@ -58,7 +58,7 @@ func (p Problem) String() string {
 // rawLine is one line of a file.
 type rawLine struct {
 	text string // without "\n" and without trailing "\r"s
-	no   int    // 1-based line number in the file
+	no   int32  // 1-based line number in the file (a blob is at most 1 GiB)
 	term bool   // the line ended with "\n"
 }
 
@@ -85,7 +85,7 @@ func splitText(s string) ([]rawLine, string) {
 		if no == 1 && i >= 0 && strings.HasSuffix(t, "\r") {
 			newline = "\r\n"
 		}
-		lines = append(lines, rawLine{text: strings.TrimRight(t, "\r"), no: no, term: i >= 0})
+		lines = append(lines, rawLine{text: strings.TrimRight(t, "\r"), no: int32(no), term: i >= 0})
 	}
 	return lines, newline
 }
@@ -164,11 +164,11 @@ scan:
 	}
 	switch {
 	case bad != nil:
-		return sides{ours: lines, theirs: lines, problem: &Problem{Line: bad.no, Msg: fmt.Sprintf(
+		return sides{ours: lines, theirs: lines, problem: &Problem{Line: int(bad.no), Msg: fmt.Sprintf(
 			"git conflict marker %s is out of place (a conflict block is <<<<<<<, optionally |||||||, then =======, then >>>>>>>), so the file was read as plain text: finish resolving the merge",
 			markerText[markerOf(bad.text)])}}
 	case state != markEnd:
-		return sides{ours: lines, theirs: lines, problem: &Problem{Line: lines[open].no, Msg: "git conflict block opened by <<<<<<< is never closed by a >>>>>>> line, so the file was read as plain text: finish resolving the merge"}}
+		return sides{ours: lines, theirs: lines, problem: &Problem{Line: int(lines[open].no), Msg: "git conflict block opened by <<<<<<< is never closed by a >>>>>>> line, so the file was read as plain text: finish resolving the merge"}}
 	case !seen:
 		return sides{ours: lines, theirs: lines}
 	}
@@ -337,7 +337,7 @@ func (sy syntax) sectionize(lines []rawLine) (string, []section) {
 	}
 	var value []string
 	for i < len(lines) {
-		sec := section{heading: lines[i].text[3:], line: lines[i].no}
+		sec := section{heading: lines[i].text[3:], line: int(lines[i].no)}
 		i++
 		var (
 			name    string
