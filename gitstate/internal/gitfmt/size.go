@@ -16,16 +16,21 @@ import (
 // (a delta's type is its base's, its size the one the delta says it
 // makes): a large object is not inflated, nor its delta applied.
 func ObjectSize(objDir string, h ID) (Type, int64, error) {
-	t, n, err := objectSizeIn(objDir, h, 0)
+	t, n, err := objectSizeIn(objDir, h, 0, false)
+	if errors.Is(err, ErrNotFound) {
+		// A repack may have moved it since the folders were listed: list
+		// them again, as ReadObject does.
+		t, n, err = objectSizeIn(objDir, h, 0, true)
+	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("object %s: %w", h, err)
 	}
 	return t, n, nil
 }
 
-func objectSizeIn(objDir string, h ID, depth int) (Type, int64, error) {
+func objectSizeIn(objDir string, h ID, depth int, again bool) (Type, int64, error) {
 	s := storeOf(objDir)
-	packs, alts, err := s.list(false)
+	packs, alts, err := s.list(again)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -43,7 +48,7 @@ func objectSizeIn(objDir string, h ID, depth int) (Type, int64, error) {
 	}
 	if depth < MaxAlternateDepth {
 		for _, alt := range alts {
-			t, n, err := objectSizeIn(alt, h, depth+1)
+			t, n, err := objectSizeIn(alt, h, depth+1, again)
 			if !errors.Is(err, ErrNotFound) {
 				return t, n, err
 			}
