@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os/exec"
 )
@@ -18,12 +17,12 @@ import (
 // pack's compressed objects and its checksum are never held whole, so a
 // large blob (a long log) is held once, not also as its compressed copy.
 func writePackTo(w io.Writer, format string, objs []packObject) error {
-	var h hash.Hash = sha1.New()
+	h := sha1.New()
 	if format == "sha256" {
 		h = sha256.New()
 	}
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
-	bw.WriteString("PACK")
+	_, _ = bw.WriteString("PACK") // bufio keeps a write's error for Flush
 	_ = binary.Write(bw, binary.BigEndian, uint32(2))
 	_ = binary.Write(bw, binary.BigEndian, uint32(len(objs)))
 	zw, err := zlib.NewWriterLevel(bw, zlib.BestSpeed)
@@ -39,11 +38,11 @@ func writePackTo(w io.Writer, format string, objs []packObject) error {
 		c := t<<4 | byte(size&0x0f)
 		size >>= 4
 		for size > 0 {
-			bw.WriteByte(c | 0x80)
+			_ = bw.WriteByte(c | 0x80)
 			c = byte(size & 0x7f)
 			size >>= 7
 		}
-		bw.WriteByte(c)
+		_ = bw.WriteByte(c)
 		zw.Reset(bw)
 		for off := 0; off < len(o.data); off += streamChunk {
 			if _, err := zw.Write(o.data[off:min(off+streamChunk, len(o.data))]); err != nil {

@@ -37,6 +37,8 @@ type memoryCase struct {
 	args  []string
 	// before runs ahead of each measured run (not measured).
 	before func()
+	// info marks a line printed for scale, without a verdict.
+	info bool
 }
 
 // benchMemory builds (or reuses) the large task and prints each command's
@@ -66,9 +68,15 @@ func benchMemory(itr, dir string, runs int, env []string) {
 		{label: "verify (again)", env: env, args: []string{"verify"}, before: func() { check(run(env, repo, itr, "verify")) }},
 		{label: "reconcile --check", env: env, args: []string{"reconcile", "--check"}},
 		{label: "reconcile", env: env, args: []string{"reconcile"}},
+		// Not a target's case: the disk's log differs from the commit's,
+		// so both are read (what is left of issue #33).
+		{label: "reconcile (adopting by hand)", env: env, args: []string{"reconcile"}, before: func() {
+			n++
+			appendFile(logPath, fmt.Sprintf("\n## T1 - Iteration %d - 2026-01-01T00:00:00Z\n**Did:** appended by hand %d\n", 900000+n, n))
+		}, info: true},
 	}
 	fmt.Printf("\n== memory: peak RSS of whole processes (/usr/bin/time -f %%M, the largest of %d runs) against the largest file read (progress.md), load average %s\n", rounds, loadAverage())
-	fmt.Printf("%-30s %12s %12s %8s %8s %8s\n", "command", "peak", "file", "ratio", "target", "verdict")
+	fmt.Printf("%-32s %12s %12s %8s %8s %8s\n", "command", "peak", "file", "ratio", "target", "verdict")
 	for _, c := range cases {
 		var peak, file int64
 		for i := 0; i < rounds; i++ {
@@ -86,7 +94,11 @@ func benchMemory(itr, dir string, runs int, env []string) {
 			peak, file = max(peak, kib), max(file, fi.Size()/1024)
 		}
 		ratio := float64(peak) / float64(file)
-		fmt.Printf("%-30s %12s %12s %7.2fx %7.1fx %8s\n", "itr "+c.label, mib(peak), mib(file), ratio, memoryTarget, verifyVerdict(ratio <= memoryTarget))
+		if c.info {
+			fmt.Printf("%-32s %12s %12s %7.2fx %8s %8s\n", "itr "+c.label, mib(peak), mib(file), ratio, "-", "(scale)")
+			continue
+		}
+		fmt.Printf("%-32s %12s %12s %7.2fx %7.1fx %8s\n", "itr "+c.label, mib(peak), mib(file), ratio, memoryTarget, verifyVerdict(ratio <= memoryTarget))
 	}
 	check(run(env, repo, itr, "verify"))
 	check(run(env, repo, itr, "reconcile", "--check"))

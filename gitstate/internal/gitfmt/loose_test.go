@@ -13,8 +13,8 @@ import (
 func deflated(s string) *bytes.Reader {
 	var b bytes.Buffer
 	zw := zlib.NewWriter(&b)
-	zw.Write([]byte(s))
-	zw.Close()
+	_, _ = zw.Write([]byte(s))
+	_ = zw.Close()
 	return bytes.NewReader(b.Bytes())
 }
 
