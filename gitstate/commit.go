@@ -767,7 +767,7 @@ func (r *Repo) indexChanges(changes []FileChange) ([]indexChange, error) {
 			dst := filepath.Join(r.root, filepath.FromSlash(c.Path))
 			var st statData
 			if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(c.Data)) {
-				if disk, err := os.ReadFile(dst); err == nil && bytes.Equal(disk, c.Data) {
+				if fileHolds(dst, c.Data) { // read in chunks: a large log is not held twice
 					st = statOf(fi)
 					ic.stat = true
 				}

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/itr-dev/itr/gitstate/internal/gitfmt"
 )
 
 // GitRepo is the engine on git's own plumbing: every read goes through one
@@ -325,6 +327,7 @@ func (c *catFile) close() error {
 type object struct {
 	id   string
 	typ  string
+	size int64
 	data []byte
 }
 
@@ -370,9 +373,10 @@ func (g *GitRepo) query(verb, name string) (object, bool, error) {
 	if err != nil {
 		return fail(fmt.Errorf("unexpected answer %q", line))
 	}
-	o := object{id: f[0], typ: f[1]}
+	o := object{id: f[0], typ: f[1], size: int64(size)}
 	if verb == "contents" {
-		o.data = make([]byte, size+1)
+		// Room to append to a large blob in place (gitfmt.Room).
+		o.data = make([]byte, size+1, size+1+gitfmt.Room(size))
 		if _, err := io.ReadFull(c.out, o.data); err != nil {
 			return fail(err)
 		}

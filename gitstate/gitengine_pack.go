@@ -71,12 +71,19 @@ func (g *GitRepo) writeObjects(objs []packObject) error {
 	if len(objs) == 0 {
 		return nil
 	}
-	pack, err := encodePack(g.format, objs)
-	if err != nil {
-		return err
-	}
-	if _, err := g.run(pack, "unpack-objects", "-q"); err != nil {
-		return fmt.Errorf("write objects: %w", err)
+	if packSize(objs) >= largeObject {
+		// Encoded into git's stdin as it goes (gitengine_packstream.go).
+		if err := g.unpackStreamed(objs); err != nil {
+			return fmt.Errorf("write objects: %w", err)
+		}
+	} else {
+		pack, err := encodePack(g.format, objs)
+		if err != nil {
+			return err
+		}
+		if _, err := g.run(pack, "unpack-objects", "-q"); err != nil {
+			return fmt.Errorf("write objects: %w", err)
+		}
 	}
 	for _, o := range objs {
 		got, ok, err := g.query("info", o.id)

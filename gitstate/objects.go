@@ -62,6 +62,9 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 		_ = os.Chtimes(pack, now, now)
 		return h, nil
 	}
+	if len(data) >= largeObject {
+		return h, w.putStreamed(t, h, data)
+	}
 	w.zbuf.Reset()
 	if w.zw == nil {
 		// Loose objects at zlib's fastest level, as git writes them

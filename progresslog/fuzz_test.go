@@ -167,6 +167,8 @@ func FuzzAppend(f *testing.F) {
 			return // an entry that cannot be written; the table tests cover which
 		}
 		require.True(t, bytes.HasPrefix(out, old), "old is a prefix")
+		checkAppendOwned(t, old, e, out)
+		require.Equal(t, Parse(out), ParseOwned(bytes.Clone(out)), "ParseOwned reads what Parse does")
 		require.Nil(t, IsAppendOnly(old, out))
 		before, after := Parse(old), Parse(out)
 		if before.Conflicted {
@@ -268,4 +270,26 @@ func FuzzFiles(f *testing.F) {
 		require.Equal(t, paths[:shown], listed, "value %q", got)
 		require.Equal(t, len(paths)-shown, more)
 	})
+}
+
+// checkAppendOwned: AppendOwned writes what Append wrote (out), in old's
+// spare capacity when it has room (old's bytes untouched, the array
+// shared), in a new array when it has none.
+func checkAppendOwned(t *testing.T, old []byte, e Entry, out []byte) {
+	t.Helper()
+	roomy := append(make([]byte, 0, len(out)+1), old...)
+	owned, err := AppendOwned(roomy, e)
+	require.NoError(t, err)
+	require.Equal(t, out, owned, "AppendOwned with room")
+	require.Equal(t, old, roomy[:len(old)], "old's bytes untouched")
+	if len(old) > 0 {
+		require.Same(t, &roomy[0], &owned[0], "written in place")
+	}
+	tight := bytes.Clone(old)[:len(old):len(old)]
+	owned, err = AppendOwned(tight, e)
+	require.NoError(t, err)
+	require.Equal(t, out, owned, "AppendOwned without room")
+	if len(old) > 0 && len(out) > len(old) {
+		require.NotSame(t, &tight[0], &owned[0], "a new array")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -247,18 +248,35 @@ type Log struct {
 // Markers that do not form complete blocks leave the file read as plain
 // text, with a Problem.
 func Parse(data []byte) *Log {
-	lines, newline := splitLines(data)
+	return parseText(string(data))
+}
+
+// ParseOwned is Parse without a copy of data: the entries' text are
+// substrings of data itself, so a long log is held once. The caller gives
+// data up: it must not change while the Log or anything taken from it is
+// in use (a blob read for this parse, never a buffer that is reused).
+func ParseOwned(data []byte) *Log {
+	return parseText(unsafe.String(unsafe.SliceData(data), len(data))) //nolint:gosec // G103: the caller gives data up (above); no byte of it changes after
+}
+
+// parseText parses progress.md's text.
+func parseText(text string) *Log {
+	lines, newline := splitText(text)
 	s := splitConflicts(lines)
 	l := &Log{Newline: newline, Conflicted: s.conflicted}
-	ours := parseSide(s.ours)
 	if !s.conflicted {
-		l.Preamble = ours.preamble
+		// The lines are let go once cut into sections (a long log's
+		// lines weigh a fifth of its text), and the entries are the
+		// side's own.
+		plain := s.ours
+		s.ours, s.theirs = nil, nil
+		ours := parseSide(plain)
+		l.Preamble, l.Entries = ours.preamble, ours.entries
 		for i, e := range ours.entries {
 			if s.problem != nil && s.problem.Line < e.Line {
 				l.Problems = append(l.Problems, *s.problem)
 				s.problem = nil
 			}
-			l.Entries = append(l.Entries, e)
 			l.Problems = append(l.Problems, ours.problems[i]...)
 		}
 		if s.problem != nil {
@@ -266,6 +284,7 @@ func Parse(data []byte) *Log {
 		}
 		return l
 	}
+	ours := parseSide(s.ours)
 	theirs := parseSide(s.theirs)
 	l.Preamble = ours.preamble
 	if theirs.preamble != ours.preamble {
@@ -302,6 +321,9 @@ func (p parsedSide) keys() []string {
 func parseSide(lines []rawLine) parsedSide {
 	pre, secs := progressSyntax.sectionize(lines)
 	p := parsedSide{preamble: pre}
+	if len(secs) > 0 { // none stays nil, as before
+		p.entries, p.problems = make([]Entry, 0, len(secs)), make([][]Problem, 0, len(secs))
+	}
 	for _, sec := range secs {
 		e, msg := parseHeading(sec.heading)
 		e.Line, e.Fields = sec.line, sec.fields
@@ -601,32 +623,60 @@ func Append(old []byte, e Entry) ([]byte, error) {
 	return appendLines(old, progressTitle, renderEntryLines(c)), nil
 }
 
-// appendLines appends rendered lines to old after a blank line.
+// AppendOwned is Append for a caller that gives up old: when the entry
+// fits in old's spare capacity it is written there and the result shares
+// old's array (old's own bytes are not touched), so a long log is not
+// copied; otherwise it is Append. The caller must not append to old again
+// (clip it: old[:len(old):len(old)]), or the two results would share their
+// tail.
+func AppendOwned(old []byte, e Entry) ([]byte, error) {
+	c, err := canonical(e)
+	if err != nil {
+		return nil, err
+	}
+	suffix := appendSuffix(old, progressTitle, renderEntryLines(c))
+	if len(old) > 0 && cap(old)-len(old) >= len(suffix) {
+		return append(old, suffix...), nil
+	}
+	out := make([]byte, len(old), len(old)+len(suffix))
+	copy(out, old)
+	return append(out, suffix...), nil
+}
+
+// appendLines appends rendered lines to old after a blank line, in a new
+// buffer of the exact size.
 func appendLines(old []byte, title string, lines []string) []byte {
+	suffix := appendSuffix(old, title, lines)
+	out := make([]byte, len(old), len(old)+len(suffix))
+	copy(out, old)
+	return append(out, suffix...)
+}
+
+// appendSuffix is what appendLines adds after old: a line end if old's last
+// line has none, a blank line, and the lines in old's newline style (or,
+// for an empty old, the title and the lines).
+func appendSuffix(old []byte, title string, lines []string) []byte {
 	// Only the first line (the newline style) and the last line (is it
 	// blank?) of old matter, so a long log is not split again.
 	newline := "\n"
 	if i := bytes.IndexByte(old, '\n'); i > 0 && old[i-1] == '\r' {
 		newline = "\r\n"
 	}
-	var b bytes.Buffer
-	b.Grow(len(old) + 256)
+	var out []byte
 	if len(old) == 0 {
-		b.WriteString(title)
+		out = append(out, title...)
 	} else {
-		b.Write(old)
 		if !bytes.HasSuffix(old, []byte("\n")) {
-			b.WriteString(newline)
+			out = append(out, newline...)
 		}
 		last := bytes.TrimSuffix(old, []byte("\n"))
 		if i := bytes.LastIndexByte(last, '\n'); i >= 0 {
 			last = last[i+1:]
 		}
 		if !isBlank(strings.TrimRight(string(last), "\r")) {
-			b.WriteString(newline)
+			out = append(out, newline...)
 		}
 	}
-	out := b.Bytes()
 	for _, l := range lines {
 		out = append(out, l...)
 		out = append(out, newline...)

@@ -58,16 +58,22 @@ func (p Problem) String() string {
 // rawLine is one line of a file.
 type rawLine struct {
 	text string // without "\n" and without trailing "\r"s
-	no   int    // 1-based line number in the file
+	no   int32  // 1-based line number in the file (a blob is at most 1 GiB)
 	term bool   // the line ended with "\n"
 }
 
 // splitLines cuts data into lines and reports the file's newline style:
 // "\r\n" when its first line ends so, "\n" otherwise.
 func splitLines(data []byte) ([]rawLine, string) {
-	s := string(data)
+	return splitText(string(data))
+}
+
+// splitText is splitLines of a string: the lines are substrings of s.
+func splitText(s string) ([]rawLine, string) {
 	newline := "\n"
-	var lines []rawLine
+	// One slice of the right size: a long log's lines are most of what
+	// a parse holds besides the text.
+	lines := make([]rawLine, 0, strings.Count(s, "\n")+1)
 	for no := 1; len(s) > 0; no++ {
 		i := strings.IndexByte(s, '\n')
 		t := s
@@ -79,7 +85,7 @@ func splitLines(data []byte) ([]rawLine, string) {
 		if no == 1 && i >= 0 && strings.HasSuffix(t, "\r") {
 			newline = "\r\n"
 		}
-		lines = append(lines, rawLine{text: strings.TrimRight(t, "\r"), no: no, term: i >= 0})
+		lines = append(lines, rawLine{text: strings.TrimRight(t, "\r"), no: int32(no), term: i >= 0})
 	}
 	return lines, newline
 }
@@ -158,11 +164,11 @@ scan:
 	}
 	switch {
 	case bad != nil:
-		return sides{ours: lines, theirs: lines, problem: &Problem{Line: bad.no, Msg: fmt.Sprintf(
+		return sides{ours: lines, theirs: lines, problem: &Problem{Line: int(bad.no), Msg: fmt.Sprintf(
 			"git conflict marker %s is out of place (a conflict block is <<<<<<<, optionally |||||||, then =======, then >>>>>>>), so the file was read as plain text: finish resolving the merge",
 			markerText[markerOf(bad.text)])}}
 	case state != markEnd:
-		return sides{ours: lines, theirs: lines, problem: &Problem{Line: lines[open].no, Msg: "git conflict block opened by <<<<<<< is never closed by a >>>>>>> line, so the file was read as plain text: finish resolving the merge"}}
+		return sides{ours: lines, theirs: lines, problem: &Problem{Line: int(lines[open].no), Msg: "git conflict block opened by <<<<<<< is never closed by a >>>>>>> line, so the file was read as plain text: finish resolving the merge"}}
 	case !seen:
 		return sides{ours: lines, theirs: lines}
 	}
@@ -310,21 +316,39 @@ func (sy syntax) sectionize(lines []rawLine) (string, []section) {
 		pre.WriteString(lines[i].text)
 		pre.WriteByte('\n')
 	}
+	// Every section's fields in one array (ends[k] is where section k's
+	// end), and one buffer for a value's lines: a long log's fields are
+	// not allocated one by one, nor grown (a first pass counts them).
+	nsec, nfield := 0, 0
+	for _, l := range lines[i:] {
+		switch {
+		case isHeading(l.text):
+			nsec++
+		case !isBlank(l.text) && !strings.HasPrefix(l.text, "  "):
+			nfield++
+		}
+	}
 	var secs []section
+	var all []Field
+	var ends []int
+	if nsec > 0 {
+		secs, ends = make([]section, 0, nsec), make([]int, 0, nsec)
+		all = make([]Field, 0, nfield)
+	}
+	var value []string
 	for i < len(lines) {
-		sec := section{heading: lines[i].text[3:], line: lines[i].no}
+		sec := section{heading: lines[i].text[3:], line: int(lines[i].no)}
 		i++
 		var (
 			name    string
-			value   []string
 			open    bool // a field is being read
 			pending int  // blank lines seen since its last line
 		)
 		flush := func() {
 			if open {
-				sec.fields = append(sec.fields, Field{Name: name, Value: normalizeValue(strings.Join(value, "\n"))})
+				all = append(all, Field{Name: name, Value: normalizeValue(strings.Join(value, "\n"))})
 			}
-			open, pending, value = false, 0, nil
+			open, pending, value = false, 0, value[:0]
 		}
 		for ; i < len(lines) && !isHeading(lines[i].text); i++ {
 			t := lines[i].text
@@ -339,15 +363,23 @@ func (sy syntax) sectionize(lines []rawLine) (string, []section) {
 			default:
 				flush()
 				if n, v, ok := sy.parseField(t); ok {
-					name, value = n, []string{v}
+					name, value = n, append(value, v)
 				} else {
-					name, value = "", []string{sy.unescape(t)}
+					name, value = "", append(value, sy.unescape(t))
 				}
 				open = true
 			}
 		}
 		flush()
 		secs = append(secs, sec)
+		ends = append(ends, len(all))
+	}
+	start := 0
+	for k := range secs {
+		if ends[k] > start {
+			secs[k].fields = all[start:ends[k]:ends[k]]
+		}
+		start = ends[k]
 	}
 	return pre.String(), secs
 }

@@ -156,20 +156,39 @@ func readLoose(r io.Reader) (Type, []byte, error) {
 		return 0, nil, ErrUnreadable
 	}
 	defer func() { zr.Close(); inflaters.Put(zr) }()
-	data, err := io.ReadAll(zr)
+	// The header names the size: read the body into one buffer of that
+	// size (io.ReadAll would grow it by doubling, a large blob's peak
+	// twice its size), then make sure nothing follows it.
+	br := bufio.NewReaderSize(zr, 64)
+	hdr, err := br.ReadSlice(0)
 	if err != nil {
 		return 0, nil, ErrUnreadable
 	}
-	hdr, body, ok := bytes.Cut(data, []byte{0})
-	if !ok {
+	typ, size, ok := strings.Cut(string(hdr[:len(hdr)-1]), " ")
+	t, err := parseType(typ)
+	n, nerr := strconv.Atoi(size)
+	if !ok || err != nil || nerr != nil || n < 0 || n > 1<<30 || strconv.Itoa(n) != size {
 		return 0, nil, ErrUnreadable
 	}
-	typ, size, ok := strings.Cut(string(hdr), " ")
-	t, err := parseType(typ)
-	if !ok || err != nil || size != strconv.Itoa(len(body)) {
+	body := make([]byte, n, n+Room(n))
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, nil, ErrUnreadable
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
 		return 0, nil, ErrUnreadable
 	}
 	return t, body, nil
+}
+
+// Room is the spare capacity an object of n bytes is read with: none for
+// a small one; for one of a megabyte or more, 1/256 of it (at least 64
+// KiB), so that a caller that owns it can append a little (an entry to a
+// long log) without a copy of the whole.
+func Room(n int) int {
+	if n < 1<<20 {
+		return 0
+	}
+	return max(64<<10, n>>8)
 }
 
 // IdxPosition finds h's position in a version-2 pack index with two small
@@ -290,7 +309,7 @@ func readPackedAt(pf *os.File, p *pack, off int64, depth int) (Type, []byte, err
 	if err != nil {
 		return 0, nil, ErrUnreadable
 	}
-	data := make([]byte, size)
+	data := make([]byte, size, int(size)+Room(int(size)))
 	_, err = io.ReadFull(zr, data)
 	zr.Close()
 	inflaters.Put(zr)
@@ -329,7 +348,7 @@ func ApplyDelta(base, delta []byte) ([]byte, bool) {
 	if !ok1 || !ok2 || srcSize != uint64(len(base)) || dstSize > 1<<30 {
 		return nil, false
 	}
-	out := make([]byte, 0, dstSize)
+	out := make([]byte, 0, int(dstSize)+Room(int(dstSize)))
 	for len(delta) > 0 {
 		op := delta[0]
 		delta = delta[1:]

@@ -220,19 +220,25 @@ func (r *reconcileRun) putBack() error {
 // readLog picks the log: the committed one, or the disk one when it only
 // appends. It returns the log parsed, its problems reported.
 func (r *reconcileRun) readLog() (*progresslog.Log, error) {
-	r.logBytes = r.t.ProgressRaw
-	disk, err := r.w.ReadWorktree(r.progressRel)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		r.rep.Restored = r.t.ProgressRaw != nil
-	case err != nil:
-		return nil, err
-	case !bytes.Equal(disk, r.t.ProgressRaw):
-		if err := r.readDiskLog(disk); err != nil {
+	// The committed log with the room it was read with, for the one
+	// append of write (progresslog.AppendOwned).
+	r.logBytes = r.t.TakeProgress()
+	if !r.w.LogUnchanged(r.t) { // else the disk's log is the committed one: not read
+		disk, err := r.w.ReadWorktree(r.progressRel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			r.rep.Restored = r.t.ProgressRaw != nil
+		case err != nil:
 			return nil, err
+		case !bytes.Equal(disk, r.t.ProgressRaw):
+			if err := r.readDiskLog(disk); err != nil {
+				return nil, err
+			}
 		}
 	}
-	log := progresslog.Parse(r.logBytes)
+	// Parsed in place: a blob or file read for this run, never changed
+	// (the append writes past its end).
+	log := progresslog.ParseOwned(r.logBytes)
 	for _, p := range log.Problems {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("%s:%d: %s", r.progressRel, p.Line, p.Msg))
 	}
@@ -245,9 +251,9 @@ func (r *reconcileRun) readLog() (*progresslog.Log, error) {
 func (r *reconcileRun) readDiskLog(disk []byte) error {
 	t, rep := r.t, r.rep
 	if v := progresslog.IsAppendOnly(t.ProgressRaw, disk); v == nil {
-		before := len(progresslog.Parse(t.ProgressRaw).Entries)
+		before := len(progresslog.ParseOwned(t.ProgressRaw).Entries)
 		r.logBytes = disk
-		rep.Adopted = len(progresslog.Parse(disk).Entries) - before
+		rep.Adopted = len(progresslog.ParseOwned(disk).Entries) - before
 		if rep.Adopted == 0 {
 			rep.Adopted = 1 // text appended to the last entry
 		}
@@ -361,8 +367,8 @@ func (r *reconcileRun) write(derived *state.State, derivedRaw []byte) (*Reconcil
 		e, event = *r.adoption, store.EventAdopted
 		found = append([]string{fmt.Sprintf("adopted a task folder written without itr: kept %d fact%s of its committed state.json", len(rep.Kept), store.Plural(len(rep.Kept), "", "s"))}, found...)
 	}
-	newLog, err := progresslog.Append(r.logBytes, e)
-	if err != nil {
+	// The entry is checked now, appended once it is final (below).
+	if _, err := progresslog.RenderEntry(e, "\n"); err != nil {
 		return nil, err
 	}
 	ev, err := reconcile.EventFrom(e, nil)
@@ -378,7 +384,7 @@ func (r *reconcileRun) write(derived *state.State, derivedRaw []byte) (*Reconcil
 		c.Body = strings.Join(found, "\n")
 	}
 	files := []gitstate.FileChange{
-		{Path: r.progressRel, Data: newLog},
+		{Path: r.progressRel},
 		{Path: r.stateRel, Data: final.Encode()},
 	}
 	guardChanged := !bytes.Equal(t.GuardrailsRaw, r.committedGuard)
@@ -389,7 +395,8 @@ func (r *reconcileRun) write(derived *state.State, derivedRaw []byte) (*Reconcil
 		return nil, err
 	}
 	r.w.Attribute(&e)
-	if newLog, err = progresslog.Append(r.logBytes, e); err != nil {
+	newLog, err := progresslog.AppendOwned(r.logBytes, e)
+	if err != nil {
 		return nil, err
 	}
 	files[0].Data = newLog

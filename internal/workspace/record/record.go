@@ -208,7 +208,9 @@ func (w *writer) recordChanges(slug string, t *store.Task, c *Change, out *Outco
 	if c.Entry != nil {
 		// Every entry says who made it.
 		w.Attribute(c.Entry)
-		progress, err := progresslog.Append(t.ProgressRaw, *c.Entry)
+		// Appended in place where the blob was read with room for it:
+		// a long log is not copied.
+		progress, err := progresslog.AppendOwned(t.TakeProgress(), *c.Entry)
 		if err != nil {
 			return nil, fmt.Errorf("append to %s: %w", w.Rel(slug, store.ProgressFile), err)
 		}

@@ -265,7 +265,9 @@ func (s *Store) Blob(hash string) ([]byte, error) {
 	if hash == "" {
 		return nil, nil
 	}
-	return s.Repo.ReadBlob(hash)
+	b, err := s.Repo.ReadBlob(hash)
+	noteRead(len(b))
+	return b, err
 }
 
 // ReadAt reads a file at a commit; a missing file is nil.

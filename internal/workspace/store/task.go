@@ -46,6 +46,12 @@ type Task struct {
 	progressLoad func() ([]byte, error)
 	// ProgressErr is why progress.md could not be read on first use.
 	ProgressErr error
+	// progressSet is true once SetProgress replaced the committed log,
+	// which HeadFiles then no longer names.
+	progressSet bool
+	// progressTaken is true once TakeProgress gave the log's spare
+	// capacity away.
+	progressTaken bool
 
 	State *state.State // nil when StateErr is set
 	// StateErr is why the committed state.json could not be read.
@@ -116,7 +122,9 @@ func (s *Store) readTaskAt(t *Task, rev string, light bool) error {
 		if !ok {
 			return nil, nil
 		}
-		return s.Repo.ReadBlob(h)
+		b, err := s.Repo.ReadBlob(h)
+		noteRead(len(b))
+		return b, err
 	}
 	if t.StateRaw, err = read(StateFile); err != nil {
 		return err
@@ -153,7 +161,7 @@ func (s *Store) readTaskAt(t *Task, rev string, light bool) error {
 // appends to it and does not need it parsed).
 func (t *Task) Log() *progresslog.Log {
 	if t.parsedLog == nil {
-		t.parsedLog = progresslog.Parse(t.Progress())
+		t.parsedLog = progresslog.ParseOwned(t.Progress()) // a blob read for it, never changed
 	}
 	return t.parsedLog
 }
@@ -162,9 +170,26 @@ func (t *Task) Log() *progresslog.Log {
 // not need them (reconcile.OutcomeOf).
 func (t *Task) Entries() []progresslog.Entry { return t.Log().Entries }
 
+// TakeProgress is the committed progress.md for one append in place
+// (progresslog.AppendOwned): the blob as read, with the spare capacity
+// gitstate reads a large object with, once; the task keeps the same bytes
+// with none, so no second append can share the first one's tail. A log
+// SetProgress gave comes with no spare capacity.
+func (t *Task) TakeProgress() []byte {
+	b := t.Progress()
+	t.ProgressRaw = b[:len(b):len(b)]
+	if t.progressSet || t.progressTaken {
+		return t.ProgressRaw
+	}
+	t.progressTaken = true
+	return b
+}
+
 // SetProgress replaces the committed progress.md the task holds (as when
 // entries taken out by a commit without itr are put back).
-func (t *Task) SetProgress(data []byte) { t.ProgressRaw, t.parsedLog, t.progressLoad = data, nil, nil }
+func (t *Task) SetProgress(data []byte) {
+	t.ProgressRaw, t.parsedLog, t.progressLoad, t.progressSet = data, nil, nil, true
+}
 
 func (s *Store) NoSuchTask(slug string) error {
 	slugs, _ := s.Slugs()
@@ -224,27 +249,57 @@ func (s *Store) LoadPlanWith(t *Task, read func(rel string) ([]byte, error)) {
 // ReadWorktree reads a file of the working tree, refusing symbolic links so
 // itr never reads or writes outside the repository through one.
 func (s *Store) ReadWorktree(rel string) ([]byte, error) {
+	if err := s.checkWorktreeFile(rel); err != nil {
+		return nil, err
+	}
+	// As git would store it: a CRLF clone's file reads as its LF blob.
+	return s.Repo.WorktreeFile(rel)
+}
+
+// checkWorktreeFile refuses a file of the working tree that is not a
+// regular file inside the repository (ReadWorktree's checks).
+func (s *Store) checkWorktreeFile(rel string) error {
 	// git adds no file beyond a symbolic link; neither does itr read one.
 	for dir := path.Dir(rel); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
 		if fi, err := os.Lstat(s.Abs(dir)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(s.Abs(dir))
-			return nil, fmt.Errorf("%s is a symbolic link (to %s), so %s is outside the repository for git; make %s a real folder", dir, target, rel, dir)
+			return fmt.Errorf("%s is a symbolic link (to %s), so %s is outside the repository for git; make %s a real folder", dir, target, rel, dir)
 		}
 	}
 	p := s.Abs(rel)
 	fi, err := os.Lstat(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(p)
-		return nil, fmt.Errorf("%s is a symbolic link (to %s); itr reads and writes only regular files inside the repository: replace it with a regular file", rel, target)
+		return fmt.Errorf("%s is a symbolic link (to %s); itr reads and writes only regular files inside the repository: replace it with a regular file", rel, target)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
+		return fmt.Errorf("%s is not a regular file", rel)
 	}
-	// As git would store it: a CRLF clone's file reads as its LF blob.
-	return s.Repo.WorktreeFile(rel)
+	return nil
+}
+
+// LogUnchanged reports whether the task's progress.md on disk is, as git
+// would store it, the committed one the task holds, told by hashing the
+// file in chunks (never reading it whole); false when it differs or
+// cannot be told that way (the caller reads it).
+func (s *Store) LogUnchanged(t *Task) bool {
+	h, committed := t.HeadFiles[ProgressFile]
+	return committed && !t.progressSet && t.ProgressErr == nil && s.worktreeMatches(s.Rel(t.Slug, ProgressFile), h)
+}
+
+// worktreeMatches reports whether the file rel of the working tree is, as
+// git would store it, the blob id, hashing it in chunks rather than
+// reading it whole (gitstate.WorktreeFileID); false when it differs or
+// cannot be told that way (the caller reads it).
+func (s *Store) worktreeMatches(rel, id string) bool {
+	if id == "" || s.checkWorktreeFile(rel) != nil {
+		return false
+	}
+	got, ok, err := gitstate.WorktreeFileID(s.Repo, rel)
+	return err == nil && ok && got == id
 }
 
 // UnsavedFile is one of itr's files of a task whose content on disk
@@ -269,9 +324,12 @@ func (s *Store) Unsaved(t *Task) ([]UnsavedFile, error) {
 		head []byte
 	}{{StateFile, t.StateRaw}, {ProgressFile, t.ProgressRaw}, {GuardrailsFile, t.GuardrailsRaw}, {DecisionsFile, t.DecisionsRaw}} {
 		rel := s.Rel(t.Slug, f.name)
+		headHash, committed := t.HeadFiles[f.name]
+		if f.name == ProgressFile && s.LogUnchanged(t) {
+			continue // the log is the committed one: not read whole
+		}
 		disk, err := s.ReadWorktree(rel)
 		lazy := f.name == ProgressFile && t.progressLoad != nil
-		headHash, committed := t.HeadFiles[f.name]
 		if errors.Is(err, fs.ErrNotExist) && (f.head == nil && !(lazy && committed)) {
 			continue
 		}
@@ -295,7 +353,7 @@ func (s *Store) Unsaved(t *Task) ([]UnsavedFile, error) {
 			head := t.ProgressRaw
 			if bytes.HasPrefix(disk, head) {
 				before := len(t.Log().Entries)
-				if all := progresslog.Parse(disk).Entries; len(all) > before {
+				if all := progresslog.ParseOwned(disk).Entries; len(all) > before {
 					u.Appended = all[before:]
 				}
 			}

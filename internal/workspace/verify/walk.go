@@ -328,7 +328,9 @@ func (v *verifier) progressAt(c gitstate.Commit, hash string, mine, restore bool
 	}
 	if !trusted {
 		var err error
-		if now, err = v.st.Blob(hash); err != nil {
+		if head, ok := v.fromHead(p, hash); ok {
+			now = head
+		} else if now, err = v.st.Blob(hash); err != nil {
 			return 0, err
 		}
 	}
