@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -52,14 +53,14 @@ var statusColors = map[string]string{
 }
 
 // statusWord matches the words of statusColors, whole.
-var statusWord = func() *regexp.Regexp {
+var statusWord = lazyre.Of(func() *regexp.Regexp {
 	words := make([]string, 0, len(statusColors))
 	for w := range statusColors {
 		words = append(words, regexp.QuoteMeta(w))
 	}
 	sort.Strings(words)
 	return regexp.MustCompile(`\b(` + strings.Join(words, "|") + `)\b`)
-}()
+})
 
 // painter colours whole lines for one kind of output, or passes them
 // through when colour is off. It buffers a line until its newline.
@@ -110,10 +111,10 @@ func (p *painter) Flush() error {
 }
 
 // labelRe is a status label at the start of a line ("Task:", "Phase?").
-var labelRe = regexp.MustCompile(`^([A-Z][A-Za-z0-9 ()]{0,28}[:?])( )`)
+var labelRe = lazyre.New(`^([A-Z][A-Za-z0-9 ()]{0,28}[:?])( )`)
 
 // hashRe is an abbreviated commit name leading a log row.
-var hashRe = regexp.MustCompile(`^([0-9a-f]{7,12})(\s)`)
+var hashRe = lazyre.New(`^([0-9a-f]{7,12})(\s)`)
 
 // paint colours one line of output already made terminal-safe.
 func (p *painter) paint(line string) string {
