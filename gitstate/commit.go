@@ -827,7 +827,7 @@ func writeFileAtomic(dst string, data []byte, fsync bool) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, dst)
+		err = renameFile(tmp, dst)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
