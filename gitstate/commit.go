@@ -740,8 +740,12 @@ func (r *Repo) writeWorktree(changes []FileChange) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 			return fmt.Errorf("create folder for %s: %w", dst, err)
 		}
-		if err := writeFileAtomic(dst, c.Data, r.dur.index); err != nil {
+		if done, err := r.replaceBySpare(c.Path, dst, c.Data, r.dur.index); err != nil {
 			return err
+		} else if !done {
+			if err := writeFileAtomic(dst, c.Data, r.dur.index); err != nil {
+				return err
+			}
 		}
 		// Git treats a file whose mtime is not older than the index as
 		// "racily clean" and re-hashes it on every git status until the
