@@ -83,7 +83,7 @@ func (r *Repo) replaceBySpare(rel, dst string, data []byte, fsync bool) (bool, e
 	}
 	for {
 		err = unix.Renameat2(unix.AT_FDCWD, spare, unix.AT_FDCWD, dst, unix.RENAME_EXCHANGE)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
