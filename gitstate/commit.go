@@ -730,6 +730,7 @@ func (r *Repo) writeWorktree(changes []FileChange) error {
 			if err := os.RemoveAll(dst); err != nil {
 				return fmt.Errorf("delete %s: %w", dst, err)
 			}
+			r.dropSpare(c.Path)
 			for d := filepath.Dir(dst); d != r.root && len(d) > len(r.root); d = filepath.Dir(d) {
 				if os.Remove(d) != nil {
 					break

@@ -48,9 +48,7 @@ func (r *Repo) replaceBySpare(rel, dst string, data []byte, fsync bool) (bool, e
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > spareMax {
 		return false, nil // a new file frees nothing; leave the others to the rename
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(rel))
-	spare := filepath.Join(r.gitDir, spareDir, fmt.Sprintf("%s-%016x", path.Base(rel), h.Sum64()))
+	spare := r.sparePath(rel)
 	// Made as writeFileAtomic makes its temp file (0666 less the umask);
 	// used only while its mode is the file's, so the file keeps the mode
 	// a rename would give it.
@@ -91,4 +89,19 @@ func (r *Repo) replaceBySpare(rel, dst string, data []byte, fsync bool) (bool, e
 		return false, nil // not supported here (or dst gone): the rename does it
 	}
 	return true, nil
+}
+
+// sparePath is the spare of the working-tree file rel.
+func (r *Repo) sparePath(rel string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(rel))
+	return filepath.Join(r.gitDir, spareDir, fmt.Sprintf("%s-%016x", path.Base(rel), h.Sum64()))
+}
+
+// dropSpare removes the spare of rel, a file itr deletes (an archived
+// task's), so spares do not outlive their files.
+func (r *Repo) dropSpare(rel string) {
+	if r.gitDir != "" {
+		_ = os.Remove(r.sparePath(rel))
+	}
 }

@@ -89,3 +89,17 @@ func TestReplaceBySpareDeclines(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "keep\n", string(got))
 }
+
+// TestDropSpare: deleting a file through writeWorktree removes its spare.
+func TestDropSpare(t *testing.T) {
+	const rel = "t/state.json"
+	dir := newRepo(t, map[string]string{rel: "{}\n"})
+	r := openRepo(t, dir)
+	done, err := r.replaceBySpare(rel, filepath.Join(dir, rel), []byte("1\n"), false)
+	require.NoError(t, err)
+	require.True(t, done)
+	require.FileExists(t, r.sparePath(rel))
+	require.NoError(t, r.writeWorktree([]FileChange{{Path: rel, Delete: true}}))
+	assert.NoFileExists(t, r.sparePath(rel))
+	assert.NoFileExists(t, filepath.Join(dir, rel))
+}

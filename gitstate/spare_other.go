@@ -7,3 +7,6 @@ package gitstate
 func (r *Repo) replaceBySpare(rel, dst string, data []byte, fsync bool) (bool, error) {
 	return false, nil
 }
+
+// dropSpare has nothing to remove where there are no spares.
+func (r *Repo) dropSpare(rel string) {}
