@@ -103,3 +103,35 @@ func TestDropSpare(t *testing.T) {
 	assert.NoFileExists(t, r.sparePath(rel))
 	assert.NoFileExists(t, filepath.Join(dir, rel))
 }
+
+// TestReadRawAsOS: readRaw returns what os.ReadFile and the os.Open path
+// return (content, stat data, errors a caller tests with errors.Is).
+func TestReadRawAsOS(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	for _, size := range []int{0, 1, 511, 512, 4096, 70000} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte('a' + i%26)
+		}
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		got, sig, err := readRaw(p)
+		require.NoError(t, err)
+		assert.Equal(t, data, got, "size %d", size)
+		want, wsig, err := readWithSigOS(p)
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		assert.Equal(t, wsig, sig)
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, sigOf(fi), sig)
+	}
+	_, _, err := readRaw(filepath.Join(dir, "missing"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = os.ReadFile(filepath.Join(dir, "missing"))
+	_, _, rawErr := readRaw(filepath.Join(dir, "missing"))
+	assert.Equal(t, err.Error(), rawErr.Error())
+	_, _, err = readRaw(dir)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.EISDIR)
+}
