@@ -730,6 +730,7 @@ func (r *Repo) writeWorktree(changes []FileChange) error {
 			if err := os.RemoveAll(dst); err != nil {
 				return fmt.Errorf("delete %s: %w", dst, err)
 			}
+			r.dropSpare(c.Path)
 			for d := filepath.Dir(dst); d != r.root && len(d) > len(r.root); d = filepath.Dir(d) {
 				if os.Remove(d) != nil {
 					break
@@ -740,8 +741,12 @@ func (r *Repo) writeWorktree(changes []FileChange) error {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 			return fmt.Errorf("create folder for %s: %w", dst, err)
 		}
-		if err := writeFileAtomic(dst, c.Data, r.dur.index); err != nil {
+		if done, err := r.replaceBySpare(c.Path, dst, c.Data, r.dur.index); err != nil {
 			return err
+		} else if !done {
+			if err := writeFileAtomic(dst, c.Data, r.dur.index); err != nil {
+				return err
+			}
 		}
 		// Git treats a file whose mtime is not older than the index as
 		// "racily clean" and re-hashes it on every git status until the
@@ -827,7 +832,7 @@ func writeFileAtomic(dst string, data []byte, fsync bool) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, dst)
+		err = renameFile(tmp, dst)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)

@@ -109,7 +109,7 @@ func (l *lockFile) commit() error {
 		return fmt.Errorf("close %s: %w", l.lock, err)
 	}
 	l.f = nil
-	err := os.Rename(l.lock, l.path)
+	err := renameFile(l.lock, l.path)
 	l.cache.dropFor(l.path)
 	if err != nil {
 		l.rollback()
@@ -136,12 +136,12 @@ func (l *lockFile) publish() error {
 		}
 	}
 	tmp := fmt.Sprintf("%s.itr-%d", l.lock, os.Getpid())
-	_ = os.Remove(tmp)
+	_ = removeFile(tmp)
 	if err := os.Link(l.lock, tmp); err != nil {
 		l.nosync = true // already synced
 		return l.commit()
 	}
-	err := os.Rename(tmp, l.path)
+	err := renameFile(tmp, l.path)
 	l.cache.dropFor(l.path)
 	if err != nil {
 		_ = os.Remove(tmp)

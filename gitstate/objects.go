@@ -79,21 +79,24 @@ func (w *looseWriter) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, er
 	if err := w.zw.Close(); err != nil {
 		return h, fmt.Errorf("compress %s object %s: %w", t, hex, err)
 	}
-	// git prune removes empty object folders: one made here can be gone
-	// before the temp file is created in it. Make it again and retry, as
-	// git does.
+	// The object's folder is made only when the temp file cannot be
+	// created for want of it (no stat of it before every object). git
+	// prune removes empty object folders: one made here can be gone before
+	// the temp file is created in it. Make it again and retry, as git does.
 	for try := 1; ; try++ {
-		if err := os.MkdirAll(dir, 0o777); err != nil {
-			return h, fmt.Errorf("write %s object: %w", t, err)
-		}
-		step("mkdir " + dir)
 		err := writeSynced(dir, "tmp_obj_", dst, w.zbuf.Bytes(), 0o444, w.fsync)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, fs.ErrNotExist) || try >= 5 {
+		if !errors.Is(err, fs.ErrNotExist) || try > 5 {
 			return h, fmt.Errorf("write %s object %s: %w", t, hex, err)
 		}
+		if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := os.MkdirAll(dir, 0o777); err != nil {
+				return h, fmt.Errorf("write %s object: %w", t, err)
+			}
+		}
+		step("mkdir " + dir)
 	}
 	w.dirs[dir] = true
 	w.cache.addWritten(blockRound(w.zbuf.Len()))
@@ -182,7 +185,7 @@ func writeSynced(dir, prefix, dst string, data []byte, mode os.FileMode, fsync b
 		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
-		err = os.Rename(tmp, dst)
+		err = renameFile(tmp, dst)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)

@@ -86,7 +86,8 @@ func newProcCache() *procCache { return &procCache{} }
 // a stat of path says it is still the file's (see procCache).
 func (c *procCache) readFile(path string) ([]byte, error) {
 	if c == nil {
-		return os.ReadFile(path)
+		data, _, err := readRaw(path)
+		return data, err
 	}
 	c.mu.Lock()
 	f, ok := c.files[path]
@@ -117,7 +118,11 @@ func (c *procCache) readFile(path string) ([]byte, error) {
 }
 
 // readWithSig reads a file and the stat data of what it read.
-func readWithSig(path string) ([]byte, fileSig, error) {
+func readWithSig(path string) ([]byte, fileSig, error) { return readRaw(path) }
+
+// readWithSigOS is readWithSig through os.Open (readRaw where it has no
+// system calls of its own).
+func readWithSigOS(path string) ([]byte, fileSig, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileSig{}, err

@@ -2,7 +2,6 @@ package gitstate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -65,5 +64,6 @@ func (r *Repo) BlobID(data []byte) string { return BlobHash(data) }
 // WorktreeFile reads a file of the working tree as it is: the native engine
 // serves only repositories where git stores a file's bytes unconverted.
 func (r *Repo) WorktreeFile(rel string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(r.root, filepath.FromSlash(rel)))
+	data, _, err := readRaw(filepath.Join(r.root, filepath.FromSlash(rel)))
+	return data, err
 }

@@ -1,11 +1,11 @@
 package plan
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -61,7 +61,7 @@ type inline struct {
 
 // inlineKeyRe is a key of the inline form at the start of the
 // parenthetical or after a comma: "Status:", "DependsOn:", "Depends On:".
-var inlineKeyRe = regexp.MustCompile(`(?i)(?:^|,)\s*(status|depends ?on)\s*:`)
+var inlineKeyRe = lazyre.New(`(?i)(?:^|,)\s*(status|depends ?on)\s*:`)
 
 // cutInline splits a unit's title into the title proper and seed 003's
 // parenthetical ending it. It reports false, leaving the title whole, when

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -171,9 +172,9 @@ func badCounterPath(p string) string {
 }
 
 var (
-	footnoteRe = regexp.MustCompile(`^ {0,3}\[\^[^\]\s]+\]:`)
-	headingRe  = regexp.MustCompile(`^ {0,3}#{1,6}(\s|$)`)
-	entryRe    = regexp.MustCompile(`^([-*+]|[0-9]{1,9}[.)])(\s|$)`)
+	footnoteRe = lazyre.New(`^ {0,3}\[\^[^\]\s]+\]:`)
+	headingRe  = lazyre.New(`^ {0,3}#{1,6}(\s|$)`)
+	entryRe    = lazyre.New(`^([-*+]|[0-9]{1,9}[.)])(\s|$)`)
 )
 
 // Count counts the counter in a file's content, as the package comment
@@ -189,11 +190,11 @@ func (c Counter) Count(data []byte) int {
 		}
 		fences = false
 	case c.Name == CounterFootnotes:
-		re = footnoteRe
+		re = footnoteRe.Get()
 	case c.Name == CounterHeadings:
-		re = headingRe
+		re = headingRe.Get()
 	case c.Name == CounterEntries:
-		re = entryRe
+		re = entryRe.Get()
 	case c.Name == CounterLines:
 		fences = false
 	default:

@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -269,8 +269,8 @@ func trimBlank(lines []string) []string {
 }
 
 var (
-	metaRe  = regexp.MustCompile(`^\*\*([^*]+?):\*\*(.*)$`)
-	metaRe2 = regexp.MustCompile(`^\*\*([^*]+?)\*\*:(.*)$`)
+	metaRe  = lazyre.New(`^\*\*([^*]+?):\*\*(.*)$`)
+	metaRe2 = lazyre.New(`^\*\*([^*]+?)\*\*:(.*)$`)
 )
 
 func (ps *parser) header(line string, n int, fenced bool) {
@@ -365,8 +365,8 @@ func (ps *parser) closeRegion() {
 
 var (
 	// checkboxRe is anything that looks like the start of a unit line.
-	checkboxRe = regexp.MustCompile(`^[-*+]\s*\[[^\]]{0,2}\]`)
-	unitRe     = regexp.MustCompile(`^[-*] \[([ xX])\][ \t]+(.*)$`)
+	checkboxRe = lazyre.New(`^[-*+]\s*\[[^\]]{0,2}\]`)
+	unitRe     = lazyre.New(`^[-*] \[([ xX])\][ \t]+(.*)$`)
 )
 
 const unitForm = `write it as "- [ ] **T1**: title"`

@@ -3,10 +3,11 @@ package plan
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/itr-dev/itr/internal/lazyre"
 )
 
 // Output rules a plan declares, beside Output, Min words and Complete.
@@ -202,7 +203,7 @@ type Size struct {
 }
 
 // sizeRe reads "40 KB", "1.5MB", "25,000 tokens", "25k tokens".
-var sizeRe = regexp.MustCompile(`^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([a-z][a-z \t]*)$`)
+var sizeRe = lazyre.New(`^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*([a-z][a-z \t]*)$`)
 
 // sizeUnits are the bytes in one of each unit a Max size may be given in.
 var sizeUnits = map[string]float64{

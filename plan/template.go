@@ -2,12 +2,13 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/itr-dev/itr/internal/lazyre"
 )
 
 // tokenRe is one piece of template text: "{N}", "{none|T1}", "{Context}".
-var tokenRe = regexp.MustCompile(`\{[^{}\n]*\}`)
+var tokenRe = lazyre.New(`\{[^{}\n]*\}`)
 
 // isTemplate reports whether v is still template text such as "{title}" or
 // "`{paths}`".
@@ -17,7 +18,7 @@ func isTemplate(v string) bool { return templateText(v) != "" }
 // punctuation in braces, as the seed writes them ("{title}", "{none|T1}",
 // "{Context for sub-agents}"). Quotes or a colon make it code such as
 // {"ok": true}, not template text.
-var wholeRe = regexp.MustCompile(`^\{[^{}"':\n]+\}$`)
+var wholeRe = lazyre.New(`^\{[^{}"':\n]+\}$`)
 
 // templateText returns v without backticks and surrounding space when that
 // is template text, one "{...}" and nothing else, such as "{title}" or

@@ -1,10 +1,11 @@
 package progresslog
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/itr-dev/itr/internal/lazyre"
 )
 
 // ContextWordLimit is the seed's rule for context.md: "Keep brief (<200
@@ -74,10 +75,10 @@ func (c *Context) Labelled() bool {
 }
 
 // labelLine matches the seed's "**Label:** text" and "**Label**: text".
-var labelLine = regexp.MustCompile(`^\s{0,3}\*\*([^*\n]{1,60}?)(?::\*\*|\*\*:)[ \t]*(.*)$`)
+var labelLine = lazyre.New(`^\s{0,3}\*\*([^*\n]{1,60}?)(?::\*\*|\*\*:)[ \t]*(.*)$`)
 
 // headingLine matches a Markdown heading of level 2 to 6.
-var headingLine = regexp.MustCompile(`^\s{0,3}#{2,6}[ \t]+(.+?)[ \t#]*$`)
+var headingLine = lazyre.New(`^\s{0,3}#{2,6}[ \t]+(.+?)[ \t#]*$`)
 
 // ParseContext reads context.md. Like the other parsers here it never
 // fails: a file without labels has no sections, bad UTF-8 is read as
@@ -169,7 +170,7 @@ func contextKind(label string) string {
 }
 
 // placeholder matches the template's "{...}" spans.
-var placeholder = regexp.MustCompile(`\{[^{}\n]*\}`)
+var placeholder = lazyre.New(`\{[^{}\n]*\}`)
 
 // IsTemplateText reports text that holds nothing but the template's
 // placeholders and punctuation ("- `{path}` — {description}"), or nothing.

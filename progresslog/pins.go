@@ -2,10 +2,10 @@ package progresslog
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -26,7 +26,7 @@ func FormatPins(pins []state.OutputPin) string {
 	return strings.Join(lines, "\n")
 }
 
-var pinLine = regexp.MustCompile(`^(.+): (\d+) bytes?, blob ([0-9a-f]+)$`)
+var pinLine = lazyre.New(`^(.+): (\d+) bytes?, blob ([0-9a-f]+)$`)
 
 // ParsePins reads an Outputs value. The error names the first line that
 // does not read as "PATH: N bytes, blob ID".

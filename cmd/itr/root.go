@@ -50,6 +50,9 @@ type globals struct {
 	// recorded in every entry it appends; session is the session id an
 	// agent's hook passed (ITR_SESSION otherwise).
 	agent, model, session string
+	// only names the one command newRoot builds, "" for the whole tree
+	// (fastroot.go).
+	only string
 }
 
 // usageError marks errors in how itr was called (exit 2).
@@ -78,6 +81,7 @@ func Main(args []string, stdio IO) int {
 	defer pt.Flush()
 	stop := stopOnSignal(stdio.Err)
 	defer stop()
+	g.only = onlyCommand(args)
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -166,6 +170,10 @@ history whenever the two disagree.`,
 	pf.StringVar(&g.color, "color", colorAuto, "colour the status fields and labels of what itr prints: auto (on a terminal, unless NO_COLOR is set), always or never")
 	pf.StringVar(&g.agent, "agent", "", "the `NAME` of the agent this command acts for, in claims and in every entry it records (env ITR_AGENT; default user@host:worktree)")
 	pf.StringVar(&g.model, "model", "", "the `NAME` of the model the agent runs on, recorded in every entry (env ITR_MODEL)")
+	if add, ok := fastCommands[g.only]; ok {
+		root.AddCommand(add(g)) // the one command Main was asked for (fastroot.go)
+		return finishRoot(g, root)
+	}
 	root.AddCommand(
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newDecideCmd(g), newSummarizeCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
@@ -177,6 +185,12 @@ history whenever the two disagree.`,
 	root.AddCommand(newApproveCmd(g), newRecheckCmd(g))
 	root.AddCommand(newAgentHookCmd(g))
 	root.AddCommand(exitCodesTopic())
+	return finishRoot(g, root)
+}
+
+// finishRoot adds what every command tree has: completions, help and the
+// usage errors.
+func finishRoot(g *globals, root *cobra.Command) *cobra.Command {
 	registerCompletions(g, root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

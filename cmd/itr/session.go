@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/itr-dev/itr/internal/agentsetup"
+	"github.com/itr-dev/itr/internal/lazyre"
 )
 
 // An agent's hooks know what the agent's own commands do not: the
@@ -20,7 +20,7 @@ import (
 
 // safeWord is a session id or a model name that can be written to a shell
 // file unquoted and read back as itself.
-var safeWord = regexp.MustCompile(`^[A-Za-z0-9._:@/+\[\]-]{1,200}$`)
+var safeWord = lazyre.New(`^[A-Za-z0-9._:@/+\[\]-]{1,200}$`)
 
 // fromHook takes the session (and, unless --model or ITR_MODEL names one,
 // the model) from an agent's hook input; values that are not plain words

@@ -19,11 +19,12 @@ const module = "github.com/itr-dev/itr"
 // pure are the packages that must not touch the filesystem, git, the clock
 // or the environment: the formats and the reducer.
 var pure = map[string][]string{
-	"state":       nil,
-	"plan":        {"state"},
-	"evidence":    nil,
-	"progresslog": {"state", "github.com/sergi/go-diff/diffmatchpatch"},
-	"reconcile":   {"state", "plan", "progresslog", "evidence", "github.com/sergi/go-diff/diffmatchpatch"},
+	"state":           nil,
+	"plan":            {"state", "internal/lazyre"},
+	"evidence":        nil,
+	"progresslog":     {"state", "internal/lazyre", "github.com/sergi/go-diff/diffmatchpatch"},
+	"internal/lazyre": nil,
+	"reconcile":       {"state", "plan", "progresslog", "evidence", "github.com/sergi/go-diff/diffmatchpatch"},
 }
 
 // forbiddenStd are standard packages that reach the outside world.

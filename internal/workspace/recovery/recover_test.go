@@ -126,7 +126,8 @@ func (f *fixture) runFile() string { return f.fake.ItrPath("itr-run") }
 
 func (f *fixture) legacyFile() string { return f.fake.ItrPath("itr-locks") }
 
-// readRun is the run file's content; "<none>" when missing.
+// readRun is the run file's content; "<none>" when missing, "" for no
+// run (End leaves a lone newline).
 func (f *fixture) readRun() string {
 	f.t.Helper()
 	data, err := os.ReadFile(f.runFile())
@@ -134,6 +135,9 @@ func (f *fixture) readRun() string {
 		return "<none>"
 	}
 	require.NoError(f.t, err)
+	if string(data) == "\n" {
+		return ""
+	}
 	return string(data)
 }
 
@@ -214,6 +218,19 @@ func TestEnd(t *testing.T) {
 		recovery.End(f.st)
 		assert.Equal(t, "<none>", f.readRun())
 		assert.Empty(t, f.fake.Journal())
+	})
+	t.Run("rewritten in place: a shorter run after a longer one leaves no stale bytes", func(t *testing.T) {
+		f := newFixture(t)
+		require.NoError(t, recovery.Begin(f.st, "h", runChanges(), runWritten))
+		appendFile(t, f.runFile(), "/x/index.lock 12\n/x/HEAD.lock 13\n")
+		recovery.End(f.st)
+		data, err := os.ReadFile(f.runFile())
+		require.NoError(t, err)
+		assert.Equal(t, "\n", string(data), "End cuts the file to one newline, never to nothing")
+		require.NoError(t, recovery.Begin(f.st, "h2", nil, nil))
+		run := f.readRun()
+		assert.Equal(t, 1, strings.Count(run, "\n"), "one line, the run: %q", run)
+		assert.Contains(t, run, `"head":"h2"`)
 	})
 }
 

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/itr-dev/itr/internal/lazyre"
 	"gopkg.in/yaml.v3"
 )
 
@@ -334,4 +334,4 @@ func isRemoteName(v *yaml.Node) bool {
 	return v.Kind == yaml.ScalarNode && v.Value != "" && !strings.ContainsAny(v.Value, " \t\n/:\\") && !strings.HasPrefix(v.Value, "-")
 }
 
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^line (\d+): (.*)$`)

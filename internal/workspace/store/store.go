@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
@@ -40,6 +41,39 @@ type Store struct {
 	// Session its session (ITR_SESSION, or the id an agent's hook gives);
 	// "" when unknown.
 	Model, Session string
+	// realDirs are the folders ReadWorktree found to be real folders (not
+	// symbolic links), each with every folder above it, checked once per
+	// Store (one command); nil checks every time.
+	realDirs *dirSet
+}
+
+// dirSet is a set of slash paths, safe for concurrent use.
+type dirSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (d *dirSet) has(dir string) bool {
+	if d == nil {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.m[dir]
+}
+
+func (d *dirSet) add(dirs []string) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[string]bool{}
+	}
+	for _, dir := range dirs {
+		d.m[dir] = true
+	}
 }
 
 // New returns the store of repo with the task root root (cleaned and
@@ -52,7 +86,7 @@ func New(repo gitstate.Repository, root string, cfg Config, task string, clock f
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Store{Repo: repo, Root: root, Config: cfg, Task: task, Clock: clock}, nil
+	return &Store{Repo: repo, Root: root, Config: cfg, Task: task, Clock: clock, realDirs: &dirSet{}}, nil
 }
 
 // ErrNoTask is returned when no task can be chosen.

@@ -260,10 +260,17 @@ func (s *Store) ReadWorktree(rel string) ([]byte, error) {
 // regular file inside the repository (ReadWorktree's checks).
 func (s *Store) checkWorktreeFile(rel string) error {
 	// git adds no file beyond a symbolic link; neither does itr read one.
-	for dir := path.Dir(rel); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
-		if fi, err := os.Lstat(s.Abs(dir)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	// The folders are checked once per command: a task's files are read
+	// several times by one record, all in the same few folders.
+	var real []string
+	for dir := path.Dir(rel); dir != "." && dir != "/" && dir != "" && !s.realDirs.has(dir); dir = path.Dir(dir) {
+		fi, err := os.Lstat(s.Abs(dir))
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(s.Abs(dir))
 			return fmt.Errorf("%s is a symbolic link (to %s), so %s is outside the repository for git; make %s a real folder", dir, target, rel, dir)
+		}
+		if err == nil && fi.IsDir() {
+			real = append(real, dir)
 		}
 	}
 	p := s.Abs(rel)
@@ -271,6 +278,7 @@ func (s *Store) checkWorktreeFile(rel string) error {
 	if err != nil {
 		return err
 	}
+	s.realDirs.add(real)
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(p)
 		return fmt.Errorf("%s is a symbolic link (to %s); itr reads and writes only regular files inside the repository: replace it with a regular file", rel, target)
