@@ -41,10 +41,16 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if err := first(ps.errs); err != nil {
 		return nil, err
 	}
-	if err := ps.p.check(); err != nil {
+	g, err := ps.p.check()
+	if err != nil {
 		return nil, err
 	}
 	ps.p.parsed, ps.p.graphOnce, ps.p.unitsOnce = true, &graphCache{}, &unitsCache{}
+	if g != nil {
+		// The graph check built is the one every query reads: built once.
+		c := ps.p.graphOnce
+		c.once.Do(func() { c.g = g })
+	}
 	return ps.p, nil
 }
 
@@ -54,7 +60,10 @@ func read(file string, data []byte) *parser {
 	text := strings.TrimPrefix(string(data), bom)
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
-	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}, folded: map[string]definedID{}}
+	// The maps of unit IDs sized for the unit lines at once: a large plan
+	// does not grow them step by step.
+	units := strings.Count(text, "\n- [") + strings.Count(text, "\n* [")
+	ps := &parser{p: &Plan{File: file}, ids: make(map[string]int, units), folded: make(map[string]definedID, units)}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -67,14 +76,19 @@ const bom = "\uFEFF"
 // is no cycle, and no unit ID is still template text. A plan that is still
 // the template passes. Parse runs it; call it again after changing units in
 // code (errors about a unit built in code name the unit's Line, 0 if unset).
-func (p *Plan) Check() error { return p.check() }
+func (p *Plan) Check() error {
+	_, err := p.check()
+	return err
+}
 
-func (p *Plan) check() error {
+// check is Check, returning the dependency graph it built (nil for a plan
+// that is still the template, or with an error).
+func (p *Plan) check() (*graph, error) {
 	if err := first(p.templateErrors()); err != nil {
-		return err
+		return nil, err
 	}
 	if p.Placeholder() {
-		return nil
+		return nil, nil
 	}
 	var errs []*Error
 	for _, u := range p.Units {
@@ -87,9 +101,12 @@ func (p *Plan) check() error {
 	g := p.graph(&errs)
 	errs = append(errs, p.replacesErrors(g)...)
 	if err := first(errs); err != nil {
-		return err
+		return nil, err
 	}
-	return g.cycle(p)
+	if err := g.cycle(p); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 func (p *Plan) errorf(line int, format string, args ...any) *Error {
