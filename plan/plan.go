@@ -228,6 +228,11 @@ func (p *Plan) Unit(id string) *Unit {
 	return nil
 }
 
+// ReadOnly reports whether p came from Parse: read-only, so that Unit and
+// Deps are map lookups in what was built once, the way to ask about a few
+// units of a large plan without an Index or a DepMap of all of them.
+func (p *Plan) ReadOnly() bool { return p.parsed && p.unitsOnce != nil && p.graphOnce != nil }
+
 // Index returns the units by ID, as Unit finds them (the first unit with
 // an ID wins), from one pass: the way to look up many units.
 func (p *Plan) Index() map[string]*Unit {

@@ -676,7 +676,28 @@ func indexOf(p *plan.Plan) planIndex {
 	if p == nil {
 		return planIndex{}
 	}
+	if p.ReadOnly() {
+		// A parsed plan's units and graph are built once: no maps of
+		// every unit for the few rows a view may ask for.
+		return planIndex{p: p, replacedBy: p.ReplacedBy()}
+	}
 	return planIndex{p: p, units: p.Index(), deps: p.DepMap(), replacedBy: p.ReplacedBy()}
+}
+
+// unit is the plan's unit id, nil when the plan has none.
+func (ix planIndex) unit(id string) *plan.Unit {
+	if ix.units == nil && ix.p != nil {
+		return ix.p.Unit(id)
+	}
+	return ix.units[id]
+}
+
+// depsOf are the units id depends on.
+func (ix planIndex) depsOf(id string) []string {
+	if ix.deps == nil && ix.p != nil {
+		return ix.p.Deps(id)
+	}
+	return ix.deps[id]
 }
 
 // row is unit id of s as status shows it.
@@ -689,10 +710,10 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	}
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
 		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
-	pu := ix.units[id]
+	pu := ix.unit(id)
 	if pu != nil {
 		us.Title = pu.Title
-		us.Depends = ix.deps[id]
+		us.Depends = ix.depsOf(id)
 		us.Replaces = pu.Replaces
 	}
 	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
