@@ -82,17 +82,24 @@ func (p *painter) Write(b []byte) (int, error) {
 		return p.w.Write(b)
 	}
 	p.buf = append(p.buf, b...)
+	// The painted lines of one write go out in one write.
+	var out strings.Builder
 	for {
 		i := bytes.IndexByte(p.buf, '\n')
 		if i < 0 {
-			return len(b), nil
+			break
 		}
 		line := string(p.buf[:i])
 		p.buf = p.buf[i+1:]
-		if _, err := io.WriteString(p.w, p.paint(line)+"\n"); err != nil {
+		out.WriteString(p.paint(line))
+		out.WriteByte('\n')
+	}
+	if out.Len() > 0 {
+		if _, err := io.WriteString(p.w, out.String()); err != nil {
 			return 0, err
 		}
 	}
+	return len(b), nil
 }
 
 // Flush writes what is left of a line without its newline.

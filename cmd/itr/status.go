@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -198,13 +199,17 @@ func printSummaryUnits(w io.Writer, units []workspace.UnitStatus) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// The table goes out in large writes, not one per unit: a plan of
+	// 10,000 units is not 10,000 writes to the terminal or pipe.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "UNIT\tSTATUS\tITER\tTITLE")
 	for _, u := range units {
 		title := u.Title + reasonSuffix(u)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.ID, u.Status, iterations(u), title)
 	}
 	tw.Flush()
+	bw.Flush()
 }
 
 // whoText says when a unit's attempt started and who recorded its newest
