@@ -85,7 +85,7 @@ func TestDecodeFacts(t *testing.T) {
 	f := &logFacts{Key: "k", Derived: string(state.New(state.Development, "demo", "Demo", "2026-01-14T09:00:00Z").Encode()), Units: map[string]*unitFacts{"T1": {Session: "s"}}, Activity: map[string]int{"T1": 1}}
 	data, err := encodeFacts(f)
 	require.NoError(t, err)
-	require.NotNil(t, decodeFacts(data, "k"), "the file as written")
+	require.NotNil(t, decodeFacts(data, "k", nil), "the file as written")
 	for name, bad := range map[string][]byte{
 		"another key":     nil,
 		"body edited":     []byte(strings.Replace(string(data), `"session":"s"`, `"session":"x"`, 1)),
@@ -99,7 +99,7 @@ func TestDecodeFacts(t *testing.T) {
 			if bad == nil {
 				bad, key = data, "other"
 			}
-			require.Nil(t, decodeFacts(bad, key))
+			require.Nil(t, decodeFacts(bad, key, nil))
 		})
 	}
 }

@@ -174,9 +174,21 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	if sum.Work != nil {
 		p.WorkPlan = planUnitOf(sum.plan, sum.Work.ID)
 	}
-	for _, u := range sum.Units {
-		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID) {
-			p.Remaining = append(p.Remaining, u)
+	remains := func(u *UnitStatus) bool {
+		return u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID)
+	}
+	n := 0 // counted first: one allocation for a plan of many units
+	for i := range sum.Units {
+		if remains(&sum.Units[i]) {
+			n++
+		}
+	}
+	if n > 0 {
+		p.Remaining = make([]UnitStatus, 0, n)
+		for i := range sum.Units {
+			if remains(&sum.Units[i]) {
+				p.Remaining = append(p.Remaining, sum.Units[i])
+			}
 		}
 	}
 	if head, err := st.Repo.Head(); err == nil {

@@ -330,7 +330,7 @@ func (r *statusRead) view() *state.State {
 	if s == nil {
 		s = facts.derived
 		r.warn(t.StateErr.Error() + "; showing the state rebuilt from the log")
-	} else if d := reconcile.Diff(t.State, facts.derived, t.Plan); len(d) > 0 {
+	} else if d := recordedDiff(t, facts); len(d) > 0 {
 		r.sum.Discrepancies = d
 		r.warn(fmt.Sprintf("state.json differs from what the log says in %d places (first: %s); run `itr reconcile`", len(d), d[0]))
 	}
@@ -341,6 +341,15 @@ func (r *statusRead) view() *state.State {
 		r.warn(t.PlanErr.Error())
 	}
 	return s
+}
+
+// recordedDiff is where the task's recorded view differs from the log's
+// fold: nowhere when the fold is the committed state.json itself.
+func recordedDiff(t *store.Task, facts *logFacts) []reconcile.Discrepancy {
+	if facts.asRecorded {
+		return nil
+	}
+	return reconcile.Diff(t.State, facts.derived, t.Plan)
 }
 
 // diskState warns when state.json on disk is not the committed one.
