@@ -46,6 +46,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 		return nil, err
 	}
 	ps.p.parsed, ps.p.graphOnce, ps.p.unitsOnce = true, &graphCache{}, &unitsCache{}
+	ps.p.replacing = slices.ContainsFunc(ps.p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 })
 	if g != nil {
 		// The graph check built is the one every query reads: built once.
 		c := ps.p.graphOnce

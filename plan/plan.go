@@ -15,6 +15,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -188,6 +189,8 @@ type Plan struct {
 	parsed    bool
 	graphOnce *graphCache
 	unitsOnce *unitsCache
+	// replacing is set on a parsed plan when a unit replaces another.
+	replacing bool
 }
 
 // graphCache holds the graph of a parsed plan.
@@ -232,6 +235,17 @@ func (p *Plan) Unit(id string) *Unit {
 // Deps are map lookups in what was built once, the way to ask about a few
 // units of a large plan without an Index or a DepMap of all of them.
 func (p *Plan) ReadOnly() bool { return p.parsed && p.unitsOnce != nil && p.graphOnce != nil }
+
+// AnyReplaces reports whether a unit of p replaces another ("Replaces:"):
+// without one, no unit stands by and none is replaced, which a view may
+// know without asking about each unit. A parsed plan answers from what
+// Parse saw.
+func (p *Plan) AnyReplaces() bool {
+	if p.parsed {
+		return p.replacing
+	}
+	return slices.ContainsFunc(p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 })
+}
 
 // Index returns the units by ID, as Unit finds them (the first unit with
 // an ID wins), from one pass: the way to look up many units.

@@ -92,7 +92,7 @@ func (g *graph) reaches(from, to string) bool {
 // Replacements naming undefined units or the unit itself are left out.
 func (p *Plan) ReplacedBy() map[string][]string {
 	out := map[string][]string{}
-	if !slices.ContainsFunc(p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 }) {
+	if !p.AnyReplaces() {
 		return out // most plans replace nothing: no index of their units
 	}
 	known := p.Unit // a parsed plan's units by ID, built once
