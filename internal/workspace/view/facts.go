@@ -138,7 +138,7 @@ func readFacts(path, key string, t *store.Task) *logFacts {
 
 // decodeFacts is readFacts of the file's bytes. When the log's fold is
 // byte for byte the task's committed state.json (the common case: itr
-// wrote both), it is that state, copied, not decoded a second time.
+// wrote both), it is that state, not decoded a second time.
 func decodeFacts(data []byte, key string, t *store.Task) *logFacts {
 	head, body, ok := bytes.Cut(data, []byte("\n"))
 	if !ok {
@@ -153,7 +153,9 @@ func decodeFacts(data []byte, key string, t *store.Task) *logFacts {
 		return nil
 	}
 	if t != nil && t.State != nil && f.Derived == string(t.StateRaw) {
-		f.derived, f.asRecorded = t.State.Clone(), true
+		// Shared, not copied: the facts' fold is only read (Step copies
+		// what it steps), as the task's state is.
+		f.derived, f.asRecorded = t.State, true
 		return &f
 	}
 	d, err := state.Decode([]byte(f.Derived))
