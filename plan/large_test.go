@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,35 @@ func BenchmarkParseLarge(b *testing.B) {
 		}
 		_ = p.DepMap()
 		_ = p.ReplacedBy()
+	}
+}
+
+// TestOneSpaced checks oneSpaced against what it stands for.
+func TestOneSpaced(t *testing.T) {
+	for _, s := range []string{"", " ", "Max iterations", "Max  iterations", " Depends", "Depends ", "Check\tlint", "a\u00a0b", "Check lint x", "x\n", "Ünit key", "a\vb"} {
+		if got, want := oneSpaced(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Errorf("oneSpaced(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestParseLargeSharesTheCheckedGraph checks that a parsed plan's queries
+// answer from the graph Parse checked, as a fresh build would.
+func TestParseLargeSharesTheCheckedGraph(t *testing.T) {
+	p, err := Parse("tasks.md", chainedPlan(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Deps("T50"); len(got) != 1 || got[0] != "T49" {
+		t.Errorf("Deps(T50) = %v, want [T49]", got)
+	}
+	fresh := p.build(nil)
+	for i, id := range fresh.ids {
+		if got, want := p.Deps(id), fresh.names(fresh.deps[i]); !slices.Equal(got, want) {
+			t.Errorf("Deps(%s) = %v, a fresh graph says %v", id, got, want)
+		}
+	}
+	if p.AnyReplaces() || len(p.ReplacedBy()) != 0 {
+		t.Errorf("a plan without Replaces: AnyReplaces %v, ReplacedBy %v", p.AnyReplaces(), p.ReplacedBy())
 	}
 }

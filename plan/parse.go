@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -519,7 +520,7 @@ var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOut
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
-	k := strings.Join(strings.Fields(key), " ")
+	k := oneSpaced(key)
 	if _, ok := checkName(k); ok {
 		return keyCheck
 	}
@@ -529,6 +530,21 @@ func canonicalKey(key string) string {
 		}
 	}
 	return ""
+}
+
+// oneSpaced is strings.Join(strings.Fields(s), " "): s itself, without
+// an allocation, when it is already words with one space between them
+// (every key of a plan written as the template writes it).
+func oneSpaced(s string) string {
+	plain := len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = c < utf8.RuneSelf && (c != ' ' || s[i+1] != ' ') && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f'
+	}
+	if plain {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // matchUnitLine matches `^[-*] \[([ xX])\][ \t]+(.*)$` (unitRe) by hand,
