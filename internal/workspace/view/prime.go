@@ -420,25 +420,42 @@ func visible(text string) string {
 	return b.String()
 }
 
-// readyOthers are the first ten ready units other than the one shown,
-// with their titles, and how many more there are.
-func (p *PrimeContext) readyOthers(shown *UnitStatus) []string {
-	titles := map[string]string{}
+// readyOthers are the first n ready units other than the one shown, with
+// their titles, and how many more there are: only those n are worded, so
+// a plan of 100,000 ready units words ten.
+func (p *PrimeContext) readyOthers(shown *UnitStatus, n int) (first []string, more int) {
+	var ids []string
+	for _, id := range p.Ready {
+		if shown != nil && id == shown.ID {
+			continue
+		}
+		if len(ids) < n {
+			ids = append(ids, id)
+		} else {
+			more++
+		}
+	}
+	if len(ids) == 0 {
+		return nil, 0
+	}
+	titles := make(map[string]string, len(ids))
+	for _, id := range ids {
+		titles[id] = ""
+	}
 	if p.sum != nil {
 		for _, u := range p.sum.Units {
-			titles[u.ID] = u.Title
-		}
-	}
-	var out []string
-	for _, id := range p.Ready {
-		if shown == nil || id != shown.ID {
-			if t := titles[id]; t != "" {
-				id += " " + quote(t, 60)
+			if _, want := titles[u.ID]; want {
+				titles[u.ID] = u.Title
 			}
-			out = append(out, id)
 		}
 	}
-	return out
+	for _, id := range ids {
+		if t := titles[id]; t != "" {
+			id += " " + quote(t, 60)
+		}
+		first = append(first, id)
+	}
+	return first, more
 }
 
 func iterText(u UnitStatus) string {
