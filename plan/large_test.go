@@ -1,10 +1,15 @@
 package plan
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/itr-dev/itr/state"
 )
 
 // chainedPlan is a tasks.md of n units, each depending on the one before,
@@ -63,5 +68,48 @@ func TestParseLargeSharesTheCheckedGraph(t *testing.T) {
 	}
 	if p.AnyReplaces() || len(p.ReplacedBy()) != 0 {
 		t.Errorf("a plan without Replaces: AnyReplaces %v, ReplacedBy %v", p.AnyReplaces(), p.ReplacedBy())
+	}
+}
+
+// TestSyncViewWithTheParsedPlan checks that syncing with the plan Parse
+// returned for the same bytes writes what a sync that reads them does.
+func TestSyncViewWithTheParsedPlan(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string][]byte{"chain": chainedPlan(30)}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = data
+		texts[f+" (CRLF)"] = bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	}
+	for name, data := range texts {
+		for _, file := range []string{"tasks.md", "plan.md"} {
+			p, err := Parse(file, data)
+			if err != nil {
+				continue
+			}
+			ids := p.IDs()
+			s := &state.State{Units: map[string]*state.Unit{}}
+			for i, id := range ids {
+				st := state.Pending
+				if i%2 == 0 {
+					st = state.Done
+				}
+				s.Units[id] = &state.Unit{ID: id, Status: st}
+			}
+			if ok, _ := parsedFrom(p, data); !ok && !bytes.ContainsAny(data, "\r") {
+				t.Errorf("%s as %s: the plan just parsed is not known as the file's", name, file)
+			}
+			want, wantChanged := SyncView(data, ids, s)
+			got, gotChanged := SyncViewWith(data, p, ids, s)
+			if !bytes.Equal(got, want) || gotChanged != wantChanged {
+				t.Errorf("%s as %s: SyncViewWith differs from SyncView", name, file)
+			}
+		}
 	}
 }

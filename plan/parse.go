@@ -48,6 +48,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 	}
 	ps.p.parsed, ps.p.graphOnce, ps.p.unitsOnce = true, &graphCache{}, &unitsCache{}
 	ps.p.replacing = slices.ContainsFunc(ps.p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 })
+	noteParsed(ps.p, ps.text, ps.modeOfFile)
 	if g != nil {
 		// The graph check built is the one every query reads: built once.
 		c := ps.p.graphOnce
@@ -65,7 +66,7 @@ func read(file string, data []byte) *parser {
 	// The maps of unit IDs sized for the unit lines at once: a large plan
 	// does not grow them step by step.
 	units := strings.Count(text, "\n- [") + strings.Count(text, "\n* [")
-	ps := &parser{p: &Plan{File: file}, ids: make(map[string]int, units), folded: make(map[string]definedID, units)}
+	ps := &parser{p: &Plan{File: file}, text: text, ids: make(map[string]int, units), folded: make(map[string]definedID, units)}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -140,8 +141,11 @@ const (
 
 type parser struct {
 	p    *Plan
-	errs []*Error
-	ids  map[string]int // unit ID → line of its unit line
+	text string // what is read: a BOM taken off, line endings made LF
+	// modeOfFile is set when the plan's Mode came from the file's name.
+	modeOfFile bool
+	errs       []*Error
+	ids        map[string]int // unit ID → line of its unit line
 	// folded is the first unit ID by its FoldID, to refuse IDs that
 	// differ only in case.
 	folded map[string]definedID
@@ -214,7 +218,7 @@ func (ps *parser) run(lines []string) {
 	ps.closeRegion()
 	ps.dependencyErrors()
 	if ps.p.Mode == "" {
-		ps.p.Mode = Development
+		ps.p.Mode, ps.modeOfFile = Development, true
 		if path.Base(ps.p.File) == "plan.md" {
 			ps.p.Mode = Knowledge
 		}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -191,6 +192,37 @@ type Plan struct {
 	unitsOnce *unitsCache
 	// replacing is set on a parsed plan when a unit replaces another.
 	replacing bool
+}
+
+// lastParsed is the plan Parse returned last in this process, with the
+// text it read (a BOM taken off, line endings made LF) and whether its
+// Mode came from the file's name rather than a heading: what SyncViewWith
+// needs to know a plan is the file it syncs. Kept beside the plan, not in
+// it, so that two plans of the same units compare equal; weakly, so that
+// it never keeps a plan alive.
+var lastParsed struct {
+	sync.Mutex
+	p          weak.Pointer[Plan]
+	src        string
+	modeOfFile bool
+}
+
+// noteParsed remembers p as the plan Parse read from src.
+func noteParsed(p *Plan, src string, modeOfFile bool) {
+	lastParsed.Lock()
+	defer lastParsed.Unlock()
+	lastParsed.p, lastParsed.src, lastParsed.modeOfFile = weak.Make(p), src, modeOfFile
+}
+
+// parsedFrom reports whether p is the plan Parse read last and data its
+// text, and whether its Mode came from the file's name.
+func parsedFrom(p *Plan, data []byte) (ok, modeOfFile bool) {
+	lastParsed.Lock()
+	defer lastParsed.Unlock()
+	if p == nil || lastParsed.p.Value() != p || string(data) != lastParsed.src {
+		return false, false
+	}
+	return true, lastParsed.modeOfFile
 }
 
 // graphCache holds the graph of a parsed plan.
