@@ -105,7 +105,7 @@ func parseTarget(v string) (op, number, problem string) {
 // checkName returns the name of a "Check NAME" key, ok false for any
 // other key.
 func checkName(key string) (string, bool) {
-	k := strings.Join(strings.Fields(key), " ")
+	k := oneSpaced(key)
 	if len(k) <= len(keyCheck)+1 || !strings.EqualFold(k[:len(keyCheck)+1], keyCheck+" ") {
 		return "", false
 	}

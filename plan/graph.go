@@ -31,10 +31,12 @@ func (p *Plan) graph(errs *[]*Error) *graph {
 
 // build builds the graph afresh.
 func (p *Plan) build(errs *[]*Error) *graph {
-	g := &graph{index: map[string]int{}, lines: map[[2]int]int{}}
-	for _, id := range p.IDs() {
-		g.index[id] = len(g.ids)
-		g.ids = append(g.ids, id)
+	g := &graph{index: make(map[string]int, len(p.Units)), lines: map[[2]int]int{}, ids: make([]string, 0, len(p.Units))}
+	for _, u := range p.Units { // the IDs as IDs gives them, without a second map
+		if _, dup := g.index[u.ID]; !dup && ValidID(u.ID) {
+			g.index[u.ID] = len(g.ids)
+			g.ids = append(g.ids, u.ID)
+		}
 	}
 	g.deps = make([][]int, len(g.ids))
 	g.dependents = make([][]int, len(g.ids))

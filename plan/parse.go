@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/itr-dev/itr/internal/lazyre"
 	"github.com/itr-dev/itr/state"
@@ -41,10 +42,18 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if err := first(ps.errs); err != nil {
 		return nil, err
 	}
-	if err := ps.p.check(); err != nil {
+	g, err := ps.p.check()
+	if err != nil {
 		return nil, err
 	}
 	ps.p.parsed, ps.p.graphOnce, ps.p.unitsOnce = true, &graphCache{}, &unitsCache{}
+	ps.p.replacing = slices.ContainsFunc(ps.p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 })
+	noteParsed(ps.p, ps.text, ps.modeOfFile)
+	if g != nil {
+		// The graph check built is the one every query reads: built once.
+		c := ps.p.graphOnce
+		c.once.Do(func() { c.g = g })
+	}
 	return ps.p, nil
 }
 
@@ -54,7 +63,10 @@ func read(file string, data []byte) *parser {
 	text := strings.TrimPrefix(string(data), bom)
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
-	ps := &parser{p: &Plan{File: file}, ids: map[string]int{}, folded: map[string]definedID{}}
+	// The maps of unit IDs sized for the unit lines at once: a large plan
+	// does not grow them step by step.
+	units := strings.Count(text, "\n- [") + strings.Count(text, "\n* [")
+	ps := &parser{p: &Plan{File: file}, text: text, ids: make(map[string]int, units), folded: make(map[string]definedID, units)}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -67,14 +79,19 @@ const bom = "\uFEFF"
 // is no cycle, and no unit ID is still template text. A plan that is still
 // the template passes. Parse runs it; call it again after changing units in
 // code (errors about a unit built in code name the unit's Line, 0 if unset).
-func (p *Plan) Check() error { return p.check() }
+func (p *Plan) Check() error {
+	_, err := p.check()
+	return err
+}
 
-func (p *Plan) check() error {
+// check is Check, returning the dependency graph it built (nil for a plan
+// that is still the template, or with an error).
+func (p *Plan) check() (*graph, error) {
 	if err := first(p.templateErrors()); err != nil {
-		return err
+		return nil, err
 	}
 	if p.Placeholder() {
-		return nil
+		return nil, nil
 	}
 	var errs []*Error
 	for _, u := range p.Units {
@@ -87,9 +104,12 @@ func (p *Plan) check() error {
 	g := p.graph(&errs)
 	errs = append(errs, p.replacesErrors(g)...)
 	if err := first(errs); err != nil {
-		return err
+		return nil, err
 	}
-	return g.cycle(p)
+	if err := g.cycle(p); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 func (p *Plan) errorf(line int, format string, args ...any) *Error {
@@ -121,8 +141,11 @@ const (
 
 type parser struct {
 	p    *Plan
-	errs []*Error
-	ids  map[string]int // unit ID → line of its unit line
+	text string // what is read: a BOM taken off, line endings made LF
+	// modeOfFile is set when the plan's Mode came from the file's name.
+	modeOfFile bool
+	errs       []*Error
+	ids        map[string]int // unit ID → line of its unit line
 	// folded is the first unit ID by its FoldID, to refuse IDs that
 	// differ only in case.
 	folded map[string]definedID
@@ -195,7 +218,7 @@ func (ps *parser) run(lines []string) {
 	ps.closeRegion()
 	ps.dependencyErrors()
 	if ps.p.Mode == "" {
-		ps.p.Mode = Development
+		ps.p.Mode, ps.modeOfFile = Development, true
 		if path.Base(ps.p.File) == "plan.md" {
 			ps.p.Mode = Knowledge
 		}
@@ -501,7 +524,7 @@ var knownKeys = []string{keyFiles, keyCriteria, keyCompletion, keyInputs, keyOut
 
 // canonicalKey returns the canonical name of a known key, or "".
 func canonicalKey(key string) string {
-	k := strings.Join(strings.Fields(key), " ")
+	k := oneSpaced(key)
 	if _, ok := checkName(k); ok {
 		return keyCheck
 	}
@@ -511,6 +534,21 @@ func canonicalKey(key string) string {
 		}
 	}
 	return ""
+}
+
+// oneSpaced is strings.Join(strings.Fields(s), " "): s itself, without
+// an allocation, when it is already words with one space between them
+// (every key of a plan written as the template writes it).
+func oneSpaced(s string) string {
+	plain := len(s) > 0 && s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; plain && i < len(s); i++ {
+		c := s[i]
+		plain = c < utf8.RuneSelf && (c != ' ' || s[i+1] != ' ') && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f'
+	}
+	if plain {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // matchUnitLine matches `^[-*] \[([ xX])\][ \t]+(.*)$` (unitRe) by hand,

@@ -15,8 +15,10 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/itr-dev/itr/state"
 )
@@ -188,6 +190,39 @@ type Plan struct {
 	parsed    bool
 	graphOnce *graphCache
 	unitsOnce *unitsCache
+	// replacing is set on a parsed plan when a unit replaces another.
+	replacing bool
+}
+
+// lastParsed is the plan Parse returned last in this process, with the
+// text it read (a BOM taken off, line endings made LF) and whether its
+// Mode came from the file's name rather than a heading: what SyncViewWith
+// needs to know a plan is the file it syncs. Kept beside the plan, not in
+// it, so that two plans of the same units compare equal; weakly, so that
+// it never keeps a plan alive.
+var lastParsed struct {
+	sync.Mutex
+	p          weak.Pointer[Plan]
+	src        string
+	modeOfFile bool
+}
+
+// noteParsed remembers p as the plan Parse read from src.
+func noteParsed(p *Plan, src string, modeOfFile bool) {
+	lastParsed.Lock()
+	defer lastParsed.Unlock()
+	lastParsed.p, lastParsed.src, lastParsed.modeOfFile = weak.Make(p), src, modeOfFile
+}
+
+// parsedFrom reports whether p is the plan Parse read last and data its
+// text, and whether its Mode came from the file's name.
+func parsedFrom(p *Plan, data []byte) (ok, modeOfFile bool) {
+	lastParsed.Lock()
+	defer lastParsed.Unlock()
+	if p == nil || lastParsed.p.Value() != p || string(data) != lastParsed.src {
+		return false, false
+	}
+	return true, lastParsed.modeOfFile
 }
 
 // graphCache holds the graph of a parsed plan.
@@ -226,6 +261,22 @@ func (p *Plan) Unit(id string) *Unit {
 		}
 	}
 	return nil
+}
+
+// ReadOnly reports whether p came from Parse: read-only, so that Unit and
+// Deps are map lookups in what was built once, the way to ask about a few
+// units of a large plan without an Index or a DepMap of all of them.
+func (p *Plan) ReadOnly() bool { return p.parsed && p.unitsOnce != nil && p.graphOnce != nil }
+
+// AnyReplaces reports whether a unit of p replaces another ("Replaces:"):
+// without one, no unit stands by and none is replaced, which a view may
+// know without asking about each unit. A parsed plan answers from what
+// Parse saw.
+func (p *Plan) AnyReplaces() bool {
+	if p.parsed {
+		return p.replacing
+	}
+	return slices.ContainsFunc(p.Units, func(u *Unit) bool { return len(u.Replaces) > 0 })
 }
 
 // Index returns the units by ID, as Unit finds them (the first unit with

@@ -92,14 +92,21 @@ func (g *graph) reaches(from, to string) bool {
 // Replacements naming undefined units or the unit itself are left out.
 func (p *Plan) ReplacedBy() map[string][]string {
 	out := map[string][]string{}
-	ix := p.Index()
+	if !p.AnyReplaces() {
+		return out // most plans replace nothing: no index of their units
+	}
+	known := p.Unit // a parsed plan's units by ID, built once
+	if !p.parsed {
+		ix := p.Index()
+		known = func(id string) *Unit { return ix[id] }
+	}
 	seen := map[[2]string]bool{} // a replaced unit and its replacement, once each
 	for _, u := range p.Units {
 		if !ValidID(u.ID) {
 			continue
 		}
 		for _, r := range u.Replaces {
-			if r != u.ID && ix[r] != nil && !seen[[2]string{r, u.ID}] {
+			if r != u.ID && known(r) != nil && !seen[[2]string{r, u.ID}] {
 				seen[[2]string{r, u.ID}] = true
 				out[r] = append(out[r], u.ID)
 			}

@@ -119,6 +119,12 @@ func SyncStatus(data []byte, status func(id string) state.Status, counts Counts)
 // COMPLETED on an unchecked box; nil: left alone).
 func syncFile(data []byte, done func(id string) bool, word func(id string) string, counts Counts) ([]byte, bool) {
 	ps := read("", data)
+	return syncParsed(data, ps.p, ps.modeOfFile, done, word, counts)
+}
+
+// syncParsed is syncFile with the plan read from data, whose units,
+// header lines and mode it reads.
+func syncParsed(data []byte, p *Plan, modeOfFile bool, done func(id string) bool, word func(id string) string, counts Counts) ([]byte, bool) {
 	spans := splitLines(data)
 	edits := map[int]string{} // 1-based line → new content
 	content := func(n int) string {
@@ -126,7 +132,7 @@ func syncFile(data []byte, done func(id string) bool, word func(id string) strin
 		return string(data[sp.start:sp.end])
 	}
 	if done != nil {
-		for _, u := range ps.p.Units {
+		for _, u := range p.Units {
 			if !ValidID(u.ID) || u.Line < 1 || u.Line > len(spans) {
 				continue
 			}
@@ -153,13 +159,16 @@ func syncFile(data []byte, done func(id string) bool, word func(id string) strin
 			}
 		}
 	}
-	for i, f := range ps.p.Meta {
+	for i, f := range p.Meta {
 		var value string
 		switch {
 		case strings.EqualFold(f.Key, "Status"):
 			value = counts.Status()
 		case strings.EqualFold(f.Key, "Total"):
-			mode := ps.p.Mode
+			mode := p.Mode
+			if modeOfFile {
+				mode = Development // as the plan reads without its file's name
+			}
 			if v := strings.ToLower(f.Value); strings.Contains(v, "phase") {
 				mode = Knowledge
 			} else if strings.Contains(v, "task") {
@@ -169,7 +178,7 @@ func syncFile(data []byte, done func(id string) bool, word func(id string) strin
 		default:
 			continue
 		}
-		n := ps.p.metaLines[i]
+		n := p.metaLines[i]
 		if n < 1 || n > len(spans) {
 			continue
 		}
@@ -268,15 +277,32 @@ func setMeta(c, value string) (string, bool) {
 	return c[:start] + sep + value + c[end:], true
 }
 
-// SyncView is SyncStatus with the view of the state s: the boxes of the
-// units s has done checked, the inline Status of each unit its status in
-// s (pending when s has not got it), and the counts of the units ids.
-func SyncView(data []byte, ids []string, s *state.State) ([]byte, bool) {
-	status := func(id string) state.Status {
+// SyncViewWith is SyncView of data with p, the plan Parse returned for
+// it, when the caller has it: a plan of many units is not read twice. A
+// p that is not data's (or nil) is not used.
+func SyncViewWith(data []byte, p *Plan, ids []string, s *state.State) ([]byte, bool) {
+	ok, modeOfFile := parsedFrom(p, data)
+	if !ok {
+		return SyncView(data, ids, s)
+	}
+	status := viewStatus(s)
+	return syncParsed(data, p, modeOfFile, func(id string) bool { return status(id) == state.Done }, func(id string) string { return SeedStatus(status(id)) }, Tally(ids, status))
+}
+
+// viewStatus is each unit's status in s, pending when s has not got it.
+func viewStatus(s *state.State) func(id string) state.Status {
+	return func(id string) state.Status {
 		if u := s.Units[id]; u != nil {
 			return u.Status
 		}
 		return state.Pending
 	}
+}
+
+// SyncView is SyncStatus with the view of the state s: the boxes of the
+// units s has done checked, the inline Status of each unit its status in
+// s (pending when s has not got it), and the counts of the units ids.
+func SyncView(data []byte, ids []string, s *state.State) ([]byte, bool) {
+	status := viewStatus(s)
 	return SyncStatus(data, status, Tally(ids, status))
 }

@@ -75,14 +75,16 @@ func (p *Plan) templateErrors() []*Error {
 			add(line, "", tok, p.metaFix(f, tok))
 		}
 	}
+	fields := make([]Field, 0, 14)
 	for _, u := range p.Units {
 		if templateID(u.ID) {
 			errs = append(errs, p.errorf(u.Line, "unit ID %q is still template text; give the unit an ID such as T1, or delete it", u.ID))
 		} else if tok := templateText(u.Title); tok != "" {
 			add(u.Line, u.ID+": ", tok, fmt.Sprintf("write the unit's title, such as \"- [ ] **%s**: Add the login form\", or delete the unit", u.ID))
 		}
-		fields := []Field{{keyFiles, u.Files}, {keyCriteria, u.Criteria}, {keyCompletion, u.Completion}, {keyInputs, u.Inputs}, {keyOutput, u.Output}, {keyVerify, u.Verify}, {keyModel, u.Model},
-			{keyMarkers, u.TruncationMarkers}, {keyMustEnd, u.MustEndWith}, {keySections, u.Sections}, {keyMaxSize, u.MaxSize}}
+		// One array for every unit's fields: a plan of many units allocates none.
+		fields = append(fields[:0], Field{keyFiles, u.Files}, Field{keyCriteria, u.Criteria}, Field{keyCompletion, u.Completion}, Field{keyInputs, u.Inputs}, Field{keyOutput, u.Output}, Field{keyVerify, u.Verify}, Field{keyModel, u.Model},
+			Field{keyMarkers, u.TruncationMarkers}, Field{keyMustEnd, u.MustEndWith}, Field{keySections, u.Sections}, Field{keyMaxSize, u.MaxSize})
 		if u.MaxIterations == 0 { // else Render drops the pending text
 			fields = append(fields, Field{keyMax, u.Pending[keyMax]})
 		}

@@ -24,10 +24,16 @@ func OutputSpec(p *plan.Plan, id string) (spec evidence.Spec, ok bool) {
 	if p == nil {
 		return evidence.Spec{}, false
 	}
-	u := p.Unit(id)
-	if u == nil {
+	return OutputSpecOf(p, p.Unit(id))
+}
+
+// OutputSpecOf is OutputSpec of the plan's unit u (nil: none), for a
+// caller walking the plan's units, which has each at hand.
+func OutputSpecOf(p *plan.Plan, u *plan.Unit) (spec evidence.Spec, ok bool) {
+	if p == nil || u == nil {
 		return evidence.Spec{}, false
 	}
+	id := u.ID
 	files := u.OutputFiles()
 	if len(files) == 0 {
 		return evidence.Spec{}, false

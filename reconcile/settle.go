@@ -178,7 +178,7 @@ func blockText(r *Refusal) string {
 // replaces nothing, is not pending, or may start. notNeeded says every
 // unit it replaces is done.
 func standBy(s *state.State, p *plan.Plan, u *state.Unit) (replaced []Dep, notNeeded bool) {
-	if u == nil || u.Status != state.Pending || !active(p) {
+	if u == nil || u.Status != state.Pending || !active(p) || !p.AnyReplaces() {
 		return nil, false
 	}
 	pu := p.Unit(u.ID)

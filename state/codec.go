@@ -187,13 +187,17 @@ func (s *State) decodeUnits(kv keyValue) error {
 			return err
 		}
 		u := &Unit{ID: ukv.key}
+		u.extra.order = make([]string, 0, len(fields))
 		hasStatus := false
 		for _, f := range fields {
 			u.extra.order = append(u.extra.order, f.key)
-			fp := path + "." + f.key
 			if f.key == "status" {
 				hasStatus = true
 			}
+			if u.decodePlain(f) {
+				continue
+			}
+			fp := path + "." + f.key
 			if err := u.decodeField(fp, f); err != nil {
 				return err
 			}
@@ -204,6 +208,60 @@ func (s *State) decodeUnits(kv keyValue) error {
 		s.Units[u.ID] = u
 	}
 	return nil
+}
+
+// decodePlain decodes the keys every unit has (its status and counts)
+// when their values are plain (a known status, a whole number), without
+// building the key's path, which only an error needs; false leaves the
+// key to decodeField.
+func (u *Unit) decodePlain(f keyValue) bool {
+	switch f.key {
+	case "status":
+		raw := f.raw
+		if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+			return false
+		}
+		for _, st := range Statuses {
+			if string(raw[1:len(raw)-1]) == string(st) {
+				u.Status = st
+				return true
+			}
+		}
+		return false
+	case "iterations_used", "confirmations_used", "max_iterations", "restarts":
+		n, ok := plainCount(f.raw)
+		if !ok || n == 0 && f.key == "max_iterations" {
+			return false
+		}
+		switch f.key {
+		case "iterations_used":
+			u.IterationsUsed = &n
+		case "confirmations_used":
+			u.ConfirmationsUsed = &n
+		case "max_iterations":
+			u.MaxIterations = &n
+		default:
+			u.Restarts = &n
+		}
+		return true
+	}
+	return false
+}
+
+// plainCount is the whole number raw holds when it is digits alone (at
+// most nine of them), as decodeCount would read it.
+func plainCount(raw []byte) (int, bool) {
+	if len(raw) == 0 || len(raw) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // decodeField decodes one key of a unit at path fp; a key itr does not

@@ -168,17 +168,23 @@ func (p *painter) Write(b []byte) (int, error) {
 	}
 	color := p.on()
 	p.buf = append(p.buf, b...)
+	// The painted lines of one write go out in one write.
+	var out strings.Builder
 	for {
 		i := bytes.IndexByte(p.buf, '\n')
 		if i < 0 {
-			return len(b), nil
+			break
 		}
 		line := string(p.buf[:i])
 		p.buf = p.buf[i+1:]
-		if _, err := io.WriteString(p.w, p.paint(line, color, width)); err != nil {
+		out.WriteString(p.paint(line, color, width))
+	}
+	if out.Len() > 0 {
+		if _, err := io.WriteString(p.w, out.String()); err != nil {
 			return 0, err
 		}
 	}
+	return len(b), nil
 }
 
 // cols is the width to wrap to now: 0 while the text is not a person's.

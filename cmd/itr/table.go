@@ -29,9 +29,10 @@ func (t *table) write(w io.Writer) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(unmarked(c)))
 		}
 	}
+	// One write for the whole table: a plan of 10,000 units is not 10,000
+	// writes to the terminal or pipe.
 	var b strings.Builder
 	for n, r := range t.rows {
-		b.Reset()
 		if n == 0 {
 			b.WriteString(mark(styleBold))
 		}
@@ -48,8 +49,8 @@ func (t *table) write(w io.Writer) {
 			b.WriteString(mark(markEnd))
 		}
 		b.WriteByte('\n')
-		_, _ = io.WriteString(w, b.String())
 	}
+	_, _ = io.WriteString(w, b.String())
 }
 
 // unmarked is s without colour marks.

@@ -301,7 +301,7 @@ func (w *writer) syncPlan(t *store.Task, s *state.State) (*gitstate.FileChange, 
 	if err != nil {
 		return nil, nil // the record names a missing or odd plan file elsewhere
 	}
-	synced, changed := plan.SyncView(data, t.Plan.IDs(), s)
+	synced, changed := plan.SyncViewWith(data, t.Plan, t.Plan.IDs(), s)
 	if !changed {
 		return nil, nil
 	}

@@ -41,7 +41,7 @@ func Advance(st *store.Store, w Written) {
 		return
 	}
 	path := factsPath(st, t.Slug)
-	f := readFacts(path, factsKey(t))
+	f := readFacts(path, factsKey(t), t)
 	if f == nil || len(f.Problems) > 0 || f.ParseProblems > 0 || f.Derived != string(t.StateRaw) || legacyStarts(t.State) {
 		return
 	}

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
 )
@@ -85,7 +87,7 @@ func TestDecodeFacts(t *testing.T) {
 	f := &logFacts{Key: "k", Derived: string(state.New(state.Development, "demo", "Demo", "2026-01-14T09:00:00Z").Encode()), Units: map[string]*unitFacts{"T1": {Session: "s"}}, Activity: map[string]int{"T1": 1}}
 	data, err := encodeFacts(f)
 	require.NoError(t, err)
-	require.NotNil(t, decodeFacts(data, "k"), "the file as written")
+	require.NotNil(t, decodeFacts(data, "k", nil), "the file as written")
 	for name, bad := range map[string][]byte{
 		"another key":     nil,
 		"body edited":     []byte(strings.Replace(string(data), `"session":"s"`, `"session":"x"`, 1)),
@@ -99,7 +101,33 @@ func TestDecodeFacts(t *testing.T) {
 			if bad == nil {
 				bad, key = data, "other"
 			}
-			require.Nil(t, decodeFacts(bad, key))
+			require.Nil(t, decodeFacts(bad, key, nil))
 		})
 	}
+}
+
+// TestDecodeFactsTakesTheRecordedState: remembered facts whose fold is
+// the task's committed state.json byte for byte are that state, not a
+// second decoding, and cannot differ from it; a fold that is not the
+// state.json is decoded, and the view compares them.
+func TestDecodeFactsTakesTheRecordedState(t *testing.T) {
+	s := state.New(state.Development, "demo", "Demo", "2026-01-14T09:00:00Z")
+	raw := s.Encode()
+	f := &logFacts{Key: "k", Derived: string(raw), Units: map[string]*unitFacts{}, Activity: map[string]int{}}
+	data, err := encodeFacts(f)
+	require.NoError(t, err)
+
+	task := &store.Task{State: s, StateRaw: raw}
+	got := decodeFacts(data, "k", task)
+	require.NotNil(t, got)
+	assert.True(t, got.asRecorded)
+	assert.Same(t, s, got.derived, "the recorded state itself")
+	assert.Empty(t, recordedDiff(task, got))
+
+	other := state.New(state.Development, "demo", "Demo", "2026-01-15T09:00:00Z")
+	task = &store.Task{State: other, StateRaw: other.Encode()}
+	got = decodeFacts(data, "k", task)
+	require.NotNil(t, got)
+	assert.False(t, got.asRecorded)
+	assert.NotEmpty(t, recordedDiff(task, got), "a state.json the log does not say is told")
 }

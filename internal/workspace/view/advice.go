@@ -126,7 +126,7 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 	sit.Unpinned = unpinnedOf(pins)
 	if t.State != nil && t.Plan != nil {
 		for _, pu := range t.Plan.Units {
-			spec, ok := reconcile.OutputSpec(t.Plan, pu.ID)
+			spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
 			if u := t.State.Units[pu.ID]; !ok || u != nil && u.Status == state.Done {
 				continue
 			}

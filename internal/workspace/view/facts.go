@@ -56,6 +56,9 @@ type logFacts struct {
 	Entries int `json:"entries"`
 
 	derived *state.State
+	// asRecorded is set when Derived is the committed state.json byte for
+	// byte: the two cannot differ.
+	asRecorded bool
 }
 
 // unitFacts is what the log says of one unit.
@@ -89,7 +92,7 @@ func factsOf(st *store.Store, t *store.Task, active bool) *logFacts {
 	path := ""
 	if active && key != "" {
 		path = factsPath(st, t.Slug)
-		if f := readFacts(path, key); f != nil {
+		if f := readFacts(path, key, t); f != nil {
 			return f
 		}
 	}
@@ -125,16 +128,18 @@ func factsPath(st *store.Store, slug string) string {
 // read under key: a file of another version, whose body does not hash to
 // the sum its first line gives (edited or cut short), or of another key is
 // a miss, never an answer.
-func readFacts(path, key string) *logFacts {
+func readFacts(path, key string, t *store.Task) *logFacts {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	return decodeFacts(data, key)
+	return decodeFacts(data, key, t)
 }
 
-// decodeFacts is readFacts of the file's bytes.
-func decodeFacts(data []byte, key string) *logFacts {
+// decodeFacts is readFacts of the file's bytes. When the log's fold is
+// byte for byte the task's committed state.json (the common case: itr
+// wrote both), it is that state, not decoded a second time.
+func decodeFacts(data []byte, key string, t *store.Task) *logFacts {
 	head, body, ok := bytes.Cut(data, []byte("\n"))
 	if !ok {
 		return nil
@@ -146,6 +151,12 @@ func decodeFacts(data []byte, key string) *logFacts {
 	var f logFacts
 	if json.Unmarshal(body, &f) != nil || f.Key != key {
 		return nil
+	}
+	if t != nil && t.State != nil && f.Derived == string(t.StateRaw) {
+		// Shared, not copied: the facts' fold is only read (Step copies
+		// what it steps), as the task's state is.
+		f.derived, f.asRecorded = t.State, true
+		return &f
 	}
 	d, err := state.Decode([]byte(f.Derived))
 	if err != nil {

@@ -126,30 +126,34 @@ func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 		}
 	}
 	// Layers: the longest chain below each unit. Cycles are refused by
-	// itr plan; a cycle in a hand-edited plan is cut where it closes.
-	layer := map[string]int{}
-	visiting := map[string]bool{}
-	var depth func(id string) int
-	depth = func(id string) int {
-		if l, ok := layer[id]; ok {
-			return l
+	// itr plan; a cycle in a hand-edited plan is cut where it closes. By
+	// position, not by ID: a plan of 100,000 units looks each up once.
+	layer := make([]int, len(ids))
+	for i := range layer {
+		layer[i] = -1
+	}
+	visiting := make([]bool, len(ids))
+	var depth func(i int) int
+	depth = func(i int) int {
+		if layer[i] >= 0 {
+			return layer[i]
 		}
-		if visiting[id] {
+		if visiting[i] {
 			return 0
 		}
-		visiting[id] = true
+		visiting[i] = true
 		l := 0
-		for _, d := range deps[id] {
-			if _, ok := index[d]; ok {
-				l = max(l, depth(d)+1)
+		for _, d := range deps[ids[i]] {
+			if j, ok := index[d]; ok {
+				l = max(l, depth(j)+1)
 			}
 		}
-		visiting[id] = false
-		layer[id] = l
+		visiting[i] = false
+		layer[i] = l
 		return l
 	}
 	for i := range g.Nodes {
-		g.Nodes[i].Layer = depth(g.Nodes[i].ID)
+		g.Nodes[i].Layer = depth(i)
 	}
 	g.Critical, g.Weight = criticalPath(s, p, ids, deps, index)
 	on := map[string]int{}
@@ -198,16 +202,21 @@ func classOf(u *state.Unit, deps []string, settled func(string) bool) string {
 // on the one before, by Estimate when every unfinished unit has one of one
 // kind, else one per unit; ties go to the chain met first in plan order.
 func criticalPath(s *state.State, p *plan.Plan, ids []string, deps map[string][]string, index map[string]int) ([]string, string) {
+	// By position in ids (index gives it): slices, not maps of every unit.
 	settled := reconcile.SettledFunc(s, p)
-	open := func(id string) bool { u := s.Units[id]; return u != nil && !settled(id) }
-	weight := map[string]float64{}
+	open := make([]bool, len(ids))
+	for i, id := range ids {
+		u := s.Units[id]
+		open[i] = u != nil && !settled(id)
+	}
+	weight := make([]float64, len(ids))
 	kind := ""
 	byEstimate := p != nil
-	for _, id := range ids {
-		if !open(id) {
+	for i, id := range ids {
+		if !open[i] {
 			continue
 		}
-		weight[id] = 1
+		weight[i] = 1
 		if !byEstimate {
 			continue
 		}
@@ -222,50 +231,54 @@ func criticalPath(s *state.State, p *plan.Plan, ids []string, deps map[string][]
 			continue
 		}
 		kind = k
-		weight[id] = w
+		weight[i] = w
 	}
 	if !byEstimate {
-		for id := range weight {
-			weight[id] = 1
+		for i := range weight {
+			if open[i] {
+				weight[i] = 1
+			}
 		}
 	}
-	best := map[string]float64{}
-	prev := map[string]string{}
-	done := map[string]bool{}
-	var walk func(id string) float64
-	walk = func(id string) float64 {
-		if done[id] {
-			return best[id]
+	best := make([]float64, len(ids))
+	prev := make([]int, len(ids))
+	done := make([]bool, len(ids))
+	var walk func(i int) float64
+	walk = func(i int) float64 {
+		if done[i] {
+			return best[i]
 		}
-		done[id] = true // a cycle ends here
-		total := weight[id]
-		for _, d := range deps[id] {
-			if _, ok := index[d]; !ok || !open(d) {
+		done[i] = true // a cycle ends here
+		prev[i] = -1
+		total := weight[i]
+		for _, d := range deps[ids[i]] {
+			j, ok := index[d]
+			if !ok || !open[j] {
 				continue
 			}
-			if w := walk(d) + weight[id]; w > total {
-				total, prev[id] = w, d
+			if w := walk(j) + weight[i]; w > total {
+				total, prev[i] = w, j
 			}
 		}
-		best[id] = total
+		best[i] = total
 		return total
 	}
-	end, top := "", 0.0
-	for _, id := range ids {
-		if open(id) {
-			if w := walk(id); w > top {
-				end, top = id, w
+	end, top := -1, 0.0
+	for i := range ids {
+		if open[i] {
+			if w := walk(i); w > top {
+				end, top = i, w
 			}
 		}
 	}
-	if end == "" {
+	if end < 0 {
 		return []string{}, ""
 	}
 	var path []string
-	seen := map[string]bool{}
-	for id := end; id != "" && !seen[id]; id = prev[id] {
-		seen[id] = true
-		path = append(path, id)
+	seen := make([]bool, len(ids))
+	for i := end; i >= 0 && !seen[i]; i = prev[i] {
+		seen[i] = true
+		path = append(path, ids[i])
 	}
 	slices.Reverse(path) // walked from the end back
 	if byEstimate {

@@ -136,8 +136,11 @@ func (o *Orientation) Names() []string {
 func orientationOf(st *store.Store, t *store.Task) (*Orientation, []string) {
 	o := &Orientation{Notes: planNotes(t.Plan)}
 	warns := o.readContext(st, st.Rel(t.Slug, contextFile))
-	units := unitRefsOf(t.Plan)
-	for _, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
+	var units []unitRefs // what names each unit, read once there is a lesson to match
+	for i, g := range progresslog.ParseGuardrails(t.GuardrailsRaw).Entries {
+		if i == 0 {
+			units = unitRefsOf(t.Plan)
+		}
 		l := Lesson{Name: g.Name, When: strings.TrimSpace(g.When), Problem: strings.TrimSpace(g.Problem),
 			Solution: strings.TrimSpace(g.Solution), Learned: strings.TrimSpace(g.Learned), Line: g.Line}
 		l.Units = lessonUnits(l, units)
@@ -214,7 +217,7 @@ func unitRefsOf(p *plan.Plan) []unitRefs {
 	if p == nil {
 		return nil
 	}
-	var out []unitRefs
+	out := make([]unitRefs, 0, len(p.Units))
 	for _, u := range p.Units {
 		if u.Placeholder {
 			continue

@@ -56,7 +56,7 @@ func partialsOf(st *store.Store, t *store.Task, facts *logFacts, unsaved []store
 		if u == nil || !underWay(u.Status) {
 			continue
 		}
-		spec, ok := reconcile.OutputSpec(t.Plan, pu.ID)
+		spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
 		if !ok {
 			continue
 		}

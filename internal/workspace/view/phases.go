@@ -61,7 +61,7 @@ func (r *statusRead) existingOutputs(s *state.State) {
 		if u == nil || state.Val(u.IterationsUsed) > 0 || u.Status == state.Done || u.Status == state.Skipped {
 			continue
 		}
-		spec, ok := reconcile.OutputSpec(t.Plan, pu.ID)
+		spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
 		if !ok {
 			continue
 		}

@@ -174,9 +174,21 @@ func Prime(st *store.Store, slug string) (*PrimeContext, error) {
 	if sum.Work != nil {
 		p.WorkPlan = planUnitOf(sum.plan, sum.Work.ID)
 	}
-	for _, u := range sum.Units {
-		if u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID) {
-			p.Remaining = append(p.Remaining, u)
+	remains := func(u *UnitStatus) bool {
+		return u.Status != string(state.Done) && u.Status != string(state.Blocked) && u.Status != string(state.Failed) && u.Status != string(state.Skipped) && (p.Current == nil || u.ID != p.Current.ID)
+	}
+	n := 0 // counted first: one allocation for a plan of many units
+	for i := range sum.Units {
+		if remains(&sum.Units[i]) {
+			n++
+		}
+	}
+	if n > 0 {
+		p.Remaining = make([]UnitStatus, 0, n)
+		for i := range sum.Units {
+			if remains(&sum.Units[i]) {
+				p.Remaining = append(p.Remaining, sum.Units[i])
+			}
 		}
 	}
 	if head, err := st.Repo.Head(); err == nil {
@@ -408,25 +420,42 @@ func visible(text string) string {
 	return b.String()
 }
 
-// readyOthers are the first ten ready units other than the one shown,
-// with their titles, and how many more there are.
-func (p *PrimeContext) readyOthers(shown *UnitStatus) []string {
-	titles := map[string]string{}
+// readyOthers are the first n ready units other than the one shown, with
+// their titles, and how many more there are: only those n are worded, so
+// a plan of 100,000 ready units words ten.
+func (p *PrimeContext) readyOthers(shown *UnitStatus, n int) (first []string, more int) {
+	var ids []string
+	for _, id := range p.Ready {
+		if shown != nil && id == shown.ID {
+			continue
+		}
+		if len(ids) < n {
+			ids = append(ids, id)
+		} else {
+			more++
+		}
+	}
+	if len(ids) == 0 {
+		return nil, 0
+	}
+	titles := make(map[string]string, len(ids))
+	for _, id := range ids {
+		titles[id] = ""
+	}
 	if p.sum != nil {
 		for _, u := range p.sum.Units {
-			titles[u.ID] = u.Title
-		}
-	}
-	var out []string
-	for _, id := range p.Ready {
-		if shown == nil || id != shown.ID {
-			if t := titles[id]; t != "" {
-				id += " " + quote(t, 60)
+			if _, want := titles[u.ID]; want {
+				titles[u.ID] = u.Title
 			}
-			out = append(out, id)
 		}
 	}
-	return out
+	for _, id := range ids {
+		if t := titles[id]; t != "" {
+			id += " " + quote(t, 60)
+		}
+		first = append(first, id)
+	}
+	return first, more
 }
 
 func iterText(u UnitStatus) string {

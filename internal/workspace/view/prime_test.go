@@ -426,10 +426,19 @@ func TestSmallHelpers(t *testing.T) {
 	assert.Equal(t, "main", orDash("main"))
 	assert.Equal(t, "2", iterText(UnitStatus{Iterations: 2}))
 	assert.Equal(t, "2/5", iterText(UnitStatus{Iterations: 2, Max: 5}))
-	assert.Equal(t, []string{"T1"}, (&PrimeContext{Ready: []string{"T1"}}).readyOthers(nil), "no summary: the ID alone")
+	first, more := (&PrimeContext{Ready: []string{"T1"}}).readyOthers(nil, 10)
+	assert.Equal(t, []string{"T1"}, first, "no summary: the ID alone")
+	assert.Zero(t, more)
 	p := &PrimeContext{Ready: []string{"T1", "T2"}, sum: &Summary{Units: []UnitStatus{{ID: "T1", Title: "One"}}}}
-	assert.Equal(t, []string{"T1 “One”", "T2"}, p.readyOthers(nil))
-	assert.Equal(t, []string{"T2"}, p.readyOthers(&UnitStatus{ID: "T1"}))
+	first, _ = p.readyOthers(nil, 10)
+	assert.Equal(t, []string{"T1 “One”", "T2"}, first)
+	first, _ = p.readyOthers(&UnitStatus{ID: "T1"}, 10)
+	assert.Equal(t, []string{"T2"}, first)
+	// Only the first n are worded; the rest are counted.
+	p = &PrimeContext{Ready: []string{"T1", "T2", "T3", "T4"}, sum: &Summary{Units: []UnitStatus{{ID: "T3", Title: "Three"}, {ID: "T2", Title: "Two"}}}}
+	first, more = p.readyOthers(&UnitStatus{ID: "T1"}, 2)
+	assert.Equal(t, []string{"T2 “Two”", "T3 “Three”"}, first)
+	assert.Equal(t, 1, more)
 }
 
 // TestQuoteFencesCollaboratorText: text from the task's files reaches an

@@ -403,11 +403,14 @@ func (p *PrimeContext) startedLine() string {
 // readyLines name the first ten units ready to start other than shown,
 // and how subagents can take them.
 func (p *PrimeContext) readyLines(shown *UnitStatus) string {
-	ready := p.readyOthers(shown)
+	ready, more := p.readyOthers(shown, 10)
 	if len(ready) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Ready to start: %s.\n", strings.Join(store.FirstN(ready, 10), "; ")) +
+	if more > 0 { // as store.FirstN words the rest
+		ready = append(ready, fmt.Sprintf("and %d more", more))
+	}
+	return fmt.Sprintf("Ready to start: %s.\n", strings.Join(ready, "; ")) +
 		"With subagents: `itr next --all` lists every unit that can start now; `itr prime --unit UNIT` is one unit's context to hand each.\n"
 }
 

@@ -330,7 +330,7 @@ func (r *statusRead) view() *state.State {
 	if s == nil {
 		s = facts.derived
 		r.warn(t.StateErr.Error() + "; showing the state rebuilt from the log")
-	} else if d := reconcile.Diff(t.State, facts.derived, t.Plan); len(d) > 0 {
+	} else if d := recordedDiff(t, facts); len(d) > 0 {
 		r.sum.Discrepancies = d
 		r.warn(fmt.Sprintf("state.json differs from what the log says in %d places (first: %s); run `itr reconcile`", len(d), d[0]))
 	}
@@ -341,6 +341,15 @@ func (r *statusRead) view() *state.State {
 		r.warn(t.PlanErr.Error())
 	}
 	return s
+}
+
+// recordedDiff is where the task's recorded view differs from the log's
+// fold: nowhere when the fold is the committed state.json itself.
+func recordedDiff(t *store.Task, facts *logFacts) []reconcile.Discrepancy {
+	if facts.asRecorded {
+		return nil
+	}
+	return reconcile.Diff(t.State, facts.derived, t.Plan)
 }
 
 // diskState warns when state.json on disk is not the committed one.
@@ -676,7 +685,28 @@ func indexOf(p *plan.Plan) planIndex {
 	if p == nil {
 		return planIndex{}
 	}
+	if p.ReadOnly() {
+		// A parsed plan's units and graph are built once: no maps of
+		// every unit for the few rows a view may ask for.
+		return planIndex{p: p, replacedBy: p.ReplacedBy()}
+	}
 	return planIndex{p: p, units: p.Index(), deps: p.DepMap(), replacedBy: p.ReplacedBy()}
+}
+
+// unit is the plan's unit id, nil when the plan has none.
+func (ix planIndex) unit(id string) *plan.Unit {
+	if ix.units == nil && ix.p != nil {
+		return ix.p.Unit(id)
+	}
+	return ix.units[id]
+}
+
+// depsOf are the units id depends on.
+func (ix planIndex) depsOf(id string) []string {
+	if ix.deps == nil && ix.p != nil {
+		return ix.p.Deps(id)
+	}
+	return ix.deps[id]
 }
 
 // row is unit id of s as status shows it.
@@ -689,10 +719,10 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 	}
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
 		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
-	pu := ix.units[id]
+	pu := ix.unit(id)
 	if pu != nil {
 		us.Title = pu.Title
-		us.Depends = ix.deps[id]
+		us.Depends = ix.depsOf(id)
 		us.Replaces = pu.Replaces
 	}
 	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
