@@ -50,6 +50,10 @@ func main() {
 	check(err)
 	*itr = abs
 	check(os.MkdirAll(*dir, 0o755))
+	// The parts run programs in the repositories they build, some with a
+	// repository's path as an argument: every path under -dir is absolute.
+	*dir, err = filepath.Abs(*dir)
+	check(err)
 	env := isolatedEnv(*dir)
 	// git runs itr's merge driver by name: put this itr first on PATH.
 	for i, kv := range env {
