@@ -917,6 +917,12 @@ type depLine struct {
 	err      *Error
 }
 
+// depLineMarks takes a dependency line's Markdown emphasis and code marks
+// out and reads an arrow as ->: one replacer for every line (it is built
+// on first use, and building one per line was a tenth of a large plan's
+// status).
+var depLineMarks = strings.NewReplacer("`", "", "*", "", "→", "->")
+
 // depLines reads the edges of a dependencies section body whose first line
 // is line first. Lines without an arrow, or naming no unit of p, declare
 // nothing (prose such as "input -> output"); with strict, a line with an
@@ -937,7 +943,7 @@ func depLines(p *Plan, body string, first int, strict bool) []depLine {
 		if b, after := splitBullet(s); b {
 			s = after
 		}
-		s = strings.NewReplacer("`", "", "*", "", "→", "->").Replace(s)
+		s = depLineMarks.Replace(s)
 		s = stripComment(s)
 		if !strings.Contains(s, "->") {
 			continue

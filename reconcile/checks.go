@@ -146,9 +146,12 @@ func cutCode(v string) (cmd, rest string) {
 	return uncode(v[:n+end+n]), strings.TrimSpace(v[n+end+n:])
 }
 
+// parens reads a parenthesis as a space.
+var parens = strings.NewReplacer("(", " ", ")", " ")
+
 // readSkipped reads " at 1a2b3c4 (iteration 2)".
 func readSkipped(r *state.CheckResult, s string) {
-	f := strings.Fields(strings.NewReplacer("(", " ", ")", " ").Replace(s))
+	f := strings.Fields(parens.Replace(s))
 	for i := 0; i+1 < len(f); i++ {
 		switch f[i] {
 		case "at":

@@ -75,12 +75,16 @@ func isMark(b []byte) bool {
 	return ok || c == markEnd || c == markHang
 }
 
+// lineControls escapes the newlines and tabs of a value shown inside a
+// line (one replacer: terminalSafe runs for every cell of a table).
+var lineControls = strings.NewReplacer("\n", `\x0a`, "\t", `\x09`)
+
 // terminalSafe is s made one visible line: what safeWriter escapes, and
 // newlines and tabs too, for a value printed inside a line of itr's own.
 func terminalSafe(s string) string {
 	var b strings.Builder
 	sw := &safeWriter{w: &b}
-	_, _ = sw.Write([]byte(strings.NewReplacer("\n", `\x0a`, "\t", `\x09`).Replace(s)))
+	_, _ = sw.Write([]byte(lineControls.Replace(s)))
 	for _, c := range sw.carry {
 		fmt.Fprintf(&b, `\x%02x`, c)
 	}

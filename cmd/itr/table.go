@@ -29,10 +29,15 @@ func (t *table) write(w io.Writer) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(unmarked(c)))
 		}
 	}
-	// One write for the whole table: a plan of 10,000 units is not 10,000
-	// writes to the terminal or pipe.
+	// Rows go out in writes of about 64 KiB: a plan of 10,000 units is
+	// neither 10,000 writes to the terminal or pipe nor one copy of the
+	// whole table.
 	var b strings.Builder
 	for n, r := range t.rows {
+		if b.Len() >= 64<<10 {
+			_, _ = io.WriteString(w, b.String())
+			b.Reset()
+		}
 		if n == 0 {
 			b.WriteString(mark(styleBold))
 		}

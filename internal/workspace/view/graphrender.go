@@ -259,12 +259,15 @@ func emptyNote(g *GraphModel) string {
 	return g.Task + ": no units planned yet"
 }
 
+// dotEscapes doubles a backslash and escapes a quote, for DOT strings.
+var dotEscapes = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 // dotString is s as a quoted DOT string: a backslash doubled (so no
 // escape such as \N or \l is read from a title), a quote escaped, and
 // nothing that is not visible.
 func dotString(s string) string {
 	s = graphText(s)
-	s = strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+	s = dotEscapes.Replace(s)
 	return `"` + s + `"`
 }
 
