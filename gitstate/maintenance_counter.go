@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/itr-dev/itr/internal/atomicfile"
 )
 
 // The native engine's maintenance check reads a counter instead of listing
@@ -110,30 +112,8 @@ func (r *Repo) countedObjects(objects string, now time.Time) objectCounts {
 		}
 	}
 	st.mtime17, st.mtimePack, st.at = m17, mPack, at
-	_ = rewriteInPlace(path, []byte(st.String()))
+	_ = atomicfile.Overwrite(path, []byte(st.String()), os.O_CREATE)
 	return st.objectCounts
-}
-
-// rewriteInPlace writes data over the start of the file path (made when
-// missing) and cuts it to len(data) (never zero). It does not truncate
-// the file to nothing first, as os.WriteFile does: on ext4
-// (auto_da_alloc) closing a file truncated to zero and written again
-// starts its write-back at once, about half a millisecond of waiting per
-// checkpoint on this one line (issue #33). A torn counter reads as
-// unreadable and is recounted.
-func rewriteInPlace(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // blockRound is the room a file of n bytes takes in 4 KiB blocks.

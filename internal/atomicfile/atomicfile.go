@@ -54,3 +54,25 @@ func replace(path string, data []byte, mode os.FileMode, sync bool) error {
 	}
 	return os.Rename(name, path)
 }
+
+// Overwrite writes data over the start of the file path (made when missing
+// if flag has os.O_CREATE) and cuts it to len(data): not atomic, for a
+// small file whose reader takes a torn or stale content as unreadable and
+// starts over (itr-run, itr-objects). A file emptied and written again is
+// forced to the disk at its close on ext4 (auto_da_alloc), and a rename
+// frees the old file's blocks; writing in place does neither (issue #33).
+// data must not be empty, so the file never reads as nothing.
+func Overwrite(path string, data []byte, flag int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|flag, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

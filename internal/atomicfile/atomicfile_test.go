@@ -65,3 +65,21 @@ func TestReplaceReplacesALink(t *testing.T) {
 		t.Error("Replace made a folder: it must not")
 	}
 }
+
+func TestOverwrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "itr-run")
+	if err := Overwrite(path, []byte("x\n"), 0); err == nil {
+		t.Fatal("Overwrite without O_CREATE made a missing file")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a missing file after a refused Overwrite: %v", err)
+	}
+	for _, data := range []string{"a longer first content\n", "short\n", "\n"} {
+		if err := Overwrite(path, []byte(data), os.O_CREATE); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != data {
+			t.Fatalf("after Overwrite(%q): %q, %v (no stale bytes may stay)", data, got, err)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/internal/workspace/store"
 )
 
@@ -59,7 +60,7 @@ func Begin(st *store.Store, head string, changes []gitstate.FileChange, written 
 	if err != nil {
 		return err
 	}
-	if err := writeInPlace(runFile(st), append(data, '\n'), os.O_CREATE); err != nil {
+	if err := atomicfile.Overwrite(runFile(st), append(data, '\n'), os.O_CREATE); err != nil {
 		return fmt.Errorf("record the run in %s: %w", runFile(st), err)
 	}
 	st.Repo.JournalLocks(runFile(st))
@@ -69,25 +70,7 @@ func Begin(st *store.Store, head string, changes []gitstate.FileChange, written 
 // End forgets the run: the commit either landed whole or failed cleanly.
 func End(st *store.Store) {
 	st.Repo.JournalLocks("")
-	_ = writeInPlace(runFile(st), []byte("\n"), 0) // no file: no run, none made
-}
-
-// writeInPlace writes data at the start of the file path (made when
-// missing if flag has os.O_CREATE) and cuts the file to len(data), which
-// is never zero: see run.
-func writeInPlace(path string, data []byte, flag int) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|flag, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	_ = atomicfile.Overwrite(runFile(st), []byte("\n"), 0) // no file: no run, none made
 }
 
 // Recover repairs after an itr run that was killed while committing:
