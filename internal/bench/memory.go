@@ -113,14 +113,7 @@ func buildMemoryTask(itr, dir string, env []string) string {
 		return repo // kept from an earlier run
 	}
 	fmt.Printf("building a task with a %d MiB progress.md...\n", memoryLogMiB)
-	check(os.RemoveAll(repo))
-	check(run(env, "", "git", "init", "-q", "-b", "main", repo))
-	check(os.WriteFile(filepath.Join(repo, "README"), []byte("bench\n"), 0o644))
-	check(run(env, repo, "git", "add", "README"))
-	check(run(env, repo, "git", "commit", "-q", "-m", "init"))
-	check(run(env, repo, itr, "init", "Bench", "--slug", "bench"))
-	check(os.WriteFile(filepath.Join(task, "tasks.md"), []byte(benchPlan), 0o644))
-	check(run(env, repo, itr, "plan"))
+	planTask(itr, repo, benchPlan, env)
 	check(run(env, repo, itr, "checkpoint", "T1", "--did", "the first"))
 	n := writeMemoryLog(filepath.Join(task, "progress.md"), memoryLogMiB<<20)
 	check(run(env, repo, "git", "add", "-A"))

@@ -76,16 +76,21 @@ func benchVerify(itr, dir string, runs int, env []string) {
 
 // verifyRepo makes a repository with one task whose T1 takes every round.
 func verifyRepo(itr, repo string, env []string) string {
+	planTask(itr, repo, "# Bench - Tasks\n\n## Tasks\n\n- [ ] **T1**: every round\n  - Max iterations: 100000\n", env)
+	return repo
+}
+
+// planTask makes repo afresh: a git repository with one commit, and in it
+// the task bench (.claude/iterative/bench) planned from plan.
+func planTask(itr, repo, plan string, env []string) {
 	check(os.RemoveAll(repo))
 	check(run(env, "", "git", "init", "-q", "-b", "main", repo))
 	check(os.WriteFile(filepath.Join(repo, "README"), []byte("bench\n"), 0o644))
 	check(run(env, repo, "git", "add", "README"))
 	check(run(env, repo, "git", "commit", "-q", "-m", "init"))
 	check(run(env, repo, itr, "init", "Bench", "--slug", "bench"))
-	plan := "# Bench - Tasks\n\n## Tasks\n\n- [ ] **T1**: every round\n  - Max iterations: 100000\n"
 	check(os.WriteFile(filepath.Join(repo, ".claude/iterative/bench/tasks.md"), []byte(plan), 0o644))
 	check(run(env, repo, itr, "plan"))
-	return repo
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

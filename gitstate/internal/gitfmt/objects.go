@@ -326,25 +326,30 @@ func readPackedAt(pf *os.File, p *pack, off int64, depth int) (Type, []byte, err
 	return baseType, out, nil
 }
 
+// deltaSize reads one of the two sizes a git delta starts with (the
+// base's, then the result's): seven bits a byte, low bits first, the high
+// bit set on every byte but the last.
+func deltaSize(r io.ByteReader) (uint64, bool) {
+	var v uint64
+	for shift := 0; shift < 64; shift += 7 {
+		c, err := r.ReadByte()
+		if err != nil {
+			return 0, false
+		}
+		v |= uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 // ApplyDelta applies a git delta to base.
 func ApplyDelta(base, delta []byte) ([]byte, bool) {
-	varint := func() (uint64, bool) {
-		var v uint64
-		for shift := 0; shift < 64; shift += 7 {
-			if len(delta) == 0 {
-				return 0, false
-			}
-			c := delta[0]
-			delta = delta[1:]
-			v |= uint64(c&0x7f) << shift
-			if c&0x80 == 0 {
-				return v, true
-			}
-		}
-		return 0, false
-	}
-	srcSize, ok1 := varint()
-	dstSize, ok2 := varint()
+	r := bytes.NewReader(delta)
+	srcSize, ok1 := deltaSize(r)
+	dstSize, ok2 := deltaSize(r)
+	delta = delta[len(delta)-r.Len():]
 	if !ok1 || !ok2 || srcSize != uint64(len(base)) || dstSize > 1<<30 {
 		return nil, false
 	}

@@ -157,22 +157,8 @@ func packedSize(pf *os.File, p *pack, off int64, depth int) (Type, int64, error)
 		return 0, 0, ErrUnreadable
 	}
 	dr := bufio.NewReaderSize(zr, 32)
-	varint := func() (uint64, bool) {
-		var v uint64
-		for shift := 0; shift < 64; shift += 7 {
-			c, err := dr.ReadByte()
-			if err != nil {
-				return 0, false
-			}
-			v |= uint64(c&0x7f) << shift
-			if c&0x80 == 0 {
-				return v, true
-			}
-		}
-		return 0, false
-	}
-	_, ok1 := varint()
-	dst, ok2 := varint()
+	_, ok1 := deltaSize(dr)
+	dst, ok2 := deltaSize(dr)
 	zr.Close()
 	inflaters.Put(zr)
 	if !ok1 || !ok2 || dst > 1<<40 {
