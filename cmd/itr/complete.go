@@ -132,7 +132,7 @@ func registerEnums(root *cobra.Command) {
 		"fail":       {"kind": state.FailKinds},
 		"abandon":    {"kind": state.FailKinds},
 		"init":       {"mode": {string(state.Development), string(state.Knowledge)}, "domain": initDomains},
-		"prime":      {"hook-json": {"claude", "cursor"}},
+		"prime":      {"hook-json": hookEnvelopes},
 	}
 	args := map[string][]string{
 		"phase": phases,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) (err error) {
 			hook := cmd.Flags().Changed("hook-json")
-			if hook && hookJSON != "claude" && hookJSON != "cursor" {
+			if hook && !slices.Contains(hookEnvelopes, hookJSON) {
 				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
 			}
 			if cmd.Flags().Changed("unit") && strings.TrimSpace(unit) == "" {
@@ -107,3 +108,7 @@ func swallowPanic(err *error) {
 		*err = nil
 	}
 }
+
+// hookEnvelopes are the values of prime --hook-json: the envelope of
+// Claude Code (also read by Codex and Gemini CLI) and Cursor's.
+var hookEnvelopes = []string{"claude", "cursor"}
