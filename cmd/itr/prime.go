@@ -41,9 +41,12 @@ do, the files it reads and what the units before it wrote, did and left (its han
 it must write, the plan's notes and context.md's sections, the lessons that apply to it in
 full and how to record its work. An orchestrator passes it
 on to the subagent it gives the unit to (itr next --all lists the units that can start).`,
-		Args: cobra.NoArgs,
-		RunE: func(_ *cobra.Command, _ []string) (err error) {
+		Args: hookEnvelopeArg(&hookJSON),
+		RunE: func(_ *cobra.Command, args []string) (err error) {
 			hook := cmd.Flags().Changed("hook-json")
+			if len(args) == 1 { // --hook-json cursor, as hookEnvelopeArg took it
+				hookJSON = args[0]
+			}
 			if hook && !slices.Contains(hookEnvelopes, hookJSON) {
 				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
 			}
@@ -106,6 +109,23 @@ func swallowPanic(err *error) {
 	if r := recover(); r != nil {
 		fmt.Fprintf(os.Stderr, "itr: internal error in a hook (please report it): %v\n", r)
 		*err = nil
+	}
+}
+
+// hookEnvelopeArg lets prime's envelope follow --hook-json after a space
+// as well as after "=": prime takes no other argument, so a single word
+// after a bare --hook-json can only be its value. Anything else is refused
+// as cobra.NoArgs refuses it.
+func hookEnvelopeArg(hookJSON *string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		f := c.Flags().Lookup("hook-json")
+		if len(args) != 1 || !f.Changed || *hookJSON != f.NoOptDefVal {
+			return cobra.NoArgs(c, args)
+		}
+		if !slices.Contains(hookEnvelopes, args[0]) {
+			return usageError{fmt.Errorf("--hook-json %s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor; prime takes no other argument", args[0])}
+		}
+		return nil
 	}
 }
 
