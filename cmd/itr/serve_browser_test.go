@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +32,8 @@ func TestServeInBrowser(t *testing.T) {
 		t.Skip("no chromium, chromium-browser or google-chrome on PATH: the browser test of itr serve is skipped")
 	}
 	r := reportRepo(t)
+	_, err := r.Run(servedemo.Claim)
+	require.NoError(t, err)
 	srv, err := servedemo.Serve(r)
 	require.NoError(t, err)
 	defer srv.Close()
@@ -66,7 +71,9 @@ func TestServeInBrowser(t *testing.T) {
 	require.NoError(t, page.Eval(servedemo.StampJS, &before))
 	var t3 string
 	require.NoError(t, page.Eval(`document.getElementById("unit-user-auth-T3").closest(".column").dataset.status`, &t3))
-	require.NotEqual(t, "verifying", t3)
+	var holder string
+	require.NoError(t, page.Eval(`document.querySelector("#unit-user-auth-T3 .holder").textContent`, &holder))
+	assert.Equal(t, "held by agent-2", holder, "who holds what")
 
 	// A checkpoint from another process.
 	_, err = r.Run(servedemo.Checkpoint)
@@ -101,4 +108,25 @@ func TestServeInBrowser(t *testing.T) {
 	require.NoError(t, err, srv.Stderr())
 	assert.Equal(t, 0, code, srv.Stderr())
 	assert.Contains(t, srv.Stderr(), "itr serve: stopped")
+}
+
+// TestServeStopsOnSignal: itr serve answers, keeps an event stream open,
+// and SIGTERM stops it at once with exit 0 (no browser needed).
+func TestServeStopsOnSignal(t *testing.T) {
+	r := reportRepo(t)
+	srv, err := servedemo.Serve(r)
+	require.NoError(t, err)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "events")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "retry: 1000\n", line)
+
+	code, err := srv.StopWith(syscall.SIGTERM, 15*time.Second)
+	require.NoError(t, err, srv.Stderr())
+	assert.Equal(t, 0, code, srv.Stderr())
+	_, err = io.ReadAll(resp.Body)
+	assert.NoError(t, err, "the stream ended cleanly")
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"os/exec"
 	"strings"
@@ -85,7 +86,12 @@ func (s *Server) Stderr() string {
 // Stop sends SIGINT and waits for the exit; it gives the exit code, or an
 // error when itr serve did not stop within timeout (it is killed then).
 func (s *Server) Stop(timeout time.Duration) (int, error) {
-	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil {
+	return s.StopWith(syscall.SIGINT, timeout)
+}
+
+// StopWith is Stop with another signal.
+func (s *Server) StopWith(sig os.Signal, timeout time.Duration) (int, error) {
+	if err := s.cmd.Process.Signal(sig); err != nil {
 		return -1, err
 	}
 	done := make(chan error, 1)
@@ -115,9 +121,12 @@ func (s *Server) Close() {
 	}
 }
 
+// Claim is what the demo does before the board opens: agent-2 holds T3.
+var Claim = []string{"itr", "claim", "T3", "--agent", "agent-2"}
+
 // Checkpoint is the change the demo makes while the board is open: T3's
-// cleanup goroutine, from another process.
-var Checkpoint = []string{"itr", "checkpoint", "T3", "--did", "Cleanup goroutine added; expiry tested with a fake clock", "--signal"}
+// cleanup goroutine, by agent-2, from another process.
+var Checkpoint = []string{"itr", "checkpoint", "T3", "--agent", "agent-2", "--did", "Cleanup goroutine added; expiry tested with a fake clock", "--signal"}
 
 // StampJS reads the board's stamp in the page.
 const StampJS = `document.getElementById("board").getAttribute("data-stamp")`
