@@ -163,12 +163,21 @@ func (b *Browser) Close() error {
 	waited := make(chan error, 1)
 	go func() { waited <- b.cmd.Wait() }()
 	select {
-	case <-waited:
+	case err := <-waited:
+		return ignoreExit(err)
 	case <-time.After(10 * time.Second):
 		_ = b.cmd.Process.Kill()
-		<-waited
+		return ignoreExit(<-waited)
 	}
-	return nil
+}
+
+// ignoreExit drops the exit status of a browser told to close or killed.
+func ignoreExit(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return nil
+	}
+	return err
 }
 
 // Page is one tab.

@@ -70,7 +70,7 @@ func start(t *testing.T, dir string, clock *testrepo.Clock, opts Options) (*Serv
 
 func get(t *testing.T, url string) (*http.Response, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := http.Get(url) //nolint:gosec // the test's own server
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

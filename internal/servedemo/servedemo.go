@@ -63,10 +63,13 @@ func Serve(r *reportdemo.Repo) (*Server, error) {
 	}()
 	select {
 	case err := <-got:
-		if err != nil || !strings.HasPrefix(s.URL, "http://127.0.0.1:") {
+		if err == nil && !strings.HasPrefix(s.URL, "http://127.0.0.1:") {
+			err = fmt.Errorf("the URL %q is not on 127.0.0.1", s.URL)
+		}
+		if err != nil {
 			_ = s.cmd.Process.Kill()
 			_ = s.cmd.Wait()
-			return nil, fmt.Errorf("itr serve printed no URL (%v): %s", err, s.Stderr())
+			return nil, fmt.Errorf("itr serve printed no URL: %w: %s", err, s.Stderr())
 		}
 		return s, nil
 	case <-time.After(30 * time.Second):
@@ -108,8 +111,9 @@ func (s *Server) StopWith(sig os.Signal, timeout time.Duration) (int, error) {
 		return 0, nil
 	case <-time.After(timeout):
 		_ = s.cmd.Process.Kill()
-		<-done
-		return -1, fmt.Errorf("itr serve did not stop within %s of SIGINT", timeout)
+		err := <-done
+		return -1, fmt.Errorf("itr serve did not stop within %s of %s (killed: %v)", timeout, sig, err) //nolint:errorlint // the kill's own error, for the message
+
 	}
 }
 
