@@ -78,7 +78,9 @@ func TestServeInBrowser(t *testing.T) {
 	// A checkpoint from another process.
 	_, err = r.Run(servedemo.Checkpoint)
 	require.NoError(t, err)
+	committed := time.Now()
 	assert.NoError(t, page.WaitFor(fmt.Sprintf(`%s !== %q`, servedemo.StampJS, before), 10*time.Second), "the board follows the checkpoint")
+	t.Logf("the page changed %s after the checkpoint's process ended", time.Since(committed).Round(time.Millisecond))
 	require.NoError(t, page.WaitFor(`document.getElementById("unit-user-auth-T3").closest(".column").dataset.status !== `+fmt.Sprintf("%q", t3), 10*time.Second))
 	var reloads int
 	require.NoError(t, page.Eval(`performance.getEntriesByType("navigation").length`, &reloads))

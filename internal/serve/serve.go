@@ -222,6 +222,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
+	if r.Method == http.MethodHead {
+		return // the headers only: a stream has no end to wait for
+	}
 	ch, current := s.subscribe()
 	defer s.unsubscribe(ch)
 	if _, err := fmt.Fprintf(w, "retry: 1000\n\n"); err != nil {

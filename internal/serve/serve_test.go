@@ -165,12 +165,14 @@ func TestReadOnly(t *testing.T) {
 			assert.Equal(t, "GET, HEAD", resp.Header.Get("Allow"))
 		}
 	}
-	req, err := http.NewRequest(http.MethodHead, hs.URL+"/", nil)
-	require.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode, "HEAD")
+	for _, path := range []string{"/", "/events", "/task/demo"} {
+		req, err := http.NewRequest(http.MethodHead, hs.URL+path, nil)
+		require.NoError(t, err)
+		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+		require.NoError(t, err, "HEAD %s answers and ends", path)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "HEAD %s", path)
+	}
 	testgit.Unchanged(t, dir, before)
 }
 
@@ -299,5 +301,34 @@ func TestEventsEndOnShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream stayed open after the server's context ended")
+	}
+}
+
+// TestBoardTemplate fills the page with every part a board can have: a
+// hold, claims, a failed check with its exit code, warnings, a task that
+// cannot be read and an archived one; every text is escaped.
+func TestBoardTemplate(t *testing.T) {
+	exit := 3
+	b := &workspace.Board{Repo: "app", Root: ".claude/iterative", Stamp: "abc", Read: "2026-01-14T09:00:00Z",
+		Tasks: []workspace.BoardTask{{
+			Slug: "one", Name: "One <i>", Done: 1, Total: 2, Percent: 50, Next: "resolve the block",
+			Hold:     &workspace.Hold{Code: "none-ready", Reason: "T2 is blocked", Clear: "unblock it"},
+			Actions:  []workspace.Action{{Op: "unblock", Unit: "T2", Command: `itr unblock T2`}},
+			Claims:   []store.Claim{{Unit: "T1", Agent: "ana", Until: "2026-01-14T11:00:00Z", StolenFrom: "bo"}},
+			Checks:   []workspace.BoardCheck{{Unit: "T1", Command: "go test ./...", Outcome: "failed", ExitCode: &exit}},
+			Warnings: []string{"state.json was edited <by hand>"},
+		}, {Slug: "two", Name: "two", Error: "state.json: line 1: <bad>"}},
+		Archived: []workspace.BoardArchive{{Slug: "old", Name: "Old", Done: 3, Total: 3, Outcome: "complete"}},
+	}
+	var out strings.Builder
+	require.NoError(t, New(Options{}).page.Execute(&out, b))
+	page := out.String()
+	for _, want := range []string{
+		"One &lt;i&gt;", "<b>Held (none-ready):</b> T2 is blocked — unblock it", "<code>itr unblock T2</code>",
+		"<b>T1</b> held by ana until", "(taken over from bo)", "<code>go test ./...</code> failed (exit 3)",
+		"state.json was edited &lt;by hand&gt;", `<p class="error">Cannot be read: state.json: line 1: &lt;bad&gt;</p>`,
+		`<a href="/task/old">Old</a>`, "3/3 done · complete",
+	} {
+		assert.Contains(t, page, want)
 	}
 }

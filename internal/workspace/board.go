@@ -3,6 +3,7 @@ package workspace
 import (
 	"github.com/itr-dev/itr/internal/workspace/board"
 	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/internal/workspace/view"
 )
 
 // The board of itr serve (package board).
@@ -11,6 +12,10 @@ type (
 	Board = board.Board
 	// BoardTask is one active task on the board.
 	BoardTask = board.Task
+	// BoardArchive is one archived task on the board.
+	BoardArchive = board.Archive
+	// BoardCheck is a verification run that needs a look, on the board.
+	BoardCheck = view.Check
 )
 
 // BoardStamp is a digest of what the board is read from: a new one means
