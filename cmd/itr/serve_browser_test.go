@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +31,9 @@ func TestServeInBrowser(t *testing.T) {
 	chromium := reportdemo.FindChromium()
 	if chromium == "" {
 		t.Skip("no chromium, chromium-browser or google-chrome on PATH: the browser test of itr serve is skipped")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("the DevTools pipe needs file descriptors 3 and 4, which Windows does not pass")
 	}
 	r := reportRepo(t)
 	_, err := r.Run(servedemo.Claim)
@@ -115,6 +119,9 @@ func TestServeInBrowser(t *testing.T) {
 // TestServeStopsOnSignal: itr serve answers, keeps an event stream open,
 // and SIGTERM stops it at once with exit 0 (no browser needed).
 func TestServeStopsOnSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows sends no SIGTERM to another process")
+	}
 	r := reportRepo(t)
 	srv, err := servedemo.Serve(r)
 	require.NoError(t, err)

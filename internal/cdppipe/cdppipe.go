@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -48,6 +49,9 @@ type Browser struct {
 // resolution but 127.0.0.1 (every other host is NOTFOUND: nothing can be
 // fetched from elsewhere) and the DevTools pipe.
 func Start(chromium, userDir string) (*Browser, error) {
+	if runtime.GOOS == "windows" {
+		return nil, errors.New("the DevTools pipe needs file descriptors 3 and 4, which Windows does not pass")
+	}
 	toChrome, ours, err := os.Pipe()
 	if err != nil {
 		return nil, err
