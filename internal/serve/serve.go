@@ -77,6 +77,7 @@ func New(opts Options) *Server {
 	}
 	page := template.Must(template.New("board.tmpl.html").Funcs(template.FuncMap{
 		"statusWord": func(s string) string { return strings.ReplaceAll(s, "_", " ") },
+		"code":       CodeSpans,
 	}).ParseFS(assets, "assets/board.tmpl.html"))
 	return &Server{opts: opts, page: page, subs: map[chan string]struct{}{}}
 }
@@ -139,6 +140,25 @@ func LoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// CodeSpans is text escaped for HTML, with each span between backticks
+// (a command line in the advisor's words: `itr unblock T6`) as <code>;
+// text with an odd number of backticks is only escaped.
+func CodeSpans(text string) template.HTML {
+	parts := strings.Split(text, "`")
+	if len(parts)%2 == 0 {
+		return template.HTML(template.HTMLEscapeString(text)) //nolint:gosec // G203: escaped just now
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(p))
+	}
+	return template.HTML(b.String()) //nolint:gosec // G203: every part escaped above
 }
 
 // read opens the workspace, calls fn with it and closes it.

@@ -316,7 +316,7 @@ func TestBoardTemplate(t *testing.T) {
 			Actions:  []workspace.Action{{Op: "unblock", Unit: "T2", Command: `itr unblock T2`}},
 			Claims:   []store.Claim{{Unit: "T1", Agent: "ana", Until: "2026-01-14T11:00:00Z", StolenFrom: "bo"}},
 			Checks:   []workspace.BoardCheck{{Unit: "T1", Command: "go test ./...", Outcome: "failed", ExitCode: &exit}},
-			Warnings: []string{"state.json was edited <by hand>"},
+			Warnings: []string{"state.json was edited <by hand>", "run `itr reconcile`"},
 		}, {Slug: "two", Name: "two", Error: "state.json: line 1: <bad>"}},
 		Archived: []workspace.BoardArchive{{Slug: "old", Name: "Old", Done: 3, Total: 3, Outcome: "complete"}},
 	}
@@ -326,9 +326,21 @@ func TestBoardTemplate(t *testing.T) {
 	for _, want := range []string{
 		"One &lt;i&gt;", "<b>Held (none-ready):</b> T2 is blocked — unblock it", "<code>itr unblock T2</code>",
 		"<b>T1</b> held by ana until", "(taken over from bo)", "<code>go test ./...</code> failed (exit 3)",
-		"state.json was edited &lt;by hand&gt;", `<p class="error">Cannot be read: state.json: line 1: &lt;bad&gt;</p>`,
+		"state.json was edited &lt;by hand&gt;", "<li>run <code>itr reconcile</code></li>", `<p class="error">Cannot be read: state.json: line 1: &lt;bad&gt;</p>`,
 		`<a href="/task/old">Old</a>`, "3/3 done · complete",
 	} {
 		assert.Contains(t, page, want)
+	}
+}
+
+func TestCodeSpans(t *testing.T) {
+	for in, want := range map[string]string{
+		"run `itr unblock T6` now": "run <code>itr unblock T6</code> now",
+		"`a<b>` and `c&d`":         "<code>a&lt;b&gt;</code> and <code>c&amp;d</code>",
+		"one ` tick <i>":           "one ` tick &lt;i&gt;",
+		"plain":                    "plain",
+		"``":                       "<code></code>",
+	} {
+		assert.Equal(t, want, string(CodeSpans(in)), in)
 	}
 }
