@@ -4,7 +4,7 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo screenshot docs test vet fmt-check fuzz bench bench-gogit stress clean lint release-check
+.PHONY: all build demo screenshot serve-screenshots docs test vet fmt-check fuzz bench bench-gogit stress clean lint release-check
 
 all: build
 
@@ -39,6 +39,12 @@ demo: build
 # copies it where you ask.
 screenshot: build
 	$(GO) run ./internal/reportshot -itr "$(CURDIR)/$(BIN)" -out docs/report.png
+
+# The pictures of `itr serve` (docs/serve-before.png, docs/serve-after.png):
+# the demo task's board in a headless Chromium, before and after a
+# checkpoint made by another itr process.
+serve-screenshots: build
+	$(GO) run ./internal/serveshot -itr "$(CURDIR)/$(BIN)" -before docs/serve-before.png -after docs/serve-after.png
 
 # Every test: formatting, vet, and the race-enabled suite (unit, golden,
 # property, fuzz seed corpora, real-git and testscript scenarios).

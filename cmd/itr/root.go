@@ -53,6 +53,9 @@ type globals struct {
 	// only names the one command newRoot builds, "" for the whole tree
 	// (fastroot.go).
 	only string
+	// stopSignals stops stopOnSignal's handling, for a command that
+	// handles SIGINT and SIGTERM itself (itr serve).
+	stopSignals func()
 }
 
 // usageError marks errors in how itr was called (exit 2).
@@ -81,6 +84,7 @@ func Main(args []string, stdio IO) int {
 	defer pt.Flush()
 	stop := stopOnSignal(stdio.Err)
 	defer stop()
+	g.stopSignals = stop
 	g.only = onlyCommand(args)
 	root := newRoot(g)
 	root.SetArgs(args)
@@ -178,7 +182,7 @@ history whenever the two disagree.`,
 		newInitCmd(g), newPlanCmd(g), newNextCmd(g), newCheckpointCmd(g),
 		newBlockCmd(g), newUnblockCmd(g), newReopenCmd(g), newPhaseCmd(g), newGuardrailCmd(g), newPauseCmd(g), newResumeCmd(g), newNoteCmd(g), newDecideCmd(g), newSummarizeCmd(g), newClaimCmd(g), newReleaseCmd(g), newSyncCmd(g),
 		newStatusCmd(g), newLogCmd(g), newListCmd(g), newReconcileCmd(g), newVerifyCmd(g), newSetupCmd(g), newMergeDriverCmd(g), newHooksCmd(g), newPrimeCmd(g),
-		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newVersionCmd(g),
+		newArchiveCmd(g), newRestoreCmd(g), newMCPCmd(g), newDoctorCmd(g), newGraphCmd(g), newReportCmd(g), newServeCmd(g), newVersionCmd(g),
 	)
 	root.AddCommand(newFailCmd(g), newSkipCmd(g), newRestartCmd(g))
 	root.AddCommand(newDeliverCmd(g), newAbandonCmd(g))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/itr-dev/itr/internal/workspace"
@@ -20,7 +21,8 @@ const (
 // being written lands (or fails cleanly) first, so a stopped itr never
 // leaves a half-written task, and itr exits 130 or 143 saying so. While a
 // verification run is going, Ctrl-C is the run's: it stops the command,
-// and itr records the run. The returned func stops listening.
+// and itr records the run. The returned func stops listening (once; it
+// may be called again): itr serve calls it to stop on a signal itself.
 func stopOnSignal(w io.Writer) func() {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -44,8 +46,11 @@ func stopOnSignal(w io.Writer) func() {
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		signal.Stop(ch)
-		close(done)
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+		})
 	}
 }

@@ -167,6 +167,7 @@ var rooms = map[string][]string{
 	ws + "/sync":     {ws + "/store", ws + "/record", ws + "/merge"},
 	ws + "/create":   {ws + "/store", ws + "/record", ws + "/merge", ws + "/archive"},
 	ws + "/claims":   {ws + "/store", ws + "/record"},
+	ws + "/board":    {ws + "/store", ws + "/view"},
 }
 
 // ws is the use cases' package, the rooms' parent.
@@ -202,7 +203,7 @@ func TestRoomsPointDown(t *testing.T) {
 			}
 		}
 	}
-	for _, front := range []string{"cmd/itr", "internal/mcpserver", "internal/mcpcmd", "internal/cliopts"} {
+	for _, front := range []string{"cmd/itr", "internal/mcpserver", "internal/mcpcmd", "internal/cliopts", "internal/serve"} {
 		bp, err := build.ImportDir(filepath.Join(r, front), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", front, err)
