@@ -48,7 +48,8 @@ if [ -x "$chained" ]; then
   # Both read the pushed refs: keep them for the second.
   input=$(cat)
   printf '%s\n' "$input" | "$chained" "$@" || exit $?
-  printf '%s\n' "$input" | exec itr hooks pre-receive
+  printf '%s\n' "$input" | itr hooks pre-receive
+  exit $?
 fi
 exec itr hooks pre-receive
 `
