@@ -147,9 +147,8 @@ func UninstallServer(st *store.Store) (*Report, error) {
 // every log a pushed commit changes must extend its version in the
 // commit's first parent, and a branch moved other than forward must keep
 // every entry its logs had. A log is progress.md, guardrails.md or
-// decisions.md under the task root the commit's .itr.yaml names (the
-// default root without one); a log a commit removes (itr archive) or adds
-// is not a rewrite. It returns one finding for each rewrite.
+// decisions.md of a task (see isTaskLog); a log a commit removes (itr
+// archive) or adds is not a rewrite. It returns one finding for each rewrite.
 func CheckPush(dir string, updates []gitstate.PushedRef) ([]verify.Finding, error) {
 	changes, err := gitstate.PushedChanges(dir, updates, []string{store.ProgressFile, store.GuardrailsFile, store.DecisionsFile})
 	if err != nil {
@@ -164,10 +163,14 @@ func CheckPush(dir string, updates []gitstate.PushedRef) ([]verify.Finding, erro
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	// One read of every commit's .itr.yaml and every version compared.
+	// One read of what each candidate needs: the .itr.yaml of the commit
+	// and of its base, the state.json beside the log at the base, and the
+	// two versions of the log.
+	const per = 5
 	var specs []string
 	for _, c := range cands {
-		specs = append(specs, c.Commit+":"+store.ConfigFile, c.OldBlob, c.NewBlob)
+		specs = append(specs, c.Commit+":"+store.ConfigFile, c.Base+":"+store.ConfigFile,
+			c.Base+":"+path.Join(path.Dir(c.Path), store.StateFile), c.OldBlob, c.NewBlob)
 	}
 	data, err := gitstate.ReadPushedObjects(dir, specs)
 	if err != nil {
@@ -175,19 +178,9 @@ func CheckPush(dir string, updates []gitstate.PushedRef) ([]verify.Finding, erro
 	}
 	var out []verify.Finding
 	for i, c := range cands {
-		cfgText, old, updated := data[3*i], data[3*i+1], data[3*i+2]
-		root := store.DefaultRoot
-		if cfgText != nil {
-			cfg, err := store.ParseConfig("commit "+short(c.Commit), cfgText)
-			if err != nil {
-				return nil, fmt.Errorf("%w; the server cannot tell where this commit keeps its tasks: fix .itr.yaml in a new commit and push again", err)
-			}
-			if cfg.Root != "" {
-				root = cfg.Root
-			}
-		}
-		root = strings.TrimPrefix(path.Clean(filepath.ToSlash(root)), "./")
-		if !strings.HasPrefix(c.Path, root+"/") {
+		d := data[per*i : per*i+per]
+		old, updated := d[3], d[4]
+		if !isTaskLog(c.Path, d[0], d[1], d[2] != nil) {
 			continue
 		}
 		v := appendOnly(path.Base(c.Path), old, updated)
@@ -203,6 +196,36 @@ func CheckPush(dir string, updates []gitstate.PushedRef) ([]verify.Finding, erro
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// isTaskLog reports whether the log at p belongs to an itr task: its
+// folder held a state.json at the base (a task folder wherever the root
+// is), or it lies under the task root that the commit's or the base's
+// .itr.yaml names (cfgs; nil for none), or under the default root. Both
+// sides' roots count, so a commit that moves the root cannot take the
+// old one's logs out of the check; a .itr.yaml that does not parse names
+// no root (the local commands refuse it, and state.json still marks the
+// tasks).
+func isTaskLog(p string, commitCfg, baseCfg []byte, stateBeside bool) bool {
+	if stateBeside {
+		return true
+	}
+	roots := []string{store.DefaultRoot}
+	for _, text := range [][]byte{commitCfg, baseCfg} {
+		if text == nil {
+			continue
+		}
+		if cfg, err := store.ParseConfig(store.ConfigFile, text); err == nil && cfg.Root != "" {
+			roots = append(roots, cfg.Root)
+		}
+	}
+	for _, root := range roots {
+		root = strings.TrimPrefix(path.Clean(filepath.ToSlash(root)), "./")
+		if strings.HasPrefix(p, root+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func short(id string) string {
