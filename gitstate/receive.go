@@ -35,12 +35,12 @@ func ParsePushedRefs(r io.Reader) ([]PushedRef, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSuffix(sc.Text(), "\r")
+		line := sc.Text() // without its "\n" or "\r\n"
 		if line == "" {
 			continue
 		}
 		f := strings.SplitN(line, " ", 3)
-		if len(f) != 3 || !isHexID(f[0]) || !isHexID(f[1]) || f[2] == "" {
+		if len(f) != 3 || !isHexID(f[0]) || !isHexID(f[1]) || !isRefName(f[2]) {
 			return nil, fmt.Errorf("pre-receive input line %d: %.100q is not \"<old-id> <new-id> <ref>\"", n, line)
 		}
 		out = append(out, PushedRef{Old: f[0], New: f[1], Ref: f[2]})
@@ -49,6 +49,20 @@ func ParsePushedRefs(r io.Reader) ([]PushedRef, error) {
 		return nil, fmt.Errorf("read the pre-receive input: %w", err)
 	}
 	return out, nil
+}
+
+// isRefName reports whether s could be a ref git sends: not empty, and no
+// space or control character (git refuses those in ref names).
+func isRefName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func isHexID(s string) bool {

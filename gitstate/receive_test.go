@@ -23,6 +23,8 @@ func TestParsePushedRefs(t *testing.T) {
 			[]PushedRef{{strings.Repeat("c", 64), strings.Repeat("d", 64), "refs/heads/m"}}, ""},
 		{"short id", "abc " + b + " refs/heads/main\n", nil, `line 1: "abc `},
 		{"no ref", a + " " + b + "\n", nil, "is not \"<old-id> <new-id> <ref>\""},
+		{"a space in the ref", a + " " + b + " refs/heads/a b\n", nil, "line 1"},
+		{"a control character in the ref", a + " " + b + " refs/heads/a\x01\n", nil, "line 1"},
 		{"upper case", strings.ToUpper(a) + " " + b + " refs/heads/main\n", nil, "line 1"},
 	}
 	for _, tt := range tests {
@@ -50,4 +52,41 @@ func TestParseDiffTree(t *testing.T) {
 	}, got)
 	_, err = parseDiffTree([]byte(":100644 M\x00x\x00"), nil, "")
 	require.ErrorContains(t, err, "unexpected output")
+}
+
+// FuzzParsePushedRefs: whatever the input, ParsePushedRefs returns
+// updates or an error, never panics; the updates it returns, written back
+// as a hook's input, read back the same.
+func FuzzParsePushedRefs(f *testing.F) {
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	f.Add(a + " " + b + " refs/heads/main\n")
+	f.Add(ZeroID + " " + b + " refs/heads/new\n" + a + " " + ZeroID + " refs/tags/v1\n")
+	f.Add("\r\n" + a + " " + b + " refs/heads/x\r\r\r\n")
+	f.Add(a + " " + b + " refs/heads/with space\n")
+	f.Add("abc def ghi\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ups, err := ParsePushedRefs(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		var sb strings.Builder
+		for _, u := range ups {
+			if !isHexID(u.Old) || !isHexID(u.New) || u.Ref == "" {
+				t.Fatalf("parsed %+v from %q", u, in)
+			}
+			sb.WriteString(u.Old + " " + u.New + " " + u.Ref + "\n")
+		}
+		again, err := ParsePushedRefs(strings.NewReader(sb.String()))
+		if err != nil {
+			t.Fatalf("the written updates do not read back: %v", err)
+		}
+		if len(again) != len(ups) {
+			t.Fatalf("%d updates read back as %d", len(ups), len(again))
+		}
+		for i := range ups {
+			if again[i] != ups[i] {
+				t.Fatalf("update %d: %+v read back as %+v", i, ups[i], again[i])
+			}
+		}
+	})
 }

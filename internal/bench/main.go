@@ -106,7 +106,7 @@ func main() {
 		return
 	case "serverhook":
 		fmt.Printf("itr bench — %s, serverhook only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
-		benchServerHook(*itr, *dir, max(*runs, 21), env)
+		benchServerHook(*itr, *dir, max(*runs, 41), env)
 		return
 	case "engines":
 		// The checkpoint comparison alone: no itr status history, growth,
@@ -157,7 +157,7 @@ func main() {
 			benchPlans(*itr, *dir, *plans, min(*runs, 5), env)
 		}
 		benchMemory(*itr, *dir, *runs, env)
-		benchServerHook(*itr, *dir, max(*runs, 21), env)
+		benchServerHook(*itr, *dir, max(*runs, 41), env)
 	}
 }
 
