@@ -4,7 +4,7 @@ BIN       := bin/itr
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build demo screenshot serve-screenshots docs test vet fmt-check fuzz bench bench-gogit stress clean lint release-check
+.PHONY: all build demo screenshot serve-screenshots docs test vet fmt-check fuzz bench bench-gogit stress clean lint release-check deb-check
 
 all: build
 
@@ -122,6 +122,13 @@ lint:
 # (goreleaser v2.15.1; not part of make test).
 release-check:
 	GORELEASER=$(GORELEASER) RELEASE_GO=$(RELEASE_GO) bash scripts/release-check.sh
+
+# The .deb built by nfpm from bin/ (scripts/nfpm.yaml, the release's files
+# and places) installed with dpkg -i, run (itr version, man itr-checkpoint)
+# and removed with dpkg -r; CI runs it. Skips, saying why, when not root,
+# without dpkg, or when a package named itr is installed already.
+deb-check: build
+	bash scripts/deb-check.sh
 
 clean:
 	rm -rf bin .bench

@@ -3,7 +3,11 @@
 # every archive (nothing is published), and check what a user would unpack:
 # the linux/amd64 archive holds the three binaries, stamped with this commit, the
 # completions and the man pages; each Windows zip holds itr.exe and
-# itr-mcp.exe with them; checksums.txt lists every archive and matches it.
+# itr-mcp.exe with them; the .deb and .rpm of linux/amd64 and arm64 hold
+# what scripts/package-files.txt lists and every man page, gzipped; the
+# Homebrew formula installs the programs, man pages and completions from
+# the darwin and linux archives; checksums.txt lists every archive and
+# package and matches it.
 set -euo pipefail
 
 GORELEASER=${GORELEASER:-goreleaser}
@@ -33,10 +37,12 @@ echo "== checksums"
 sha256sum -c checksums.txt
 archives=$(find . -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) | sed 's|^\./||' | sort)
 [ "$(echo "$archives" | wc -l)" -eq 6 ] || fail "want 6 archives (linux, darwin, windows × amd64, arm64), have: $archives"
-for a in $archives; do
+packages=$(find . -maxdepth 1 \( -name '*.deb' -o -name '*.rpm' \) | sed 's|^\./||' | sort)
+[ "$(echo "$packages" | wc -l)" -eq 4 ] || fail "want 4 packages (deb, rpm × amd64, arm64), have: $packages"
+for a in $archives $packages; do
 	grep -q "  $a\$" checksums.txt || fail "checksums.txt does not list $a"
 done
-[ "$(wc -l < checksums.txt)" -eq 6 ] || fail "checksums.txt lists other files than the 6 archives"
+[ "$(wc -l < checksums.txt)" -eq 10 ] || fail "checksums.txt lists other files than the 6 archives and 4 packages"
 
 echo "== linux/amd64 archive"
 tmp=$(mktemp -d)
@@ -77,6 +83,54 @@ for a in ./*_windows_*.zip; do
 	echo "$a: itr.exe, itr-mcp.exe, completions and man pages"
 done
 
+echo "== packages"
+# The paths a package must hold: package-files.txt and a gzipped page for
+# each of docs/man.
+want_paths=$( { grep -v '^#' ../scripts/package-files.txt | grep .; for m in ../docs/man/*.1; do echo "/usr/share/man/man1/${m##*/}.gz"; done; } | sort)
+check_paths() { # check_paths PACKAGE LISTING
+	local missing
+	missing=$(comm -23 <(echo "$want_paths") <(echo "$2" | sort -u))
+	[ -z "$missing" ] || fail "$1 lacks: $(echo "$missing" | head -5 | tr '\n' ' ')"
+}
+for d in ./*.deb; do
+	[ "$(dpkg-deb -f "$d" Package)" = itr ] || fail "$d: the package is not named itr"
+	check_paths "$d" "$(dpkg-deb -c "$d" | awk '{print $NF}' | sed 's|^\./|/|')"
+	tmpd=$(mktemp -d "$tmp/deb.XXXX")
+	dpkg-deb -x "$d" "$tmpd"
+	gzip -t "$tmpd/usr/share/man/man1/itr-checkpoint.1.gz" || fail "$d: itr-checkpoint.1.gz is not gzip"
+	cmp -s <(gzip -dc "$tmpd/usr/share/man/man1/itr.1.gz") ../docs/man/itr.1 || fail "$d: itr.1.gz is not docs/man/itr.1"
+	case "$d" in *amd64*) "$tmpd/usr/bin/itr" version | grep -q '^itr version ' || fail "$d: its itr does not run";; esac
+	echo "$d: $(dpkg-deb -f "$d" Version), $(dpkg-deb -c "$d" | wc -l) entries"
+done
+if command -v rpm >/dev/null; then
+	for r in ./*.rpm; do
+		[ "$(rpm -qp --qf '%{NAME}' "$r")" = itr ] || fail "$r: the package is not named itr"
+		check_paths "$r" "$(rpm -qlp "$r")"
+		echo "$r: $(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$r"), $(rpm -qlp "$r" | wc -l) files"
+	done
+else
+	echo "SKIP: rpm is not installed, so the .rpm files were not listed (apt-get install rpm)"
+fi
+
+echo "== Homebrew formula"
+formula=homebrew/Formula/itr.rb
+[ -s "$formula" ] || fail "no $formula"
+for a in ./*_darwin_*.tar.gz ./*_linux_*.tar.gz; do
+	a=${a#./}
+	sum=$(grep "  $a\$" checksums.txt | cut -d' ' -f1)
+	grep -q "$a" "$formula" || fail "$formula does not name $a"
+	grep -q "sha256 \"$sum\"" "$formula" || fail "$formula lacks the checksum of $a"
+done
+for line in 'bin.install "itr", "itr-mcp", "itr-hook"' 'man1.install' 'bash_completion.install' 'zsh_completion.install' 'fish_completion.install' 'depends_on "git"'; do
+	grep -qF "$line" "$formula" || fail "$formula has no $line"
+done
+if command -v ruby >/dev/null; then
+	ruby -c "$formula" >/dev/null || fail "$formula is not valid Ruby"
+else
+	echo "(ruby is not installed: the formula's syntax was not checked)"
+fi
+echo "$formula: $(grep -c 'url "' "$formula") archives"
+
 echo "== artifacts"
-ls -l $archives checksums.txt
+ls -l $archives $packages checksums.txt
 echo "release-check: ok in $(( $(date +%s) - start ))s"

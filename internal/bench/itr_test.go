@@ -487,7 +487,7 @@ func benchMain(t *testing.T, args ...string) (string, string, int) {
 func TestMainRejectsAnUnknownPart(t *testing.T) {
 	dir := t.TempDir()
 	stdout, stderr, code := benchMain(t, "-only", "bogus", "-dir", dir)
-	want := "bench: -only \"bogus\": the parts that run alone are agents, units, engines, verify, verifyfull, hooks, warm, floor, plans and memory\n"
+	want := "bench: -only \"bogus\": the parts that run alone are agents, units, engines, verify, verifyfull, hooks, warm, floor, plans, memory and serverhook\n"
 	if code != 1 || stderr != want || stdout != "" {
 		t.Errorf("exit %d, stderr %q, stdout %q; want 1 and %q", code, stderr, stdout, want)
 	}

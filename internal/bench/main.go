@@ -44,7 +44,7 @@ func main() {
 	plans := flag.String("plans", "1000,10000,100000", "comma-separated unit counts for the large-plans table (plans.go); empty skips it")
 	agentsFor := flag.Duration("agents-for", 20*time.Second, "how long each row of the many-agents simulation runs")
 	flag.StringVar(&agentRowsFlag, "agents-rows", "", "comma-separated AGENTSxCLONES rows of the many-agents simulation (e.g. 8x4); empty runs them all")
-	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or verifyfull (itr verify at 10,000 entries, full against git log -p of progress.md, and repeated) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries) or floor (itr checkpoint against the floor program writing the same objects, index and ref, floor.go) or plans (itr plan, prime, status, next, graph and report at each -plans count, chained, wide and star, with the growth per 10x) or memory (the peak memory of checkpoint, status, prime, verify and reconcile on a 100 MiB progress.md against the file, memory.go); empty runs everything")
+	only := flag.String("only", "", "run one part alone: agents (the many-agents simulation through one smart-HTTP remote) or units (the -units table, no SMALL or LARGE repository) or engines (itr checkpoint on the native engine, on git's plumbing (ITR_ENGINE=git) and in a core.autocrlf=true clone, against git add && git commit, on SMALL and, unless -large=false, LARGE) or verify (itr checkpoint --verify -- true against itr checkpoint and true) or verifyfull (itr verify at 10,000 entries, full against git log -p of progress.md, and repeated) or hooks (git commit with and without itr's pre-commit hook, of a file that is not itr's and of an entry appended to progress.md) or warm (the first itr status and itr prime after a checkpoint against a warm one, at 10,000 entries) or floor (itr checkpoint against the floor program writing the same objects, index and ref, floor.go) or plans (itr plan, prime, status, next, graph and report at each -plans count, chained, wide and star, with the growth per 10x) or memory (the peak memory of checkpoint, status, prime, verify and reconcile on a 100 MiB progress.md against the file, memory.go) or serverhook (git push of one commit into a bare repository with and without itr's pre-receive guard, serverhook.go); empty runs everything")
 	flag.Parse()
 	abs, err := filepath.Abs(*itr)
 	check(err)
@@ -104,12 +104,16 @@ func main() {
 		fmt.Printf("itr bench — %s, memory only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
 		benchMemory(*itr, *dir, *runs, env)
 		return
+	case "serverhook":
+		fmt.Printf("itr bench — %s, serverhook only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
+		benchServerHook(*itr, *dir, max(*runs, 41), env)
+		return
 	case "engines":
 		// The checkpoint comparison alone: no itr status history, growth,
 		// merge or units.
 		*history, *growth, *merge, *units, *skipCheckpoint = 0, "", 0, "", false
 	default:
-		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, verifyfull, hooks, warm, floor, plans and memory", *only))
+		check(fmt.Errorf("-only %q: the parts that run alone are agents, units, engines, verify, verifyfull, hooks, warm, floor, plans, memory and serverhook", *only))
 	}
 	sizes := []repoSize{{"SMALL", 99, 10, 50}}
 	if *large {
@@ -153,6 +157,7 @@ func main() {
 			benchPlans(*itr, *dir, *plans, min(*runs, 5), env)
 		}
 		benchMemory(*itr, *dir, *runs, env)
+		benchServerHook(*itr, *dir, max(*runs, 41), env)
 	}
 }
 

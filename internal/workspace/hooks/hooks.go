@@ -243,7 +243,7 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 	var out []verify.Finding
 	for _, e := range entries {
 		base := path.Base(e.Path)
-		if e.Stage != 0 || (base != store.ProgressFile && base != store.GuardrailsFile && base != store.DecisionsFile) || head.Unborn {
+		if e.Stage != 0 || !isLogFile(base) || head.Unborn {
 			continue
 		}
 		old, err := st.Repo.ReadFile(head.Hash, e.Path)
@@ -257,15 +257,7 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		var v *progresslog.Violation
-		switch base {
-		case store.ProgressFile:
-			v = progresslog.IsAppendOnly(old, staged)
-		case store.DecisionsFile:
-			v = progresslog.IsDecisionsAppendOnly(old, staged)
-		default:
-			v = progresslog.IsGuardrailsAppendOnly(old, staged)
-		}
+		v := appendOnly(base, old, staged)
 		if gone := verify.TakenOut(old, staged); base == store.ProgressFile && v != nil && len(gone) > 0 {
 			out = append(out, verify.Finding{File: e.Path,
 				Problem: fmt.Sprintf("the index holds an older %s than HEAD: this commit would take out %d entr%s itr committed (%s); a git command wrote back an index it had read before itr's checkpoint", base, len(gone), store.Plural(len(gone), "y", "ies"), strings.Join(store.FirstN(gone, 3), "; ")),
@@ -273,12 +265,36 @@ func CheckStaged(st *store.Store) ([]verify.Finding, error) {
 			continue
 		}
 		if v != nil {
-			out = append(out, verify.Finding{File: e.Path, Problem: "the commit would rewrite earlier entries: " + v.Error(),
+			out = append(out, verify.Finding{File: e.Path, Problem: rewriteProblem + v.Error(),
 				Fix:  fmt.Sprintf("entries are append-only: restore them with `git checkout HEAD -- %s` and append instead (or commit with --no-verify to override)", e.Path),
 				Diff: v.Diff})
 		}
 	}
 	return out, nil
+}
+
+// rewriteProblem begins the finding of a log whose earlier entries a
+// commit changes, the pre-commit hook's and the server's alike.
+const rewriteProblem = "the commit would rewrite earlier entries: "
+
+// isLogFile reports whether base is the name of one of itr's append-only
+// logs.
+func isLogFile(base string) bool {
+	return base == store.ProgressFile || base == store.GuardrailsFile || base == store.DecisionsFile
+}
+
+// appendOnly is the rule both hooks apply to a log that a commit changes:
+// the new version of the file named base must extend the old one (nil),
+// else the violation says where it does not.
+func appendOnly(base string, old, updated []byte) *progresslog.Violation {
+	switch base {
+	case store.ProgressFile:
+		return progresslog.IsAppendOnly(old, updated)
+	case store.DecisionsFile:
+		return progresslog.IsDecisionsAppendOnly(old, updated)
+	default:
+		return progresslog.IsGuardrailsAppendOnly(old, updated)
+	}
 }
 
 // State is what the pre-commit hook in place is: Kind "program",
