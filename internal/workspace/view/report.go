@@ -25,14 +25,28 @@ var reportTemplate string
 // about 1 ms (GODEBUG=inittrace=1).
 var reportTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"color": func(class string) template.CSS {
-			c := colorOf(class)
-			return template.CSS("background:" + c.Fill + ";border-color:" + c.Stroke) //nolint:gosec // G203: colours from the fixed palette (classColors), never user text
-		},
-		"stroke": func(class string) template.CSS { return template.CSS(colorOf(class).Stroke) }, //nolint:gosec // G203: as above
-		"label":  func(class string) string { return strings.ReplaceAll(class, "_", " ") },
+		"color": func(class string) template.CSS { return template.CSS(paletteCSS(class)) }, //nolint:gosec // G203: colours from the fixed Palette, never user text
+		"stroke": func(class string) template.CSS { return template.CSS(PaletteOf(class).Stroke) }, //nolint:gosec // G203: as above
+		"label":  legendWords,
 	}).Parse(reportTemplate))
 })
+
+// paletteCSS is the CSS of a class's swatches and pills: its Palette
+// fill and border, and the border's pattern (dashed, dotted, double,
+// heavy) so that no class needs colour to be told apart.
+func paletteCSS(class string) string {
+	c := PaletteOf(class)
+	css := "background:" + c.Fill + ";border-color:" + c.Stroke
+	switch {
+	case c.Double:
+		css += ";border-style:double;border-width:4px"
+	case c.Heavy:
+		css += ";border-width:3px"
+	case c.DotStyle != "":
+		css += ";border-style:" + c.DotStyle
+	}
+	return css
+}
 
 // ReportData is what the report page shows.
 type ReportData struct {
