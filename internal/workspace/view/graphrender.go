@@ -289,10 +289,7 @@ func (g *GraphModel) Dot() string {
 		if n.Claim != "" {
 			lines = append(lines, "held by "+n.Claim)
 		}
-		fmt.Fprintf(&b, "  %s [label=%s, fillcolor=\"%s\", color=\"%s\"%s", ids[n.ID], dotLabel(lines...), s.Fill, s.Stroke, dotLook(s))
-		if n.Critical {
-			b.WriteString(", penwidth=3")
-		}
+		fmt.Fprintf(&b, "  %s [label=%s, fillcolor=\"%s\", color=\"%s\"%s", ids[n.ID], dotLabel(lines...), s.Fill, s.Stroke, dotLook(s, n.Critical))
 		b.WriteString("];\n")
 	}
 	for _, e := range g.Edges {
@@ -312,9 +309,10 @@ func (g *GraphModel) Dot() string {
 	return b.String()
 }
 
-// dotLook is the DOT attributes that tell a class apart without colour:
-// its border's pattern, a double border, a heavy one.
-func dotLook(s PaletteEntry) string {
+// dotLook is the DOT attributes that tell a class apart without colour
+// (its border's pattern, a double border, a heavy one) and mark the
+// critical path (the heaviest border).
+func dotLook(s PaletteEntry, critical bool) string {
 	var b strings.Builder
 	if s.DotStyle != "" {
 		b.WriteString(", style=\"rounded,filled," + s.DotStyle + "\"")
@@ -322,7 +320,10 @@ func dotLook(s PaletteEntry) string {
 	if s.Double {
 		b.WriteString(", peripheries=2")
 	}
-	if s.Heavy {
+	switch {
+	case critical:
+		b.WriteString(", penwidth=3")
+	case s.Heavy:
 		b.WriteString(", penwidth=2.5")
 	}
 	return b.String()

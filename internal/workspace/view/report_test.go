@@ -99,10 +99,10 @@ func TestReportEscapesAndIsSelfContained(t *testing.T) {
 	assert.Contains(t, html, `class="node done"`)
 	assert.Contains(t, html, `class="node blocked"`)
 
-	// The timeline: every entry of T1 in order, the run and its result.
+	// The timeline: every entry of T1, newest first, the run and its result.
 	i1 := strings.Index(html, "Iteration 1")
 	i4 := strings.Index(html, "Iteration 4")
-	require.True(t, i1 > 0 && i4 > i1, "iterations in order")
+	require.True(t, i4 > 0 && i1 > i4, "iterations newest first")
 	assert.Contains(t, html, "tried &lt;b&gt;bold&lt;/b&gt; things")
 	assert.Contains(t, html, "<code>false</code>: failed: exit 1 after 4ms")
 	assert.Contains(t, html, "<code>go test ./...</code>: passed")
