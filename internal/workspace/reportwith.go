@@ -19,3 +19,6 @@ func (w *Workspace) ReportWith(req ReportRequest) ([]byte, error) {
 // DefaultReportHistory is how many entries of each unit a report shows
 // unless asked otherwise (view.DefaultReportHistory).
 const DefaultReportHistory = view.DefaultReportHistory
+
+// Palette is the one palette of itr's pictures (view.Palette).
+var Palette = view.Palette
