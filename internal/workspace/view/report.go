@@ -457,7 +457,7 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 		if n.Class == ClassFailed {
 			ru.ReplacedBy = n.ReplacedBy
 		}
-		d.attend(n, ru.Reason)
+		d.attend(n)
 		reportItems(&ru, rows.row(s, n.ID))
 		reportChecks(&ru, s.Units[n.ID])
 		if len(ru.Entries) == 0 {
@@ -476,18 +476,23 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 }
 
 // attend adds unit n to Needs attention when it needs a person: failed
-// (with what replaces it, or that nothing does) or blocked on a decision;
-// reason is why, in the report's words.
-func (d *ReportData) attend(n GraphNode, reason string) {
+// (with what replaces it, or that nothing does) or blocked on a decision.
+func (d *ReportData) attend(n GraphNode) {
 	why := ""
-	if reason != "" {
-		why = ": " + reason
+	if r := strings.TrimSpace(n.Reason); r != "" {
+		why = ": " + r
 	}
 	switch {
-	case n.Class == ClassFailed && len(n.ReplacedBy) > 0:
-		d.Attention = append(d.Attention, fmt.Sprintf("%s failed%s; replaced by %s", n.ID, why, strings.Join(n.ReplacedBy, ", ")))
 	case n.Class == ClassFailed:
-		d.Attention = append(d.Attention, fmt.Sprintf("%s failed%s; nothing replaces it", n.ID, why))
+		kind := ""
+		if n.ReasonKind != "" {
+			kind = " (" + n.ReasonKind + ")"
+		}
+		then := "nothing replaces it"
+		if len(n.ReplacedBy) > 0 {
+			then = "replaced by " + strings.Join(n.ReplacedBy, ", ")
+		}
+		d.Attention = append(d.Attention, fmt.Sprintf("%s failed%s%s; %s", n.ID, kind, why, then))
 	case n.Class == ClassBlocked && n.ReasonKind == state.KindDecision:
 		d.Attention = append(d.Attention, fmt.Sprintf("%s is blocked on a decision%s", n.ID, why))
 	}
