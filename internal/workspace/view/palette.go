@@ -31,8 +31,8 @@ type PaletteEntry struct {
 var Palette = []PaletteEntry{
 	{Class: ClassDone, Fill: "#cdebdc", Stroke: "#007a5a", Marker: "[x]", Words: "done", Term: "green"},
 	{Class: ClassInProgress, Fill: "#cce3f5", Stroke: "#0072b2", Marker: "[>]", Words: "in progress", Term: "blue"},
-	{Class: ClassConfirming, Fill: "#d5ede9", Stroke: "#2f8f80", Marker: "[c]", Words: "confirming", Term: "cyan"},
-	{Class: ClassVerifying, Fill: "#f2d9e8", Stroke: "#a8558a", Marker: "[v]", Words: "verifying", Term: "purple"},
+	{Class: ClassConfirming, Fill: "#d5ede9", Stroke: "#2f8f80", Marker: "[c]", Words: ClassConfirming, Term: "cyan"},
+	{Class: ClassVerifying, Fill: "#f2d9e8", Stroke: "#a8558a", Marker: "[v]", Words: ClassVerifying, Term: "purple"},
 	{Class: ClassBlocked, Fill: "#fbe3cf", Stroke: "#c25400", Double: true, Mark: "!", Marker: "[!]", Words: "blocked", Term: "red"},
 	{Class: ClassTimeout, Fill: "#fbe7c2", Stroke: "#b77f00", Marker: "[t]", Words: "timeout", Term: "red"},
 	{Class: ClassReady, Fill: "#ffffff", Stroke: "#222222", Marker: "[ ]", Words: "ready", Term: "dim"},
