@@ -39,6 +39,8 @@ demo: build
 # copies it where you ask.
 screenshot: build
 	$(GO) run ./internal/reportshot -itr "$(CURDIR)/$(BIN)" -out docs/report.png
+	$(GO) run ./internal/reportshot -itr "$(CURDIR)/$(BIN)" -demo checkout -width 1280 -height 1700 -out docs/report-1280.png
+	$(GO) run ./internal/reportshot -itr "$(CURDIR)/$(BIN)" -demo checkout -width 1920 -height 1500 -out docs/report-1920.png
 
 # The pictures of `itr serve` (docs/serve-before.png, docs/serve-after.png):
 # the demo task's board in a headless Chromium, before and after a

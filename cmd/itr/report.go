@@ -21,13 +21,17 @@ type reportView struct {
 
 func newReportCmd(g *globals) *cobra.Command {
 	var out string
+	history := workspace.DefaultReportHistory
 	cmd := &cobra.Command{
-		Use:   "report [--out FILE]",
+		Use:   "report [--out FILE] [--history N]",
 		Short: "The task as one self-contained HTML page",
 		Long: `Render the task as one HTML file: the header (goal, mode, phase, progress, pace), the plan
 as a graph (the critical path thicker), every unit's entries in order (iterations, signals,
 verification runs and their results, blocks, reopens), the task's notes, its guardrails and
-what reconcile fixed. The page holds no script and loads nothing: its CSS is inline and its
+what reconcile fixed, the decisions in force, and what needs a person (failed units and what
+replaces them, units blocked on a decision, failed checks). The timeline is newest first: the
+units by their latest entry, each showing its newest --history entries (default 10; 0 shows
+all) with the older ones counted. The graph fits the page's width. The page holds no script and loads nothing: its CSS is inline and its
 Content-Security-Policy forbids everything else, so it can be mailed, attached or archived.
 
 With --out FILE it is written there (atomically). Without it, it goes to stdout when stdout
@@ -35,9 +39,12 @@ is not a terminal (itr report > report.html), else to itr-report-<slug>.html in 
 temporary folder, whose path is printed (with --json too: {"task", "out", "bytes"}).`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
+			if history < 0 {
+				return usageError{fmt.Errorf("--history %d: give how many entries each unit shows, 0 for all", history)}
+			}
 			return g.withTask(func(ws *workspace.Workspace, slug string) error {
 				progress := startProgress(g, "report")
-				page, err := ws.Report(slug)
+				page, err := ws.ReportWith(workspace.ReportRequest{Slug: slug, History: history})
 				progress.stop()
 				if err != nil {
 					return err
@@ -65,6 +72,7 @@ temporary folder, whose path is printed (with --json too: {"task", "out", "bytes
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the page to `FILE`")
+	cmd.Flags().IntVar(&history, "history", history, "show the newest `N` entries of each unit and of the task log, newest first (0: all)")
 	return cmd
 }
 

@@ -138,6 +138,6 @@ func newGuardrailCmd(g *globals) *cobra.Command {
 	f.StringVar(&req.When, "when", "", "when it applies (required)")
 	f.StringVar(&req.Problem, "problem", "", "what went wrong (required)")
 	f.StringVar(&req.Solution, "solution", "", "how to avoid it (required)")
-	f.StringVar(&req.Learned, "learned", "", "where it was learned (default: the current unit and iteration)")
+	f.StringVar(&req.Learned, "learned", "", "where it was learned, e.g. \"T3 iteration 2\" (written only when given)")
 	return cmd
 }

@@ -69,34 +69,17 @@ type Repo struct {
 	Dir string
 	Env []string
 	Itr string
+	// Slug is the demo task's slug: Slug, or CheckoutSlug.
+	Slug string
 }
 
 // Build makes the demo task in a new repository under base with the itr
 // binary itr; hostile adds a unit T7 titled HostileTitle.
 func Build(itr, base string, hostile bool) (*Repo, error) {
-	home := filepath.Join(base, "home")
-	dir := filepath.Join(base, "app")
-	for _, d := range []string{home, dir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	r, err := newRepo(itr, base)
+	if err != nil {
+		return nil, err
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ITR_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "NO_COLOR" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env,
-		"ITR_NO_MAINTENANCE=1",
-		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Demo Agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-		"GIT_COMMITTER_NAME=Demo Agent", "GIT_COMMITTER_EMAIL=agent@example.com",
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=init.defaultBranch", "GIT_CONFIG_VALUE_0=main",
-	)
-	r := &Repo{Dir: dir, Env: env, Itr: itr}
 	plan := tasks
 	if hostile {
 		plan += "- [ ] **T7**: " + HostileTitle + "\n  - Depends: T6\n"
@@ -135,8 +118,42 @@ func Build(itr, base string, hostile bool) (*Repo, error) {
 	return r, nil
 }
 
+// newRepo is an empty folder for a demo repository under base, with the
+// environment git and itr run in.
+func newRepo(itr, base string) (*Repo, error) {
+	home := filepath.Join(base, "home")
+	dir := filepath.Join(base, "app")
+	for _, d := range []string{home, dir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "ITR_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "NO_COLOR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"ITR_NO_MAINTENANCE=1",
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Demo Agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		"GIT_COMMITTER_NAME=Demo Agent", "GIT_COMMITTER_EMAIL=agent@example.com",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=init.defaultBranch", "GIT_CONFIG_VALUE_0=main",
+	)
+	return &Repo{Dir: dir, Env: env, Itr: itr}, nil
+}
+
 // TaskDir is the demo task's folder.
-func (r *Repo) TaskDir() string { return filepath.Join(r.Dir, ".claude", "iterative", Slug) }
+func (r *Repo) TaskDir() string {
+	slug := r.Slug
+	if slug == "" {
+		slug = Slug
+	}
+	return filepath.Join(r.Dir, ".claude", "iterative", slug)
+}
 
 func (r *Repo) step(args []string, ok []int) error {
 	switch args[0] {

@@ -1,9 +1,12 @@
 // Command reportshot builds the demo task (internal/reportdemo) in a
 // temporary repository, writes its itr report and screenshots it with a
 // headless Chromium: `make screenshot` regenerates docs/report.png with it
-// (-html also copies the page somewhere, to look at it in a browser).
+// (-html also copies the page somewhere, to look at it in a browser), and
+// docs/report-1280.png and docs/report-1920.png of the larger checkout demo
+// (-demo checkout: twelve units in six layers) at those window widths.
 //
 //	go run ./internal/reportshot -itr bin/itr -out docs/report.png
+//	go run ./internal/reportshot -itr bin/itr -demo checkout -width 1920 -out docs/report-1920.png
 package main
 
 import (
@@ -26,14 +29,15 @@ func main() {
 	htmlOut := flag.String("html", "", "also copy the report here")
 	width := flag.Int("width", 1280, "window width")
 	height := flag.Int("height", 2000, "window height")
+	demo := flag.String("demo", "auth", "the demo task: auth (user authentication) or checkout (twelve units in six layers)")
 	flag.Parse()
-	if err := run(*itr, *out, *htmlOut, *width, *height); err != nil {
+	if err := run(*itr, *demo, *out, *htmlOut, *width, *height); err != nil {
 		fmt.Fprintln(os.Stderr, "reportshot:", err)
 		os.Exit(1)
 	}
 }
 
-func run(itr, out, htmlOut string, width, height int) error {
+func run(itr, demo, out, htmlOut string, width, height int) error {
 	chromium := reportdemo.FindChromium()
 	if chromium == "" {
 		return fmt.Errorf("no chromium, chromium-browser or google-chrome on PATH")
@@ -47,7 +51,15 @@ func run(itr, out, htmlOut string, width, height int) error {
 		return err
 	}
 	defer os.RemoveAll(base)
-	repo, err := reportdemo.Build(itr, base, false)
+	var repo *reportdemo.Repo
+	switch demo {
+	case "auth":
+		repo, err = reportdemo.Build(itr, base, false)
+	case "checkout":
+		repo, err = reportdemo.BuildCheckout(itr, base)
+	default:
+		return fmt.Errorf("-demo %q: choose auth or checkout", demo)
+	}
 	if err != nil {
 		return err
 	}

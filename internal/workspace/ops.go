@@ -601,13 +601,9 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 		return nil, err
 	}
 	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
+		// Learned is written only when someone gave it: the unit under way
+		// when a lesson is recorded is not where it was learned.
 		learned := req.Learned
-		if learned == "" {
-			learned = fmt.Sprintf("task %s, %s", t.Slug, w.Stamp())
-			if c := state.Val(t.State.Current); c != "" {
-				learned = fmt.Sprintf("%s iteration %d", c, state.Val(t.State.CurrentIteration))
-			}
-		}
 		g := &progresslog.Guardrail{Name: req.Name, When: req.When, Problem: req.Problem, Solution: req.Solution, Learned: learned}
 		return &record.Change{Guardrail: g, Event: store.EventGuardrail, Subject: "guardrail: " + req.Name}, nil
 	})

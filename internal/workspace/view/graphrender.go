@@ -2,43 +2,14 @@ package view
 
 import (
 	"fmt"
+	"html"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// graphStyle is how a class is drawn: the fill and border of its box (a
-// palette after Okabe and Ito, told apart without colour vision too: the
-// borders differ in lightness and waiting is dashed), its marker in the
-// terminal and the words a legend gives it.
-type graphStyle struct {
-	fill, stroke string
-	dashed       bool
-	marker       string
-	words        string
-}
-
-// graphStyles are the styles of GraphClasses.
-var graphStyles = map[string]graphStyle{
-	ClassDone:       {fill: "#cdebdc", stroke: "#009e73", marker: "[x]", words: "done"},
-	ClassInProgress: {fill: "#cce3f5", stroke: "#0072b2", marker: "[>]", words: "in progress"},
-	ClassConfirming: {fill: "#f2d9e8", stroke: "#cc79a7", marker: "[c]", words: ClassConfirming},
-	ClassVerifying:  {fill: "#d5ede9", stroke: "#44aa99", marker: "[v]", words: ClassVerifying},
-	ClassBlocked:    {fill: "#f6d2bf", stroke: "#d55e00", marker: "[!]", words: "blocked"},
-	ClassTimeout:    {fill: "#fbe7c2", stroke: "#e69f00", marker: "[t]", words: "timeout"},
-	ClassReady:      {fill: "#ffffff", stroke: "#222222", marker: "[ ]", words: "ready"},
-	ClassWaiting:    {fill: "#eeeeee", stroke: "#888888", dashed: true, marker: "[.]", words: "waiting"},
-	ClassFailed:     {fill: "#f4c7c7", stroke: "#b2182b", marker: "[F]", words: "failed"},
-	ClassSkipped:    {fill: "#ffffff", stroke: "#999999", dashed: true, marker: "[-]", words: "skipped"},
-}
-
-// styleOf is the style of a class; an unknown class is drawn as waiting.
-func styleOf(class string) graphStyle {
-	if s, ok := graphStyles[class]; ok {
-		return s
-	}
-	return graphStyles[ClassWaiting]
-}
+// styleOf is the palette entry of a class (PaletteOf).
+func styleOf(class string) PaletteEntry { return PaletteOf(class) }
 
 // lineBreaks makes each line break a space (a Replacer is built once and
 // safe to share).
@@ -179,7 +150,7 @@ func (g *GraphModel) Mermaid() string {
 	}
 	ids := g.graphIDs()
 	for _, n := range g.Nodes {
-		label := mermaidText(n.ID)
+		label := mermaidText(marked(n.Class, n.ID))
 		if t := graphText(n.Title); t != "" {
 			label += ": " + mermaidText(t)
 		}
@@ -201,24 +172,34 @@ func (g *GraphModel) Mermaid() string {
 		}
 		fmt.Fprintf(&b, "  %s %s %s\n", from, arrow, to)
 	}
+	// The legend: one small box per class drawn, in one narrow column,
+	// marks and words in the box so no colour is needed.
 	used := g.classesUsed()
 	b.WriteString("  subgraph legend [\"Legend\"]\n")
 	for _, c := range used {
-		fmt.Fprintf(&b, "    legend_%s[\"%s\"]\n", c, mermaidText(styleOf(c).words))
+		fmt.Fprintf(&b, "    legend_%s[\"%s\"]\n", c, mermaidText(legendWords(c)))
 	}
 	if len(g.Critical) > 0 {
-		fmt.Fprintf(&b, "    legend_critical[\"%s\"]\n", mermaidText("critical path: thick"))
+		fmt.Fprintf(&b, "    legend_critical[\"%s\"]\n", mermaidText("critical: thick"))
 	}
 	b.WriteString("  end\n")
 	for _, c := range GraphClasses {
 		s := styleOf(c)
 		border := "1px"
-		if c == ClassReady {
+		switch {
+		case c == ClassReady:
 			border = "2px" // a white box needs a solid border to be seen
+		case s.Heavy:
+			border = "3px"
+		case s.Double:
+			border = "2px"
 		}
-		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s,color:#000000,stroke-width:%s", c, s.fill, s.stroke, border)
-		if s.dashed {
-			b.WriteString(",stroke-dasharray:5 5")
+		fmt.Fprintf(&b, "  classDef %s fill:%s,stroke:%s,color:#000000,stroke-width:%s", c, s.Fill, s.Stroke, border)
+		switch {
+		case s.Dash != "":
+			b.WriteString(",stroke-dasharray:" + s.Dash)
+		case s.Double:
+			b.WriteString(",stroke-dasharray:9 3 2 3") // Mermaid draws no double border: dash-dot
 		}
 		b.WriteString("\n")
 	}
@@ -228,7 +209,7 @@ func (g *GraphModel) Mermaid() string {
 	var critical []string
 	for _, n := range g.Nodes {
 		c := n.Class
-		if _, ok := graphStyles[c]; !ok {
+		if !known(c) {
 			c = ClassWaiting
 		}
 		byClass[c] = append(byClass[c], ids[n.ID])
@@ -290,7 +271,6 @@ func (g *GraphModel) Dot() string {
 	var b strings.Builder
 	b.WriteString("digraph \"itr\" {\n")
 	b.WriteString("  rankdir=LR;\n")
-	fmt.Fprintf(&b, "  label=%s;\n  labelloc=t;\n", dotString(g.Task))
 	b.WriteString("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", color=\"#222222\", fillcolor=\"#ffffff\"];\n")
 	b.WriteString("  edge [color=\"#444444\"];\n")
 	if len(g.Nodes) == 0 {
@@ -301,7 +281,7 @@ func (g *GraphModel) Dot() string {
 	ids := g.graphIDs()
 	for _, n := range g.Nodes {
 		s := styleOf(n.Class)
-		first := n.ID
+		first := marked(n.Class, n.ID)
 		if t := graphText(n.Title); t != "" {
 			first += ": " + t
 		}
@@ -309,13 +289,7 @@ func (g *GraphModel) Dot() string {
 		if n.Claim != "" {
 			lines = append(lines, "held by "+n.Claim)
 		}
-		fmt.Fprintf(&b, "  %s [label=%s, fillcolor=\"%s\", color=\"%s\"", ids[n.ID], dotLabel(lines...), s.fill, s.stroke)
-		if s.dashed {
-			b.WriteString(", style=\"rounded,filled,dashed\"")
-		}
-		if n.Critical {
-			b.WriteString(", penwidth=3")
-		}
+		fmt.Fprintf(&b, "  %s [label=%s, fillcolor=\"%s\", color=\"%s\"%s", ids[n.ID], dotLabel(lines...), s.Fill, s.Stroke, dotLook(s, n.Critical))
 		b.WriteString("];\n")
 	}
 	for _, e := range g.Edges {
@@ -330,20 +304,69 @@ func (g *GraphModel) Dot() string {
 		}
 		b.WriteString(";\n")
 	}
-	b.WriteString("  subgraph cluster_legend {\n    label=\"Legend\";\n    style=dashed;\n    color=\"#888888\";\n")
+	b.WriteString(dotLegend(g))
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// dotLook is the DOT attributes that tell a class apart without colour
+// (its border's pattern, a double border, a heavy one) and mark the
+// critical path (the heaviest border).
+func dotLook(s PaletteEntry, critical bool) string {
+	var b strings.Builder
+	if s.DotStyle != "" {
+		b.WriteString(", style=\"rounded,filled," + s.DotStyle + "\"")
+	}
+	if s.Double {
+		b.WriteString(", peripheries=2")
+	}
+	switch {
+	case critical:
+		b.WriteString(", penwidth=3")
+	case s.Heavy:
+		b.WriteString(", penwidth=2.5")
+	}
+	return b.String()
+}
+
+// dotLegend is the legend of a DOT graph: one row of small cells under
+// the drawing (the graph's label, an HTML-like table), each class drawn
+// in its fill and border with its mark and words, then the critical
+// path; a row under the graph takes no width from it.
+func dotLegend(g *GraphModel) string {
+	var b strings.Builder
+	b.WriteString("  labelloc=b;\n  labeljust=l;\n  label=<<table border=\"0\" cellspacing=\"4\" cellpadding=\"3\"><tr>")
+	fmt.Fprintf(&b, "<td border=\"0\"><b>%s</b></td>", html.EscapeString(graphText(g.Task)))
 	for _, c := range g.classesUsed() {
 		s := styleOf(c)
-		fmt.Fprintf(&b, "    legend_%s [label=%s, fillcolor=\"%s\", color=\"%s\"", c, dotLabel(s.words), s.fill, s.stroke)
-		if s.dashed {
-			b.WriteString(", style=\"rounded,filled,dashed\"")
+		border := "1"
+		if s.Double || s.Heavy {
+			border = "2"
 		}
-		b.WriteString("];\n")
+		fmt.Fprintf(&b, "<td border=\"%s\" bgcolor=\"%s\" color=\"%s\"><font point-size=\"10\">%s</font></td>", border, s.Fill, s.Stroke, html.EscapeString(legendWords(c)))
 	}
 	if len(g.Critical) > 0 {
-		fmt.Fprintf(&b, "    legend_critical [label=%s, penwidth=3];\n", dotLabel("critical path"))
+		b.WriteString("<td border=\"0\"><font point-size=\"10\">critical path: thick</font></td>")
 	}
-	b.WriteString("  }\n}\n")
+	b.WriteString("</tr></table>>;\n")
 	return b.String()
+}
+
+// legendWords is a class as a legend shows it: its mark and its words.
+func legendWords(class string) string {
+	s := styleOf(class)
+	if s.Mark != "" {
+		return s.Mark + " " + s.Words
+	}
+	return s.Words
+}
+
+// marked is a unit's ID with its class's mark before it ("! T5").
+func marked(class, id string) string {
+	if m := styleOf(class).Mark; m != "" {
+		return m + " " + id
+	}
+	return id
 }
 
 // ASCII is g for a terminal: a line with the critical path, a legend,
@@ -377,7 +400,7 @@ func (g *GraphModel) ASCII(width int) string {
 			continue // listed only when drawn: most plans have neither
 		}
 		s := styleOf(c)
-		legend = append(legend, s.marker+" "+s.words)
+		legend = append(legend, s.Marker+" "+s.Words)
 	}
 	legend = append(legend, "* critical path")
 	b.WriteString("Legend: " + strings.Join(legend, "  ") + "\n")
@@ -407,7 +430,7 @@ func (g *GraphModel) ASCII(width int) string {
 		for _, i := range byLayer[layer] {
 			n := g.Nodes[i]
 			id := graphText(n.ID)
-			line := styleOf(n.Class).marker + " " + id + strings.Repeat(" ", idWidth-utf8.RuneCountInString(id))
+			line := styleOf(n.Class).Marker + " " + id + strings.Repeat(" ", idWidth-utf8.RuneCountInString(id))
 			if t := graphText(n.Title); t != "" {
 				line += "  " + cut(t, titleWidth)
 			}

@@ -137,7 +137,9 @@ func TestGraphRenderers(t *testing.T) {
 		"  u_T1 --> u_T2\n", "  u_T2 ==> u_T3\n", "  u_T1 --> u_T4\n",
 		"  class u_T1 done\n", "  class u_T2 ready\n", "  class u_T3 waiting\n", "  class u_T4 blocked\n",
 		"  class u_T2,u_T3 critical\n",
-		"  classDef waiting fill:#eeeeee,stroke:#888888,color:#000000,stroke-width:1px,stroke-dasharray:5 5\n",
+		"  classDef waiting fill:#eeeeee,stroke:#777777,color:#000000,stroke-width:1px,stroke-dasharray:6 4\n",
+		"  classDef blocked fill:#fbe3cf,stroke:#c25400,color:#000000,stroke-width:2px,stroke-dasharray:9 3 2 3\n",
+		`  u_T4["! T4: Docs<br/>`,
 	} {
 		assert.Contains(t, mmd, want)
 	}
@@ -146,9 +148,10 @@ func TestGraphRenderers(t *testing.T) {
 	for _, want := range []string{
 		"digraph \"itr\" {\n  rankdir=LR;\n",
 		`  u_T2 [label="T2: Service\npending · 1/5 iterations\nheld by bob until 2026-01-14T12:00:00Z (since 2026-01-14T10:00:00Z)", fillcolor="#ffffff", color="#222222", penwidth=3];`,
-		`  u_T3 [label="T3: Handler\npending · 1/5 iterations", fillcolor="#eeeeee", color="#888888", style="rounded,filled,dashed", penwidth=3];`,
+		`  u_T3 [label="T3: Handler\npending · 1/5 iterations", fillcolor="#eeeeee", color="#777777", style="rounded,filled,dashed", penwidth=3];`,
+		`  u_T4 [label="! T4: Docs\nblocked · 1/5 iterations", fillcolor="#fbe3cf", color="#c25400", peripheries=2];`,
 		"  u_T2 -> u_T3 [penwidth=3, color=\"#000000\"];\n", "  u_T1 -> u_T2;\n",
-		"subgraph cluster_legend {", `legend_blocked [label="blocked"`,
+		"  labelloc=b;\n", `<td border="2" bgcolor="#fbe3cf" color="#c25400"><font point-size="10">! blocked</font></td>`,
 	} {
 		assert.Contains(t, dot, want)
 	}
@@ -397,7 +400,7 @@ func TestGraphMermaidParses(t *testing.T) {
 			for _, n := range g.Nodes {
 				v, ok := p.Vertices[ids[n.ID]]
 				require.True(t, ok, n.ID)
-				want := n.ID
+				want := marked(n.Class, n.ID)
 				if title := graphText(n.Title); title != "" {
 					want += ": " + title
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,14 +26,29 @@ var reportTemplate string
 // about 1 ms (GODEBUG=inittrace=1).
 var reportTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
-		"color": func(class string) template.CSS {
-			c := colorOf(class)
-			return template.CSS("background:" + c.Fill + ";border-color:" + c.Stroke) //nolint:gosec // G203: colours from the fixed palette (classColors), never user text
-		},
-		"stroke": func(class string) template.CSS { return template.CSS(colorOf(class).Stroke) }, //nolint:gosec // G203: as above
-		"label":  func(class string) string { return strings.ReplaceAll(class, "_", " ") },
+		"color":  func(class string) template.CSS { return template.CSS(paletteCSS(class)) },       //nolint:gosec // G203: colours from the fixed Palette, never user text
+		"stroke": func(class string) template.CSS { return template.CSS(PaletteOf(class).Stroke) }, //nolint:gosec // G203: as above
+		"label":  legendWords,
+		"blocks": textBlocks,
 	}).Parse(reportTemplate))
 })
+
+// paletteCSS is the CSS of a class's swatches and pills: its Palette
+// fill and border, and the border's pattern (dashed, dotted, double,
+// heavy) so that no class needs colour to be told apart.
+func paletteCSS(class string) string {
+	c := PaletteOf(class)
+	css := "background:" + c.Fill + ";border-color:" + c.Stroke
+	switch {
+	case c.Double:
+		css += ";border-style:double;border-width:4px"
+	case c.Heavy:
+		css += ";border-width:3px"
+	case c.DotStyle != "":
+		css += ";border-style:" + c.DotStyle
+	}
+	return css
+}
 
 // ReportData is what the report page shows.
 type ReportData struct {
@@ -64,6 +80,71 @@ type ReportData struct {
 	TaskEntries []ReportEntry
 	Guardrails  []progresslog.Guardrail
 	Reconciles  []ReportEntry
+
+	// Attention are the units that need a person: failed units (and what
+	// replaces them) and units blocked on a decision.
+	Attention []string
+	// Decisions are the settled choices of decisions.md, newest first.
+	Decisions []Decision
+	// History is how many entries a unit, the task log and the reconcile
+	// list show, newest first (0: all); TaskOlder and ReconcileOlder count
+	// the older entries left out.
+	History                   int
+	TaskOlder, ReconcileOlder int
+}
+
+// DefaultReportHistory is how many entries of each unit (and of the task
+// log) the report shows unless told otherwise: the newest.
+const DefaultReportHistory = 10
+
+// ReportOptions are the choices of ReportWith.
+type ReportOptions struct {
+	// History is how many entries each unit's card, the task log and the
+	// reconcile list show, newest first, the older ones counted; 0 shows
+	// every entry.
+	History int
+}
+
+// TextBlock is a piece of collaborator text as the report shows it:
+// prose, or the inside of a Markdown code fence (Code), shown as code.
+type TextBlock struct {
+	Code bool
+	Text string
+}
+
+// textBlocks splits text at its Markdown code fences (a line starting
+// with ```, its info string dropped): the prose between them and the code
+// inside, each code line without the fence's indentation. A fence left
+// open runs to the end.
+func textBlocks(text string) []TextBlock {
+	var out []TextBlock
+	var cur []string
+	code, indent := false, ""
+	flush := func() {
+		t := strings.Join(cur, "\n")
+		if !code {
+			t = strings.Trim(t, "\n")
+		}
+		if t != "" || code {
+			out = append(out, TextBlock{Code: code, Text: t})
+		}
+		cur = nil
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if trimmed := strings.TrimLeft(l, " \t"); strings.HasPrefix(trimmed, "```") {
+			flush()
+			code, indent = !code, l[:len(l)-len(trimmed)]
+			continue
+		}
+		if code {
+			l = strings.TrimPrefix(l, indent)
+		}
+		cur = append(cur, l)
+	}
+	if len(cur) > 0 {
+		flush()
+	}
+	return out
 }
 
 // ReportLegend is one class of the legend, with how many units it has.
@@ -85,6 +166,11 @@ type ReportUnit struct {
 	// are its items' values, KeyValue the name shown first.
 	Items, Metrics, KeyValue string
 	Values                   []ReportValue
+	// ReplacedBy are the units that replace a failed unit in the plan.
+	ReplacedBy []string
+	// Older counts the unit's entries older than those shown; Last is the
+	// line of its newest entry in progress.md (0 without one).
+	Older, Last int
 	// Checks words the last result of each named check ("footer:
 	// passed (run 3 times)"), Gates its gate rounds ("confirm 1, verify
 	// 2"); "" without.
@@ -179,6 +265,7 @@ type ReportEntry struct {
 	RunClass string // pass, fail or other
 	Fields   []progresslog.Field
 	Lines    []string // Reconciled: what it found, one a line
+	line     int      // where it starts in progress.md
 }
 
 // ReportBadge is a short mark on an entry: signal, verification...
@@ -188,7 +275,15 @@ type ReportBadge struct{ Class, Text string }
 // plan as an SVG graph, every unit's entries in order, the guardrails and
 // what reconcile fixed. The page holds no script and loads nothing: its
 // CSS is inline and its Content-Security-Policy forbids everything else.
+//
+// Each unit shows its newest DefaultReportHistory entries, newest first
+// (ReportWith chooses another number).
 func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
+	return ReportWith(st, slug, now, ReportOptions{History: DefaultReportHistory})
+}
+
+// ReportWith is Report with options: how much history the page shows.
+func ReportWith(st *store.Store, slug string, now time.Time, opts ReportOptions) ([]byte, error) {
 	sum, t, err := status(st, slug)
 	if err != nil {
 		return nil, err
@@ -202,13 +297,18 @@ func Report(st *store.Store, slug string, now time.Time) ([]byte, error) {
 		s = sum.facts.derived
 	}
 	d := reportHeader(st, t, sum, now)
+	d.History = max(opts.History, 0)
 	g := d.addGraph(slug, s, t, sum.Claims)
 
 	// The timeline: the moves of each unit as the reducer saw them.
 	entries := t.Log().Entries
 	byUnit := d.addEntries(entries, unitMoves(slug, t, entries))
 	d.addUnits(g, s, t, byUnit, entries)
+	d.fold()
 	d.Guardrails = progresslog.ParseGuardrails(t.GuardrailsRaw).Entries
+	for i := len(sum.Decisions) - 1; i >= 0; i-- {
+		d.Decisions = append(d.Decisions, sum.Decisions[i])
+	}
 
 	var out bytes.Buffer
 	if err := reportTmpl().Execute(&out, d); err != nil {
@@ -317,6 +417,7 @@ func (d *ReportData) addEntries(entries []progresslog.Entry, moves map[int]strin
 	byUnit := map[string][]ReportEntry{}
 	for _, e := range entries {
 		re := reportEntry(e)
+		re.line = e.Line
 		if e.Line > 0 {
 			re.Move = moves[e.Line]
 		}
@@ -353,6 +454,10 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 			Critical: critical[n.ID], Entries: byUnit[n.ID]}
 		ru.Depends = deps[n.ID]
 		ru.Reason = unitReason(s.Units[n.ID])
+		if n.Class == ClassFailed {
+			ru.ReplacedBy = n.ReplacedBy
+		}
+		d.attend(n)
 		reportItems(&ru, rows.row(s, n.ID))
 		reportChecks(&ru, s.Units[n.ID])
 		if len(ru.Entries) == 0 {
@@ -368,6 +473,61 @@ func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUn
 			d.Units = append(d.Units, ReportUnit{ID: e.Unit, Title: "(no longer in the plan)", Status: "removed", Class: ClassWaiting, Entries: byUnit[e.Unit]})
 		}
 	}
+}
+
+// attend adds unit n to Needs attention when it needs a person: failed
+// (with what replaces it, or that nothing does) or blocked on a decision.
+func (d *ReportData) attend(n GraphNode) {
+	why := ""
+	if r := strings.TrimSpace(n.Reason); r != "" {
+		why = ": " + r
+	}
+	switch {
+	case n.Class == ClassFailed:
+		kind := ""
+		if n.ReasonKind != "" {
+			kind = " (" + n.ReasonKind + ")"
+		}
+		then := "nothing replaces it"
+		if len(n.ReplacedBy) > 0 {
+			then = "replaced by " + strings.Join(n.ReplacedBy, ", ")
+		}
+		d.Attention = append(d.Attention, fmt.Sprintf("%s failed%s%s; %s", n.ID, kind, why, then))
+	case n.Class == ClassBlocked && n.ReasonKind == state.KindDecision:
+		d.Attention = append(d.Attention, fmt.Sprintf("%s is blocked on a decision%s", n.ID, why))
+	}
+}
+
+// fold turns the timeline newest first: the unit cards by their newest
+// entry, each card's entries, the task log and the reconcile list, each
+// cut to the newest History entries with the rest counted (History 0
+// keeps all).
+func (d *ReportData) fold() {
+	for i := range d.Units {
+		u := &d.Units[i]
+		if len(u.Entries) > 0 {
+			u.Last = u.Entries[len(u.Entries)-1].line
+		}
+		u.Entries, u.Older = newestFirst(u.Entries, d.History)
+	}
+	sort.SliceStable(d.Units, func(i, j int) bool { return d.Units[i].Last > d.Units[j].Last })
+	d.TaskEntries, d.TaskOlder = newestFirst(d.TaskEntries, d.History)
+	d.Reconciles, d.ReconcileOlder = newestFirst(d.Reconciles, d.History)
+}
+
+// newestFirst is entries (in log order) newest first, at most n of them
+// (0: all), and how many older ones it left out.
+func newestFirst(entries []ReportEntry, n int) ([]ReportEntry, int) {
+	older := 0
+	if n > 0 && len(entries) > n {
+		older = len(entries) - n
+		entries = entries[older:]
+	}
+	out := make([]ReportEntry, len(entries))
+	for i, e := range entries {
+		out[len(entries)-1-i] = e
+	}
+	return out, older
 }
 
 // unitReason is why unit u is blocked or failed, in the words of the

@@ -99,10 +99,10 @@ func TestReportEscapesAndIsSelfContained(t *testing.T) {
 	assert.Contains(t, html, `class="node done"`)
 	assert.Contains(t, html, `class="node blocked"`)
 
-	// The timeline: every entry of T1 in order, the run and its result.
+	// The timeline: every entry of T1, newest first, the run and its result.
 	i1 := strings.Index(html, "Iteration 1")
 	i4 := strings.Index(html, "Iteration 4")
-	require.True(t, i1 > 0 && i4 > i1, "iterations in order")
+	require.True(t, i4 > 0 && i1 > i4, "iterations newest first")
 	assert.Contains(t, html, "tried &lt;b&gt;bold&lt;/b&gt; things")
 	assert.Contains(t, html, "<code>false</code>: failed: exit 1 after 4ms")
 	assert.Contains(t, html, "<code>go test ./...</code>: passed")
@@ -169,4 +169,43 @@ func TestGraphSVGEscapes(t *testing.T) {
 	assert.NotContains(t, svg, "<x ")
 	assert.Contains(t, svg, "&lt;x y=&#34;1&#34;&gt;&amp;amp;")
 	assert.Contains(t, svg, "a&lt;b&gt;&#34;c&#34;")
+}
+
+func TestReportFoldsLongHistories(t *testing.T) {
+	f := newFixture(t)
+	b := f.newTask("long", "Long", state.Development).planned("# Long - Tasks\n\n## Tasks\n\n- [ ] **T1**: Many steps\n  - Max iterations: 50\n- [ ] **T2**: Other\n")
+	for i := 1; i <= 40; i++ {
+		b.checkpoint("T1", fmt.Sprintf("step number %d", i), iterOpts{})
+	}
+	b.checkpoint("T2", "the newest work", iterOpts{})
+
+	page, err := Report(f.st, "long", f.now)
+	require.NoError(t, err)
+	html := string(page)
+	assert.Contains(t, html, "and 30 older entries of T1, not shown")
+	assert.Contains(t, html, "step number 40")
+	assert.Contains(t, html, "step number 31")
+	assert.NotContains(t, html, "step number 30<")
+	assert.Less(t, strings.Index(html, "step number 40"), strings.Index(html, "step number 31"), "newest first")
+	assert.Less(t, strings.Index(html, `id="unit-T2"`), strings.Index(html, `id="unit-T1"`), "the unit with the newest entry first")
+
+	all, err := ReportWith(f.st, "long", f.now, ReportOptions{History: 0})
+	require.NoError(t, err)
+	assert.Contains(t, string(all), "step number 1<")
+	assert.NotContains(t, string(all), "older entries")
+	assert.Greater(t, len(all), len(page))
+}
+
+func TestTextBlocks(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []TextBlock
+	}{
+		{"plain", []TextBlock{{Text: "plain"}}},
+		{"runs/T4-2.log; the last 2 lines:\n  ```\n  FAIL x\n    at y\n  ```", []TextBlock{{Text: "runs/T4-2.log; the last 2 lines:"}, {Code: true, Text: "FAIL x\n  at y"}}},
+		{"```go\nfmt.Println()\n```\nafter", []TextBlock{{Code: true, Text: "fmt.Println()"}, {Text: "after"}}},
+		{"open\n```\nno end", []TextBlock{{Text: "open"}, {Code: true, Text: "no end"}}},
+	} {
+		assert.Equal(t, c.want, textBlocks(c.in), "%q", c.in)
+	}
 }

@@ -8,91 +8,54 @@ import (
 
 // The geometry of the graph a report draws, in SVG user units (pixels).
 const (
-	svgBoxW    = 200 // a unit's box
-	svgBoxH    = 46
-	svgColGap  = 64 // between two columns (layers), where the edges run
+	svgBoxW    = 184 // a unit's box
+	svgBoxH    = 62
+	svgColGap  = 56 // between two columns (layers), where the edges run
 	svgRowGap  = 14
+	svgLaneH   = 10 // the slot an edge passing through a column takes
 	svgPad     = 16
-	svgTitleN  = 28  // runes of a title a box shows (the tooltip has all)
+	svgTitleN  = 26  // runes of a title line in a box (two lines; the tooltip has all)
 	svgMaxDraw = 150 // units drawn at most; the rest are listed under the drawing
+	// svgWide is the width above which the drawing keeps its size and
+	// scrolls rather than shrink to the panel (its text would be too
+	// small); print scales it anyway.
+	svgWide = 2400
 )
 
-// svgColor is how a class of units is drawn: fill and stroke.
-type svgColor struct{ Fill, Stroke string }
-
-// classColors are the colours of GraphClasses (the legend uses them too).
-var classColors = map[string]svgColor{
-	ClassDone:       {"#d3f3dc", "#2f855a"},
-	ClassInProgress: {"#dbeafe", "#2563eb"},
-	ClassConfirming: {"#e0e7ff", "#4f46e5"},
-	ClassVerifying:  {"#f3e8ff", "#9333ea"},
-	ClassBlocked:    {"#fee2e2", "#dc2626"},
-	ClassTimeout:    {"#ffedd5", "#ea580c"},
-	ClassReady:      {"#fef9c3", "#ca8a04"},
-	ClassWaiting:    {"#f3f4f6", "#9ca3af"},
-	ClassFailed:     {"#fecaca", "#991b1b"},
-	ClassSkipped:    {"#ffffff", "#9ca3af"},
-}
-
-// colorOf is the colour of a class, grey for one it does not know.
-func colorOf(class string) svgColor {
-	if c, ok := classColors[class]; ok {
-		return c
-	}
-	return classColors[ClassWaiting]
-}
-
 // GraphSVG lays a graph out and draws it as an inline SVG element: one
-// column per layer (a unit's dependencies are to its left), the units of a
-// column in plan order, a rounded box per unit filled by its class, an
-// edge from each dependency to its dependant, and the critical path
-// thicker. At most svgMaxDraw units are drawn, the first in plan order;
-// left are the units not drawn. Every text is escaped.
+// column per layer (a unit's dependencies are to its left), the units of
+// a column ordered to cross as few edges as it can (graphLayout), a
+// rounded box per unit filled and bordered by its class (Palette: blocked
+// double-bordered with "!", failed heavy with "×", waiting dashed, skipped
+// dotted), an edge from each dependency to its dependant that runs only
+// in the gaps between columns and in lanes kept free for it (never
+// through a box), and the critical path thicker. The element scales to
+// its panel's width (CSS) unless it is wider than svgWide. At most
+// svgMaxDraw units are drawn, the first in plan order; left are the units
+// not drawn. Every text is escaped.
 func GraphSVG(g *GraphModel) (svg string, left []GraphNode) {
 	nodes := g.Nodes
 	if len(nodes) > svgMaxDraw {
 		nodes, left = nodes[:svgMaxDraw], nodes[svgMaxDraw:]
 	}
-	// Columns: the layers present, in order, packed (a capped drawing may
-	// skip some).
-	seen := map[int]bool{}
-	maxLayer := 0
-	for _, n := range nodes {
-		seen[n.Layer] = true
-		maxLayer = max(maxLayer, n.Layer)
-	}
-	col := map[int]int{}
-	for l, c := 0, 0; l <= maxLayer; l++ {
-		if seen[l] {
-			col[l] = c
-			c++
-		}
-	}
-	type pos struct{ x, y int }
-	at := map[string]pos{}
-	rows := map[int]int{}
-	cols, maxRows := 0, 0
-	for _, n := range nodes {
-		c := col[n.Layer]
-		r := rows[c]
-		rows[c]++
-		at[n.ID] = pos{svgPad + c*(svgBoxW+svgColGap), svgPad + r*(svgBoxH+svgRowGap)}
-		cols, maxRows = max(cols, c+1), max(maxRows, r+1)
-	}
-	width := 2*svgPad + cols*svgBoxW + max(cols-1, 0)*svgColGap
-	height := 2*svgPad + maxRows*svgBoxH + max(maxRows-1, 0)*svgRowGap
+	lay := graphLayout(nodes, g.Edges)
+	width, height := lay.width, lay.height
 	if len(nodes) == 0 {
 		width, height = 2*svgPad+svgBoxW, 2*svgPad+svgBoxH
 	}
+	class := "graph"
+	if width > svgWide {
+		class = "graph wide"
+	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg id="graph-svg" class="graph" role="img" width="%d" height="%d" viewBox="0 0 %d %d" aria-labelledby="graph-svg-title">`, width, height, width, height)
+	fmt.Fprintf(&b, `<svg id="graph-svg" class="%s" role="img" width="%d" height="%d" viewBox="0 0 %d %d" aria-labelledby="graph-svg-title">`, class, width, height, width, height)
 	b.WriteString(`<title id="graph-svg-title">`)
 	esc(&b, fmt.Sprintf("The plan of %s: %d units, %d dependencies", g.Task, len(g.Nodes), len(g.Edges)))
 	b.WriteString(`</title>`)
 	b.WriteString(`<defs>` +
 		`<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#6b7280"/></marker>` +
-		`<marker id="arrow-crit" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#b91c1c"/></marker>` +
+		`<marker id="arrow-crit" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#111827"/></marker>` +
 		`</defs>`)
 	if len(nodes) == 0 {
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="empty">no units yet</text>`, svgPad+8, svgPad+svgBoxH/2+4)
@@ -100,26 +63,13 @@ func GraphSVG(g *GraphModel) (svg string, left []GraphNode) {
 	// Edges first, under the boxes.
 	b.WriteString(`<g class="edges">`)
 	for _, e := range g.Edges {
-		from, ok1 := at[e.From]
-		to, ok2 := at[e.To]
-		if !ok1 || !ok2 {
+		d, ok := lay.path(e)
+		if !ok {
 			continue
-		}
-		x1, y1 := from.x+svgBoxW, from.y+svgBoxH/2
-		x2, y2 := to.x-2, to.y+svgBoxH/2
-		var d string
-		if x2 > x1 {
-			mid := (x2 - x1) / 2
-			d = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1+mid, y1, x2-mid, y2, x2, y2)
-		} else {
-			// Same column or backwards (a cycle cut in a hand-edited
-			// plan): loop round the right of the boxes.
-			x1, x2 = from.x+svgBoxW, to.x+svgBoxW+2
-			d = fmt.Sprintf("M%d,%d C%d,%d %d,%d %d,%d", x1, y1, x1+40, y1, x2+40, y2, x2, y2)
 		}
 		class, stroke, w, marker := "edge", "#6b7280", "1.5", "arrow"
 		if e.Critical {
-			class, stroke, w, marker = "edge critical", "#b91c1c", "3.5", "arrow-crit"
+			class, stroke, w, marker = "edge critical", "#111827", "3.5", "arrow-crit"
 		}
 		fmt.Fprintf(&b, `<path class="%s" d="%s" fill="none" stroke="%s" stroke-width="%s" marker-end="url(#%s)" data-from="`, class, d, stroke, w, marker)
 		esc(&b, e.From)
@@ -129,39 +79,82 @@ func GraphSVG(g *GraphModel) (svg string, left []GraphNode) {
 	}
 	b.WriteString(`</g><g class="nodes">`)
 	for _, n := range nodes {
-		p := at[n.ID]
-		c := colorOf(n.Class)
-		sw, class := "1.5", "node "+n.Class
-		if n.Critical {
-			sw, class = "3.5", class+" critical"
-		}
-		b.WriteString(`<g class="`)
-		esc(&b, class)
-		b.WriteString(`" id="node-`)
-		esc(&b, n.ID)
-		b.WriteString(`" data-unit="`)
-		esc(&b, n.ID)
-		b.WriteString(`"><title>`)
-		tip := n.ID + ": " + n.Title + " (" + n.Status + svgIters(n.Iterations, n.Max, ", ") + ")"
-		if n.Claim != "" {
-			tip += "; claimed by " + n.Claim
-		}
-		esc(&b, tip)
-		b.WriteString(`</title>`)
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="9" ry="9" fill="%s" stroke="%s" stroke-width="%s"/>`,
-			p.x, p.y, svgBoxW, svgBoxH, c.Fill, c.Stroke, sw)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="nid">`, p.x+10, p.y+18)
-		esc(&b, n.ID)
-		b.WriteString(`</text>`)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="nmeta" text-anchor="end">`, p.x+svgBoxW-10, p.y+18)
-		esc(&b, strings.ReplaceAll(n.Class, "_", " ")+svgIters(n.Iterations, n.Max, " · "))
-		b.WriteString(`</text>`)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="ntitle">`, p.x+10, p.y+36)
-		esc(&b, clip(n.Title, svgTitleN))
-		b.WriteString(`</text></g>`)
+		svgNode(&b, n, lay.at[n.ID])
 	}
 	b.WriteString(`</g></svg>`)
 	return b.String(), left
+}
+
+// svgNode draws unit n's box at p: its border as its class wants it, the
+// mark and ID, its class and iterations, its title on two lines, and the
+// whole title, status and claim as its tooltip.
+func svgNode(b *strings.Builder, n GraphNode, p svgPoint) {
+	c := PaletteOf(n.Class)
+	sw, class := "1.5", "node "+n.Class
+	if c.Heavy {
+		sw = "3"
+	}
+	if n.Critical {
+		sw, class = "3.5", class+" critical"
+	}
+	b.WriteString(`<g class="`)
+	esc(b, class)
+	b.WriteString(`" id="node-`)
+	esc(b, n.ID)
+	b.WriteString(`" data-unit="`)
+	esc(b, n.ID)
+	b.WriteString(`"><title>`)
+	tip := n.ID + ": " + graphText(n.Title) + " (" + statusLine(n) + ")"
+	if n.Claim != "" {
+		tip += "; claimed by " + n.Claim
+	}
+	esc(b, tip)
+	b.WriteString(`</title>`)
+	dash := ""
+	if c.Dash != "" {
+		dash = ` stroke-dasharray="` + c.Dash + `"`
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" rx="9" ry="9" fill="%s" stroke="%s" stroke-width="%s"%s/>`,
+		p.x, p.y, svgBoxW, svgBoxH, c.Fill, c.Stroke, sw, dash)
+	if c.Double {
+		fmt.Fprintf(b, `<rect class="inner" x="%d" y="%d" width="%d" height="%d" rx="6" ry="6" fill="none" stroke="%s" stroke-width="1"/>`,
+			p.x+4, p.y+4, svgBoxW-8, svgBoxH-8, c.Stroke)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="nid">`, p.x+10, p.y+19)
+	esc(b, marked(n.Class, n.ID))
+	b.WriteString(`</text>`)
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="nmeta" text-anchor="end">`, p.x+svgBoxW-10, p.y+19)
+	esc(b, strings.ReplaceAll(n.Class, "_", " ")+svgIters(n.Iterations, n.Max, " · "))
+	b.WriteString(`</text>`)
+	for i, line := range titleLines(n.Title, svgTitleN, 2) {
+		fmt.Fprintf(b, `<text x="%d" y="%d" class="ntitle">`, p.x+10, p.y+37+i*15)
+		esc(b, line)
+		b.WriteString(`</text>`)
+	}
+	b.WriteString(`</g>`)
+}
+
+// titleLines breaks a title into at most lines lines of at most n runes,
+// at a space where it can, the last cut with an ellipsis when the title
+// is longer.
+func titleLines(title string, n, lines int) []string {
+	rest := []rune(strings.Join(strings.Fields(graphText(title)), " "))
+	var out []string
+	for len(rest) > 0 {
+		if len(out) == lines-1 || len(rest) <= n {
+			return append(out, cut(string(rest), n))
+		}
+		br := n
+		for i := n; i > n/2; i-- {
+			if rest[i] == ' ' {
+				br = i
+				break
+			}
+		}
+		out = append(out, strings.TrimSpace(string(rest[:br])))
+		rest = []rune(strings.TrimSpace(string(rest[br:])))
+	}
+	return out
 }
 
 // svgIters is " · 2/5" (iterations of the limit), "" before the first.
@@ -173,15 +166,6 @@ func svgIters(n, limit int, sep string) string {
 		return fmt.Sprintf("%s%d/%d", sep, n, limit)
 	}
 	return fmt.Sprintf("%s%d it.", sep, n)
-}
-
-// clip cuts s to n runes, with an ellipsis when it cut, on one line.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // esc writes s escaped for XML text and attribute values.
