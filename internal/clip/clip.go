@@ -7,6 +7,7 @@ package clip
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -39,4 +40,18 @@ func head(s string) string {
 		n--
 	}
 	return s[:n]
+}
+
+// Within is msg with every whole occurrence of an argument longer than Max
+// bytes (one of args) shortened as Text shortens it: the last guard of a
+// front end, for the messages of code that quotes what it was given
+// (a library's validation, a path of the operating system's) without
+// knowing it came from a request.
+func Within(msg string, args []string) string {
+	for _, a := range args {
+		if len(a) > Max && len(msg) >= len(a) {
+			msg = strings.ReplaceAll(msg, a, Text(a))
+		}
+	}
+	return msg
 }

@@ -27,3 +27,15 @@ func TestQuoteAndText(t *testing.T) {
 		}
 	}
 }
+
+func TestWithin(t *testing.T) {
+	long := strings.Repeat("y", 1000)
+	msg := "open /tmp/refs/" + long + ": file name too long (" + long + ")"
+	want := "open /tmp/refs/" + Text(long) + ": file name too long (" + Text(long) + ")"
+	if got := Within(msg, []string{"short", long}); got != want {
+		t.Errorf("Within = %.80q…, want %.80q…", got, want)
+	}
+	if got := Within("short and short", []string{"short"}); got != "short and short" {
+		t.Errorf("a short argument was cut: %q", got)
+	}
+}

@@ -21,10 +21,10 @@ func TestErrorsQuoteLittle(t *testing.T) {
 		"decide": {"title", "choice", "why"}, "summarize": {"did"},
 	}
 	for tool, params := range map[string][]string{
-		"resume":     {"task", "unit"},
+		"resume":     {"task", "unit", "ready"},
 		"start":      {"task", "unit"},
-		"checkpoint": {"task", "unit", "did", "remaining", "blockers", "items", "values", "metrics"},
-		"finish":     {"task", "unit", "evidence", "verified_by", "items"},
+		"checkpoint": {"task", "unit", "did", "remaining", "blockers", "items", "values", "metrics", "commits", "done"},
+		"finish":     {"task", "unit", "evidence", "verified_by", "items", "passed"},
 		"block":      {"task", "unit", "reason", "as", "kind", "clear_when"},
 		"reopen":     {"task", "unit", "reason"},
 		"decide":     {"task", "title", "choice", "why", "unit"},
@@ -36,7 +36,8 @@ func TestErrorsQuoteLittle(t *testing.T) {
 				args[q] = "T1"
 			}
 			args[p] = huge
-			if p == "values" || p == "metrics" {
+			switch p {
+			case "values", "metrics", "commits", "verify":
 				args[p] = []string{huge}
 			}
 			head := git(t, dir, "rev-parse", "HEAD")

@@ -60,6 +60,7 @@ func New(open Opener, version string) *mcp.Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // tools only; no logging
 	})
+	s.AddReceivingMiddleware(quoteLittle)
 	h := &handlers{open: open}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: lean[ResumeOutput]()}, h.resume)
