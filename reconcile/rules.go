@@ -212,19 +212,17 @@ func (d Dep) String() string {
 // was changed. Error words it with the domain's names for the fields of a
 // request (signal, verified); Worded lets a front end name them its way.
 type Refusal struct {
-	Code   Code
-	Unit   string
-	Status state.Status
-	To     state.Status // for BadMove: the status asked for
-	Reason string       // the block's reason
-	Max    int          // the iteration limit
-	Units  []string     // the task's units, for UnknownUnit
-	// unclipped is Unit as the request named it, in a Clipped copy.
-	unclipped string
-	PlanFile  string // tasks.md or plan.md
-	Waiting   []Dep  // for WaitsFor
-	Signal    string // for WrongSignal: the signal given
-	Want      string // for WrongSignal: the unit's signal
+	Code     Code
+	Unit     string
+	Status   state.Status
+	To       state.Status // for BadMove: the status asked for
+	Reason   string       // the block's reason
+	Max      int          // the iteration limit
+	Units    []string     // the task's units, for UnknownUnit
+	PlanFile string       // tasks.md or plan.md
+	Waiting  []Dep        // for WaitsFor
+	Signal   string       // for WrongSignal: the signal given
+	Want     string       // for WrongSignal: the unit's signal
 	// Stuck, for NoneReady, says why each unfinished unit cannot move: a
 	// refusal of each (blocked, timed out, waiting), in natural ID order.
 	Stuck []*Refusal
@@ -263,6 +261,8 @@ type Refusal struct {
 	// BudgetSpent (0 when unknown); Units then lists the units whose work
 	// is not accounted for, and NeedsLimitations lists them too.
 	Line int
+	// unclipped is Unit as the request named it, in a Clipped copy.
+	unclipped string
 }
 
 // Clipped is a copy of r whose texts that came from a request or a log
