@@ -58,6 +58,11 @@ type Commit struct {
 	Message   string
 	Subject   string // first paragraph joined into one line, as git's %s
 	Trailers  []Trailer
+	// Shallow is set, by History, on a shallow clone's boundary commit (one
+	// that .git/shallow lists): its parents are not in the repository, so
+	// the history before it cannot be read. A deepened clone (git fetch
+	// --deepen, --unshallow) moves or drops the boundary.
+	Shallow bool
 }
 
 // Trailer returns the value of the last trailer whose key matches key

@@ -467,7 +467,8 @@ func (g *GitRepo) resolve(rev string) (string, error) {
 }
 
 // History walks first parents from rev, newest first, until fn returns
-// false; a shallow boundary or a missing parent ends it.
+// false; a shallow boundary (given with Shallow set) or a missing parent
+// ends it.
 func (g *GitRepo) History(rev string, fn func(Commit) bool) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -500,6 +501,7 @@ func (g *GitRepo) History(rev string, fn func(Commit) bool) error {
 		if err != nil {
 			return err
 		}
+		c.Shallow = shallow[h]
 		g.mu.Unlock()
 		more := fn(c)
 		g.mu.Lock()
@@ -520,11 +522,7 @@ func (g *GitRepo) shallow() map[string]bool {
 	if err != nil {
 		return nil
 	}
-	set := map[string]bool{}
-	for _, l := range strings.Fields(string(data)) {
-		set[l] = true
-	}
-	return set
+	return parseShallow(data)
 }
 
 // decodeCommit parses a commit of any object format.

@@ -428,8 +428,9 @@ func (r *Repo) ListFiles(rev, dir string) ([]string, error) {
 }
 
 // History walks first parents from rev ("" means HEAD), newest first,
-// calling fn for each commit until fn returns false. A shallow boundary or a
-// missing parent ends the walk cleanly; an unborn HEAD has no history.
+// calling fn for each commit until fn returns false. A shallow boundary (a
+// commit .git/shallow lists, given with Shallow set) or a missing parent
+// ends the walk cleanly; an unborn HEAD has no history.
 func (r *Repo) History(rev string, fn func(Commit) bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -459,7 +460,9 @@ func (r *Repo) History(rev string, fn func(Commit) bool) error {
 			}
 			return fmt.Errorf("read commit %s: %w", h, err)
 		}
-		if !fn(toCommit(c)) {
+		cc := toCommit(c)
+		cc.Shallow = shallow[h]
+		if !fn(cc) {
 			return nil
 		}
 		if len(c.Parents) == 0 || shallow[h] {
@@ -478,10 +481,13 @@ func (r *Repo) shallowSet() (map[plumbing.Hash]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read shallow: %w", err)
 	}
-	set := map[plumbing.Hash]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if s := strings.TrimSpace(line); isHex40(s) {
-			set[plumbing.NewHash(s)] = true
+	var set map[plumbing.Hash]bool
+	for id := range parseShallow(data) {
+		if len(id) == 40 { // this engine reads SHA-1 repositories only
+			if set == nil {
+				set = map[plumbing.Hash]bool{}
+			}
+			set[plumbing.NewHash(id)] = true
 		}
 	}
 	return set, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -41,7 +42,7 @@ func ParseItem(tok string) (state.ItemMark, error) {
 		st = state.ItemDone
 	}
 	if !state.ValidItemStateName(st) {
-		return state.ItemMark{}, fmt.Errorf("item %q: %q is not an item state; write ID=done, ID=skipped, ID=failed or ID=STATE for a state the plan declares (done when left out)", tok, st)
+		return state.ItemMark{}, fmt.Errorf("item %s: %s is not an item state; write ID=done, ID=skipped, ID=failed or ID=STATE for a state the plan declares (done when left out)", clip.Quote(tok), clip.Quote(st))
 	}
 	r, err := state.ParseItemRange(id)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -41,11 +42,11 @@ func ParseValues(v string) ([]state.ItemValue, error) {
 		}
 		head, tail, ok := strings.Cut(rest, "=")
 		if !ok {
-			return nil, fmt.Errorf("value %q has no \"=\"; %s", firstWord(rest), valueForm)
+			return nil, fmt.Errorf("value %s has no \"=\"; %s", clip.Quote(firstWord(rest)), valueForm)
 		}
 		id, name, ok := strings.Cut(head, ":")
 		if !ok {
-			return nil, fmt.Errorf("value %q names no item; %s", head, valueForm)
+			return nil, fmt.Errorf("value %s names no item; %s", clip.Quote(head), valueForm)
 		}
 		q, err := strconv.QuotedPrefix(tail)
 		if err != nil || !strings.HasPrefix(q, `"`) {
@@ -59,7 +60,7 @@ func ParseValues(v string) ([]state.ItemValue, error) {
 		out = append(out, iv)
 		rest = tail[len(q):]
 		if rest != "" && !strings.HasPrefix(rest, ",") && !unicode.IsSpace(rune(rest[0])) {
-			return nil, fmt.Errorf("value %s: %q follows the text; separate values with commas", head, firstWord(rest))
+			return nil, fmt.Errorf("value %s: %s follows the text; separate values with commas", clip.Text(head), clip.Quote(firstWord(rest)))
 		}
 	}
 	if len(out) == 0 {
@@ -84,7 +85,7 @@ func FormatValues(vs []state.ItemValue) string {
 func ParseValueArg(arg string) (state.ItemValue, error) {
 	head, text, ok := strings.Cut(arg, "=")
 	if !ok {
-		return state.ItemValue{}, fmt.Errorf("%q has no \"=\": write NAME=TEXT for the item this checkpoint moves, or ID:NAME=TEXT, such as 7:score=4", arg)
+		return state.ItemValue{}, fmt.Errorf("%s has no \"=\": write NAME=TEXT for the item this checkpoint moves, or ID:NAME=TEXT, such as 7:score=4", clip.Quote(arg))
 	}
 	id, name, named := strings.Cut(head, ":")
 	if !named {
@@ -107,7 +108,7 @@ func checkValue(id, name, text string) (state.ItemValue, error) {
 	case r.Name == "" && r.Lo != r.Hi:
 		return state.ItemValue{}, fmt.Errorf("value %s:%s: a value belongs to one item, not the range %s; name each item", id, name, id)
 	case !state.ValidName(name):
-		return state.ItemValue{}, fmt.Errorf("value %s:%s: %q is not a value's name (letters, digits, '-' or '_', starting with a letter, at most %d)", id, name, name, state.MaxName)
+		return state.ItemValue{}, fmt.Errorf("value %s:%s: %s is not a value's name (letters, digits, '-' or '_', starting with a letter, at most %d)", clip.Text(id), clip.Text(name), clip.Quote(name), state.MaxName)
 	}
 	if bad := state.CheckValue(text); bad != "" {
 		return state.ItemValue{}, fmt.Errorf("value %s:%s %s", id, name, bad)
@@ -123,10 +124,10 @@ func ParseMetrics(v string) ([]state.Metric, error) {
 	for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
 		name, num, ok := strings.Cut(tok, "=")
 		if !ok {
-			return nil, fmt.Errorf("metric %q has no \"=\"; write NAME=NUMBER, such as words=812", tok)
+			return nil, fmt.Errorf("metric %s has no \"=\"; write NAME=NUMBER, such as words=812", clip.Quote(tok))
 		}
 		if !state.ValidName(name) {
-			return nil, fmt.Errorf("metric %q: %q is not a metric's name (letters, digits, '-' or '_', starting with a letter, at most %d)", tok, name, state.MaxName)
+			return nil, fmt.Errorf("metric %s: %s is not a metric's name (letters, digits, '-' or '_', starting with a letter, at most %d)", clip.Quote(tok), clip.Quote(name), state.MaxName)
 		}
 		n, err := state.ParseNumber(num)
 		if err != nil {

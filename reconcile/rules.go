@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/evidence"
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/progresslog"
 	"github.com/itr-dev/itr/state"
@@ -260,6 +261,20 @@ type Refusal struct {
 	// BudgetSpent (0 when unknown); Units then lists the units whose work
 	// is not accounted for, and NeedsLimitations lists them too.
 	Line int
+	// unclipped is Unit as the request named it, in a Clipped copy.
+	unclipped string
+}
+
+// Clipped is a copy of r whose texts that came from a request or a log
+// (the unit named, a reason, when a block clears) are cut to what a
+// message may quote of them (clip.Text), for wording.
+func (r *Refusal) Clipped() *Refusal {
+	c := *r
+	if c.unclipped == "" {
+		c.unclipped = r.Unit
+	}
+	c.Unit, c.Reason, c.ClearWhen = clip.Text(r.Unit), clip.Text(r.Reason), clip.Text(r.ClearWhen)
+	return &c
 }
 
 // Error words the refusal with the domain's field names.
@@ -268,6 +283,7 @@ func (r *Refusal) Error() string { return r.Worded(func(f string) string { retur
 // Worded is the message with each field of the request named by field
 // ("signal", "verified"), e.g. as a flag.
 func (r *Refusal) Worded(field func(string) string) string {
+	r = r.Clipped()
 	for _, w := range []func(func(string) string) string{r.wordedTask, r.wordedUnit, r.wordedRequest, r.itemWords, r.approvalWords} {
 		if msg := w(field); msg != "" {
 			return msg
@@ -283,7 +299,7 @@ func (r *Refusal) wordedTask(field func(string) string) string {
 	case NoUnits:
 		return fmt.Sprintf("unit %s is not in the task: it has no units yet; write %s and run `itr plan`", u, r.PlanFile)
 	case UnknownUnit:
-		if err := state.CheckID(u); err != nil {
+		if err := state.CheckID(r.unclipped); err != nil {
 			return fmt.Sprintf("%v; the units of %s: %s", err, r.PlanFile, strings.Join(r.Units, ", "))
 		}
 		if i := slices.IndexFunc(r.Units, func(id string) bool { return strings.EqualFold(id, u) }); i >= 0 {

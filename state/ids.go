@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/itr-dev/itr/internal/clip"
 )
 
 // MaxIDLen is the longest unit ID, in bytes: an ID names a claim ref and
@@ -28,7 +30,7 @@ func ValidID(s string) bool { return idProblem(s) == "" }
 // breaks and how to write it.
 func CheckID(s string) error {
 	if p := idProblem(s); p != "" {
-		return fmt.Errorf("unit ID %q is not valid: %s", s, p)
+		return fmt.Errorf("unit ID %s is not valid: %s", clip.Quote(s), p)
 	}
 	return nil
 }

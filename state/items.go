@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/itr-dev/itr/internal/clip"
 )
 
 // The states an item of a unit's ledger can be recorded in (itr checkpoint
@@ -139,9 +141,9 @@ func ParseItemRange(s string) (ItemRange, error) {
 		b, okB := ItemNumber(hi)
 		switch {
 		case !okA || !okB:
-			return ItemRange{}, fmt.Errorf("item range %q: items are numbered from 1 to %d without leading zeros", s, MaxItemNumber)
+			return ItemRange{}, fmt.Errorf("item range %s: items are numbered from 1 to %d without leading zeros", clip.Quote(s), MaxItemNumber)
 		case a > b:
-			return ItemRange{}, fmt.Errorf("item range %q runs backwards; write it as %d-%d", s, b, a)
+			return ItemRange{}, fmt.Errorf("item range %s runs backwards; write it as %d-%d", clip.Quote(s), b, a)
 		}
 		return ItemRange{Lo: a, Hi: b}, nil
 	}
@@ -149,10 +151,10 @@ func ParseItemRange(s string) (ItemRange, error) {
 		return ItemRange{Lo: n, Hi: n}, nil
 	}
 	if digits(s) {
-		return ItemRange{}, fmt.Errorf("item %q: items are numbered from 1 to %d, without leading zeros", s, MaxItemNumber)
+		return ItemRange{}, fmt.Errorf("item %s: items are numbered from 1 to %d, without leading zeros", clip.Quote(s), MaxItemNumber)
 	}
 	if !ValidItemID(s) {
-		return ItemRange{}, fmt.Errorf("%q is not an item ID: use 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit (such as 12, 1-12 or intro)", s, MaxItemID)
+		return ItemRange{}, fmt.Errorf("%s is not an item ID: use 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit (such as 12, 1-12 or intro)", clip.Quote(s), MaxItemID)
 	}
 	return ItemRange{Name: s}, nil
 }

@@ -26,7 +26,7 @@ func TestExitCodeComesFromTheErrorsType(t *testing.T) {
 		root.SetArgs([]string{"fail"})
 		root.SetOut(&out)
 		root.SetErr(&errb)
-		return exitCode(root.Execute(), &errb), errb.String()
+		return exitCode(root.Execute(), &errb, nil), errb.String()
 	}
 	for _, err := range []error{
 		fmt.Errorf("open state.json: %w", syscall.EINVAL),
@@ -52,6 +52,6 @@ func TestExitCodeComesFromTheErrorsType(t *testing.T) {
 		root.SetArgs(args)
 		root.SetOut(&bytes.Buffer{})
 		root.SetErr(&errb)
-		assert.Equal(t, ExitUsage, exitCode(root.Execute(), &errb), "%v: %s", args, errb.String())
+		assert.Equal(t, ExitUsage, exitCode(root.Execute(), &errb, nil), "%v: %s", args, errb.String())
 	}
 }

@@ -108,6 +108,9 @@ func newVerifyCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if err := g.emit(rep, func(w io.Writer) {
+					if rep.Shallow != nil {
+						fmt.Fprintf(w, "note: %s\n", rep.Shallow.Note())
+					}
 					for _, f := range rep.Repaired {
 						fmt.Fprintf(w, "note: %s @ %s: %s\n", f.File, short(f.Commit), terminalSafe(f.Problem))
 					}

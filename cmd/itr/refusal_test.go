@@ -53,7 +53,7 @@ func TestSameRefusalInCLIAndMCP(t *testing.T) {
 		root.SetOut(&bytes.Buffer{})
 		root.SetErr(&errb)
 		err := root.Execute()
-		exitCode(err, &errb)
+		exitCode(err, &errb, nil)
 		return errb.String(), err
 	}
 	ok := func(args ...string) {

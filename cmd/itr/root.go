@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/itr-dev/itr/internal/cliopts"
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/version"
 	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
@@ -91,23 +92,24 @@ func Main(args []string, stdio IO) int {
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
-	return exitCode(root.Execute(), stdio.Err)
+	return exitCode(root.Execute(), stdio.Err, args)
 }
 
-// exitCode reports err on w and returns the exit code its type gives:
-// problemsError 3, usageError 2, any other error 1.
-func exitCode(err error, w io.Writer) int {
+// exitCode reports err on w, quoting at most clip.Max bytes of any of
+// args, and returns the exit code its type gives: problemsError 3,
+// usageError 2, any other error 1.
+func exitCode(err error, w io.Writer, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
 	var pe problemsError
 	if errors.As(err, &pe) {
 		if pe.msg != "" {
-			fmt.Fprintln(w, "itr: "+pe.msg)
+			fmt.Fprintln(w, "itr: "+clip.Within(pe.msg, args))
 		}
 		return ExitProblems
 	}
-	fmt.Fprintln(w, "itr: "+cliMessage(err))
+	fmt.Fprintln(w, "itr: "+clip.Within(cliMessage(err), args))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(w, "Run 'itr --help' for usage.")

@@ -164,6 +164,20 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("itr exited with %d, want %d", got, want)
 				}
 			},
+			// bigline FILE N BEFORE AFTER: appends to FILE one line of
+			// BEFORE, N bytes of "x" and AFTER, for inputs too large to
+			// spell in a script (a 17 MiB JSON-RPC request, a 70 KiB --did).
+			"bigline": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 4 {
+					ts.Fatalf("usage: bigline FILE N BEFORE AFTER")
+				}
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				ts.Check(err)
+				_, err = f.WriteString(args[2] + strings.Repeat("x", n) + args[3] + "\n")
+				ts.Check(errors.Join(err, f.Close()))
+			},
 			// jsonvalid: the last command's stdout is one valid JSON value.
 			"jsonvalid": func(ts *testscript.TestScript, neg bool, _ []string) {
 				out := ts.ReadFile("stdout")

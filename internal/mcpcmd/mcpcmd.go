@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/itr-dev/itr/internal/cliopts"
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/mcpserver"
 	"github.com/itr-dev/itr/internal/workspace"
 )
@@ -32,7 +33,7 @@ func Main(args []string, in io.Reader, out, errw io.Writer, getenv func(string) 
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(errw, "itr-mcp: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(errw, "itr-mcp: unexpected argument %s\n", clip.Quote(fs.Arg(0)))
 		return 2
 	}
 	if *showVersion {

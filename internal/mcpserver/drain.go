@@ -20,10 +20,13 @@ import (
 // not JSON gets a parse error (-32700), a batch under a protocol that has
 // none (2025-06-18 and later) and a message that is neither a request, a
 // notification nor a response get an invalid-request error (-32600), and a
-// request before initialize gets -32600 saying so; the session goes on.
+// request before initialize gets -32600 saying so, and a line longer than
+// the SDK takes (maxLine) gets -32600 with its size and the limit (and its
+// id, when one could be read from it); the session goes on. A long line is
+// read through without being kept (see lineReader).
 type drain struct {
 	ctx     context.Context
-	in      *bufio.Reader
+	in      *lineReader
 	out     io.Writer
 	buf     []byte // the rest of the line being handed over
 	mu      sync.Mutex
@@ -37,7 +40,7 @@ type drain struct {
 }
 
 func newDrain(ctx context.Context, in io.Reader, out io.Writer) *drain {
-	return &drain{ctx: ctx, in: bufio.NewReader(in), out: out, pending: map[string]bool{}, idle: make(chan struct{})}
+	return &drain{ctx: ctx, in: &lineReader{r: bufio.NewReaderSize(in, 64<<10), max: maxLine}, out: out, pending: map[string]bool{}, idle: make(chan struct{})}
 }
 
 // message is what drain reads of a JSON-RPC message.
@@ -163,8 +166,12 @@ func idKey(raw json.RawMessage) string {
 // returns the input's end only once no request is pending.
 func (d *drain) Read(p []byte) (int, error) {
 	for len(d.buf) == 0 && d.eof == nil {
-		line, err := d.in.ReadBytes('\n')
+		line, long, err := d.in.next()
 		d.eof = err
+		if long != nil {
+			_ = d.refuse(long.id, codeInvalidRequest, fmt.Sprintf("invalid request: the line holds %d bytes, over the limit of %d bytes for one message; it was not read, and the session goes on", long.size, d.in.max))
+			continue
+		}
 		if !d.screen(line) {
 			continue
 		}

@@ -60,6 +60,7 @@ func New(open Opener, version string) *mcp.Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{}, // tools only; no logging
 	})
+	s.AddReceivingMiddleware(quoteLittle)
 	h := &handlers{open: open}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: resumeDesc, Annotations: readOnly, OutputSchema: lean[ResumeOutput]()}, h.resume)
@@ -130,5 +131,8 @@ func Serve(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer) erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := newDrain(ctx, in, out)
-	return s.Run(ctx, &mcp.IOTransport{Reader: d, Writer: d.writer()})
+	// drain hands over no line longer than maxLine, the SDK's own limit:
+	// the SDK's count of a frame's bytes may take in the newline and what
+	// its decoder read ahead, so its cap is lifted rather than met twice.
+	return s.Run(ctx, &mcp.IOTransport{Reader: d, Writer: d.writer(), MaxLineLength: -1})
 }

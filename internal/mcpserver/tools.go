@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/workspace"
 	"github.com/itr-dev/itr/reconcile"
 	"github.com/itr-dev/itr/state"
@@ -433,7 +434,7 @@ func (h *handlers) block(_ context.Context, _ *mcp.CallToolRequest, in BlockInpu
 			return ws.Fail(slug, in.Unit, in.Reason, in.Kind)
 		})
 	}
-	return nil, nil, fmt.Errorf("as %q is not known: give blocked (the default), failed or skipped", in.As)
+	return nil, nil, fmt.Errorf("as %s is not known: give blocked (the default), failed or skipped", clip.Quote(in.As))
 }
 
 // Reopened is the output of the reopen tool: the unit, now in_progress
@@ -572,6 +573,7 @@ func Worded(err error) error {
 	if err == nil || !errors.As(err, &r) {
 		return err
 	}
+	r = r.Clipped()
 	u := r.Unit
 	var msg string
 	switch r.Code {
@@ -687,7 +689,7 @@ func (h *handlers) conclude(in SummarizeInput) (*mcp.CallToolResult, *Recorded, 
 	case "failed":
 		req.Result, req.Reason = state.ResultFailed, in.Did
 	default:
-		return nil, nil, fmt.Errorf("outcome %q is not one of delivered, abandoned, failed: give one of them, or none to write a summary", in.Outcome)
+		return nil, nil, fmt.Errorf("outcome %s is not one of delivered, abandoned, failed: give one of them, or none to write a summary", clip.Quote(in.Outcome))
 	}
 	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		req.Slug = slug

@@ -19,12 +19,13 @@ const module = "github.com/itr-dev/itr"
 // pure are the packages that must not touch the filesystem, git, the clock
 // or the environment: the formats and the reducer.
 var pure = map[string][]string{
-	"state":           nil,
-	"plan":            {"state", "internal/lazyre"},
+	"state":           {"internal/clip"},
+	"plan":            {"state", "internal/lazyre", "internal/clip"},
 	"evidence":        nil,
-	"progresslog":     {"state", "internal/lazyre", "github.com/sergi/go-diff/diffmatchpatch"},
+	"progresslog":     {"state", "internal/lazyre", "internal/clip", "github.com/sergi/go-diff/diffmatchpatch"},
 	"internal/lazyre": nil,
-	"reconcile":       {"state", "plan", "progresslog", "evidence", "github.com/sergi/go-diff/diffmatchpatch"},
+	"internal/clip":   nil,
+	"reconcile":       {"state", "plan", "progresslog", "evidence", "internal/clip", "github.com/sergi/go-diff/diffmatchpatch"},
 }
 
 // forbiddenStd are standard packages that reach the outside world.

@@ -24,7 +24,7 @@ func (w *Workspace) Approve(req ApproveRequest) (*Outcome, error) {
 	if by == "" {
 		return nil, record.Required("by", "name the person who approved the plan")
 	}
-	if err := record.PlainText("by", by, "note", note); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "by", by, "note", note); err != nil {
 		return nil, err
 	}
 	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {
@@ -61,7 +61,7 @@ func (w *Workspace) Recheck(req RecheckRequest) (*Outcome, error) {
 	if did == "" {
 		return nil, record.Required("did", "say what was read again and why the unit's work still holds")
 	}
-	if err := record.PlainText("unit", id, "did", did); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "unit", id, "did", did); err != nil {
 		return nil, err
 	}
 	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/workspace/merge"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
@@ -36,7 +37,7 @@ func (w *Workspace) Decide(req DecideRequest) (*Outcome, error) {
 			return nil, record.Required(f.field, f.fix)
 		}
 	}
-	if err := record.PlainText("title", req.Title, "choice", req.Choice, "why", req.Why, "unit", req.Unit); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "title", req.Title, "choice", req.Choice, "why", req.Why, "unit", req.Unit); err != nil {
 		return nil, err
 	}
 	if strings.ContainsAny(req.Title, "\r\n") {
@@ -53,7 +54,7 @@ func (w *Workspace) Decide(req DecideRequest) (*Outcome, error) {
 				if ids := t.State.IDs(); len(ids) > 0 {
 					fix = "name one of " + strings.Join(store.FirstN(ids, 20), ", ") + ", or " + fix
 				}
-				return nil, &FieldError{Field: "unit", Problem: fmt.Sprintf("%q is not a unit of the task", unit), Fix: fix}
+				return nil, &FieldError{Field: "unit", Problem: clip.Quote(unit) + " is not a unit of the task", Fix: fix}
 			}
 		} else {
 			unit = state.Val(t.State.Current)
@@ -92,7 +93,7 @@ func (w *Workspace) Summarize(req SummarizeRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, record.Required("did", "say what the work so far came to: what is done, what was decided, what is left")
 	}
-	if err := record.PlainText("did", req.Did); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "did", req.Did); err != nil {
 		return nil, err
 	}
 	if err := noControls("did", req.Did); err != nil {

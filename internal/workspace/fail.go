@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/progresslog"
@@ -25,7 +26,7 @@ func (w *Workspace) BlockTyped(slug, id, reason, kind, clearWhen string) (*Outco
 	if strings.TrimSpace(reason) == "" {
 		return nil, record.Required("reason", "say what the unit waits for")
 	}
-	if err := record.PlainText("reason", reason, "unit", id, "kind", kind, "clear-when", clearWhen); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason, "unit", id, "kind", kind, "clear-when", clearWhen); err != nil {
 		return nil, err
 	}
 	if err := checkKind(kind, "block kind", state.BlockKinds); err != nil {
@@ -55,7 +56,7 @@ func (w *Workspace) Fail(slug, id, reason, kind string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, record.Required("reason", "say why the unit cannot go on")
 	}
-	if err := record.PlainText("reason", reason, "unit", id, "kind", kind); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason, "unit", id, "kind", kind); err != nil {
 		return nil, err
 	}
 	if err := checkKind(kind, "failure kind", state.FailKinds); err != nil {
@@ -78,7 +79,7 @@ func (w *Workspace) Skip(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, record.Required("reason", "say why the unit is left out")
 	}
-	if err := record.PlainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	in := reconcile.Intent{Action: reconcile.Skip, Unit: id, Reason: reason}
@@ -129,7 +130,7 @@ func checkKind(kind, what string, kinds []string) error {
 		return nil
 	}
 	if _, err := state.ParseKind(what, kind, kinds); err != nil {
-		return &FieldError{Field: "kind", Problem: fmt.Sprintf("%q is not a %s", kind, what), Fix: "use one of " + strings.Join(kinds, ", ")}
+		return &FieldError{Field: "kind", Problem: fmt.Sprintf("%s is not a %s", clip.Quote(kind), what), Fix: "use one of " + strings.Join(kinds, ", ")}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/runs"
 	"github.com/itr-dev/itr/internal/workspace/store"
@@ -48,7 +49,7 @@ func (w *Workspace) Plan(req PlanRequest) (*PlanReport, error) {
 	if len(req.Drop) > 0 && strings.TrimSpace(req.Reason) == "" {
 		return nil, record.Required("reason", "say why the units are dropped")
 	}
-	if err := record.PlainText("reason", req.Reason); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", req.Reason); err != nil {
 		return nil, err
 	}
 	rep := &PlanReport{}
@@ -184,7 +185,7 @@ func itemMarks(items []string) ([]state.ItemMark, error) {
 	for _, v := range items {
 		marks, err := progresslog.ParseItems(v)
 		if err != nil {
-			return nil, &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+			return nil, &FieldError{Field: "item", Problem: clip.Quote(v) + " does not read", Fix: err.Error()}
 		}
 		out = append(out, marks...)
 	}
@@ -200,7 +201,7 @@ func itemValues(values []string, marks []state.ItemMark) ([]state.ItemValue, err
 	for _, v := range values {
 		iv, err := progresslog.ParseValueArg(v)
 		if err != nil {
-			return nil, &FieldError{Field: "value", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+			return nil, &FieldError{Field: "value", Problem: clip.Quote(v) + " does not read", Fix: err.Error()}
 		}
 		if iv.Item == "" {
 			if len(marks) != 1 || marks[0].Range.Len() != 1 {
@@ -208,7 +209,7 @@ func itemValues(values []string, marks []state.ItemMark) ([]state.ItemValue, err
 				if len(marks) > 0 {
 					moved = "items " + progresslog.FormatItems(marks)
 				}
-				return nil, &FieldError{Field: "value", Problem: fmt.Sprintf("%q names no item, and this checkpoint moves %s", v, moved),
+				return nil, &FieldError{Field: "value", Problem: fmt.Sprintf("%s names no item, and this checkpoint moves %s", clip.Quote(v), moved),
 					Fix: fmt.Sprintf("name the item the value belongs to, as ID:%s=TEXT (such as 7:%s=...)", iv.Name, iv.Name)}
 			}
 			iv.Item = marks[0].Range.String()
@@ -228,8 +229,8 @@ func undeclaredState(err error) error {
 		return err
 	}
 	tok := r.Item + "=" + r.Items.State
-	return &FieldError{Field: "item", Problem: fmt.Sprintf("%q does not read", tok),
-		Fix: fmt.Sprintf("item %q: %q is not an item state; write ID=done, ID=skipped or ID=failed (done when left out)", tok, r.Items.State)}
+	return &FieldError{Field: "item", Problem: clip.Quote(tok) + " does not read",
+		Fix: fmt.Sprintf("item %s: %s is not an item state; write ID=done, ID=skipped or ID=failed (done when left out)", clip.Quote(tok), clip.Quote(r.Items.State))}
 }
 
 // itemMetrics reads the metrics a request records. A bad metric is a
@@ -239,7 +240,7 @@ func itemMetrics(metrics []string) ([]state.Metric, error) {
 	for _, v := range metrics {
 		ms, err := progresslog.ParseMetrics(v)
 		if err != nil {
-			return nil, &FieldError{Field: "metric", Problem: fmt.Sprintf("%q does not read", v), Fix: err.Error()}
+			return nil, &FieldError{Field: "metric", Problem: clip.Quote(v) + " does not read", Fix: err.Error()}
 		}
 		out = append(out, ms...)
 	}
@@ -270,7 +271,7 @@ func (w *Workspace) Checkpoint(req CheckpointRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Did) == "" {
 		return nil, record.Required("did", "say what this iteration did")
 	}
-	if err := record.PlainText("did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "did", req.Did, "remaining", req.Remaining, "blockers", req.Blockers, "unit", req.Unit, "verified-by", req.VerifiedBy, "detail", req.ProgressDetail); err != nil {
 		return nil, err
 	}
 	if p := req.Progress; p != nil && (*p < 0 || *p > 100) {
@@ -330,7 +331,7 @@ func (w *Workspace) Finish(req FinishRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Evidence) == "" {
 		return nil, record.Required("evidence", "say what shows the work is done (tests run, results, review)")
 	}
-	if err := record.PlainText("evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "evidence", req.Evidence, "unit", req.Unit, "verified_by", req.VerifiedBy); err != nil {
 		return nil, err
 	}
 	in := reconcile.Intent{Action: reconcile.Finish, Unit: req.Unit, Failed: req.Failed, VerifiedBy: strings.TrimSpace(req.VerifiedBy)}
@@ -532,7 +533,7 @@ func (w *Workspace) Block(slug, id, reason string) (*Outcome, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, record.Required("reason", "say what the unit waits for")
 	}
-	if err := record.PlainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	return w.unitEvent(slug, id, progresslog.KindBlocked, store.EventBlocked, "block "+id+": "+reason,
@@ -597,7 +598,7 @@ func (w *Workspace) Guardrail(req GuardrailRequest) (*Outcome, error) {
 			return nil, record.Required(f.field, f.fix)
 		}
 	}
-	if err := record.PlainText("name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "name", req.Name, "when", req.When, "problem", req.Problem, "solution", req.Solution, "learned", req.Learned); err != nil {
 		return nil, err
 	}
 	return record.Record(w.Store, req.Slug, func(t *store.Task) (*record.Change, error) {

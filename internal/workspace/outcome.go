@@ -3,6 +3,7 @@ package workspace
 import (
 	"strings"
 
+	"github.com/itr-dev/itr/internal/clip"
 	"github.com/itr-dev/itr/internal/workspace/record"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/reconcile"
@@ -29,7 +30,7 @@ type ConcludeRequest struct {
 
 // Conclude records the task's outcome; see ConcludeRequest.
 func (w *Workspace) Conclude(req ConcludeRequest) (*Outcome, error) {
-	if err := checkConclusion(req); err != nil {
+	if err := checkConclusion(req, w.Config.FieldLimit()); err != nil {
 		return nil, err
 	}
 	c := reconcile.Conclusion{Result: req.Result, Reason: strings.TrimSpace(req.Reason), Kind: req.Kind, Limitations: strings.TrimSpace(req.Limitations)}
@@ -66,8 +67,8 @@ func (w *Workspace) FailTask(slug, reason, kind string) (*Outcome, error) {
 
 // checkConclusion refuses a request that lacks a field or holds a bad
 // one, before anything is read.
-func checkConclusion(req ConcludeRequest) error {
-	if err := record.PlainText("reason", req.Reason, "kind", req.Kind, "limitations", req.Limitations); err != nil {
+func checkConclusion(req ConcludeRequest, limit int) error {
+	if err := record.PlainText(limit, "reason", req.Reason, "kind", req.Kind, "limitations", req.Limitations); err != nil {
 		return err
 	}
 	switch req.Result {
@@ -86,7 +87,7 @@ func checkConclusion(req ConcludeRequest) error {
 		for i, r := range state.Results {
 			words[i] = string(r)
 		}
-		return &FieldError{Field: "result", Problem: "\"" + string(req.Result) + "\" is not an outcome", Fix: "use one of " + strings.Join(words, ", ")}
+		return &FieldError{Field: "result", Problem: clip.Quote(string(req.Result)) + " is not an outcome", Fix: "use one of " + strings.Join(words, ", ")}
 	}
 	if req.Kind != "" {
 		return &FieldError{Field: "kind", Problem: "only a failed task has a kind", Fix: "drop it, or fail the task instead"}

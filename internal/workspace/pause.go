@@ -13,7 +13,7 @@ import (
 // commit: checkpoints and finishes are refused until Resume. A pause says
 // the stop was meant, so a later session reads "paused", not "crashed".
 func (w *Workspace) Pause(slug, reason string) (*Outcome, error) {
-	if err := record.PlainText("reason", reason); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason); err != nil {
 		return nil, err
 	}
 	reason = strings.TrimSpace(reason)
@@ -50,7 +50,7 @@ func (w *Workspace) Note(slug, text string, critical bool) (*Outcome, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, record.Required("text", "say what the note records")
 	}
-	if err := record.PlainText("text", text); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "text", text); err != nil {
 		return nil, err
 	}
 	name := "Note"

@@ -76,7 +76,7 @@ func (w *Workspace) Repin(req RepinRequest) (*Outcome, error) {
 	if strings.TrimSpace(req.Reason) == "" {
 		return nil, record.Required("did", "say why the change to the outputs is accepted")
 	}
-	if err := record.PlainText("did", req.Reason, "unit", id); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "did", req.Reason, "unit", id); err != nil {
 		return nil, err
 	}
 	slug, err := w.Select(req.Slug)

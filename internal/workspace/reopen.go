@@ -31,7 +31,7 @@ func (w *Workspace) Reopen(slug, id, reason string) (*ReopenReport, error) {
 	if strings.TrimSpace(reason) == "" {
 		return nil, record.Required("reason", "say what was found wrong with the unit")
 	}
-	if err := record.PlainText("reason", reason, "unit", id); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", reason, "unit", id); err != nil {
 		return nil, err
 	}
 	rep := &ReopenReport{}

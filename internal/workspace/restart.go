@@ -48,7 +48,7 @@ func (w *Workspace) Restart(req RestartRequest) (*RestartReport, error) {
 	if strings.TrimSpace(req.Reason) == "" {
 		return nil, record.Required("reason", "say why the unit starts over (what was wrong with the work so far)")
 	}
-	if err := record.PlainText("reason", req.Reason, "unit", id); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "reason", req.Reason, "unit", id); err != nil {
 		return nil, err
 	}
 	slug, err := w.Select(req.Slug)

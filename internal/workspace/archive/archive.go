@@ -93,7 +93,7 @@ func (a *archiver) archive(req Request, dropClaims func(slug string) []string) (
 	if !req.Force && req.Reason != "" {
 		return nil, fmt.Errorf("--reason goes with --force; drop it, or add --force to archive unfinished units")
 	}
-	if err := record.PlainText("reason", req.Reason); err != nil {
+	if err := record.PlainText(a.Config.FieldLimit(), "reason", req.Reason); err != nil {
 		return nil, err
 	}
 	slug, err := a.Select(req.Slug)

@@ -44,7 +44,7 @@ func (r *Room) Claim(req Request) (*Report, error) {
 	if agent == "" {
 		agent = r.st.AgentName()
 	}
-	if err := record.PlainText("agent", agent); err != nil {
+	if err := record.PlainText(r.st.Config.FieldLimit(), "agent", agent); err != nil {
 		return nil, err
 	}
 	lease := req.For

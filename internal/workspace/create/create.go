@@ -112,7 +112,7 @@ func (w *maker) init(req Request) (*record.Outcome, error) {
 // (the configured default when none is given, else development).
 func (w *maker) initNames(req Request) (string, string, state.Mode, error) {
 	name := strings.TrimSpace(req.Name)
-	if err := record.PlainText("name", req.Name, "domain", req.Domain); err != nil {
+	if err := record.PlainText(w.Config.FieldLimit(), "name", req.Name, "domain", req.Domain); err != nil {
 		return "", "", "", err
 	}
 	if name == "" {

@@ -1,6 +1,11 @@
 package record
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/itr-dev/itr/internal/workspace/store"
+)
 
 // FieldError is a request that lacks or misuses one of its fields, as
 // data: the field by its domain name ("did", "reason"), what is wrong with
@@ -29,12 +34,18 @@ func Required(field, fix string) *FieldError {
 	return &FieldError{Field: field, Problem: "is required", Fix: fix}
 }
 
-// PlainText refuses a text field holding a NUL byte: git refuses NUL in a
-// commit message (fsck's nulInCommit, and every server that checks what it
-// receives), and itr writes each such text into one. fields are pairs of
-// domain name and value; the first offender is named.
-func PlainText(fields ...string) error {
+// PlainText refuses a text field holding a NUL byte (git refuses NUL in a
+// commit message: fsck's nulInCommit, and every server that checks what
+// it receives; itr writes each such text into one), or more than limit
+// bytes (.itr.yaml's entry_field_limit, store.Config.FieldLimit). It is
+// the one check of a request's text that every front end goes through.
+// fields are pairs of domain name and value; the first offender is named.
+func PlainText(limit int, fields ...string) error {
 	for i := 0; i+1 < len(fields); i += 2 {
+		if n := len(fields[i+1]); n > limit {
+			return &FieldError{Field: fields[i], Problem: fmt.Sprintf("is %d bytes, over the limit of %d bytes for one field of an entry", n, limit),
+				Fix: fmt.Sprintf("shorten it (keep long text in a file of the task, such as context.md, and name the file), or raise entry_field_limit in %s; nothing was changed", store.ConfigFile)}
+		}
 		if strings.IndexByte(fields[i+1], 0) >= 0 {
 			return &FieldError{Field: fields[i], Problem: "holds a NUL byte (\\x00)",
 				Fix: "remove it; git refuses NUL in a commit, and itr records this text in one"}

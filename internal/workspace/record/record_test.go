@@ -178,7 +178,8 @@ func TestFieldErrors(t *testing.T) {
 		worded string
 	}{
 		{"required", record.Required("did", "say what this iteration did"), "did", "--did is required: say what this iteration did"},
-		{"a NUL byte", record.PlainText("did", "ok", "reason", "a\x00b"), "reason", "--reason holds a NUL byte"},
+		{"a NUL byte", record.PlainText(100, "did", "ok", "reason", "a\x00b"), "reason", "--reason holds a NUL byte"},
+		{"over the limit", record.PlainText(10, "did", "ok", "why", "eleven byte"), "why", "--why is 11 bytes, over the limit of 10 bytes for one field of an entry: shorten it"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -189,7 +190,7 @@ func TestFieldErrors(t *testing.T) {
 			assert.True(t, strings.HasPrefix(fe.Error(), c.field+" "), "MCP words the field by its name: %q", fe.Error())
 		})
 	}
-	assert.NoError(t, record.PlainText("did", "plain", "reason", "text"))
+	assert.NoError(t, record.PlainText(10, "did", "plain", "reason", "text", "why", "ten bytes!"))
 }
 
 // RetryMoved redoes an operation that lost the race for the branch, and

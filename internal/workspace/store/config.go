@@ -32,6 +32,7 @@ const ConfigFile = ".itr.yaml"
 //	claims_remote: origin       # the remote claims go through (default: the branch's; none: this repository only)
 //	progress_token_limit: 20000 # status and prime warn when progress.md since its last Summary passes this many tokens (4 characters each)
 //	index: true                 # keep <root>/INDEX.md, the table of every task, in step (default false)
+//	entry_field_limit: 64KiB    # the most bytes one field of a request (--did, a reason, a decision's why) may hold (default 64KiB)
 type Config struct {
 	Root     string   `yaml:"root"`
 	Mode     string   `yaml:"mode"`
@@ -69,6 +70,25 @@ type Config struct {
 	// master table), in step: each itr commit rewrites the row of the task
 	// it changes.
 	Index bool `yaml:"index"`
+	// EntryFieldLimit is the most bytes one text field of a request (a
+	// did, a reason, a decision's why, a guardrail's lesson) may hold, so
+	// that progress.md, the commit messages and every agent's reading of
+	// them stay of a size people and agents read; 0 is
+	// DefaultEntryFieldLimit.
+	EntryFieldLimit int `yaml:"entry_field_limit"`
+}
+
+// DefaultEntryFieldLimit is the most bytes one field of a request may
+// hold unless .itr.yaml says: far above a paragraph of notes, far below
+// what would make progress.md unreadable in one go.
+const DefaultEntryFieldLimit = 64 << 10
+
+// FieldLimit is the most bytes one text field of a request may hold.
+func (c Config) FieldLimit() int {
+	if c.EntryFieldLimit > 0 {
+		return c.EntryFieldLimit
+	}
+	return DefaultEntryFieldLimit
 }
 
 // DefaultProgressTokenLimit is the size of progress.md (since its last
@@ -166,7 +186,7 @@ func (c *Config) decode(m *yaml.Node) error {
 		}
 		set, ok := configKeys[k.Value]
 		if !ok {
-			return configError(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit, index)", k.Value)
+			return configError(k, "unknown key %q (keys: root, mode, identity.name, identity.email, run_hooks, uncommitted_work, verify_timeout, stale_after, check_in_every, claims_remote, progress_token_limit, index, entry_field_limit)", k.Value)
 		}
 		if err := set(c, k, v); err != nil {
 			return err
@@ -246,6 +266,14 @@ var configKeys = map[string]func(c *Config, k, v *yaml.Node) error{
 		c.Index = v.Value == "true"
 		return nil
 	},
+	"entry_field_limit": func(c *Config, _, v *yaml.Node) error {
+		n, ok := byteSize(v)
+		if !ok {
+			return configError(v, "entry_field_limit %q is not a size in bytes above zero (such as 65536, 64KiB or 1MiB)", v.Value)
+		}
+		c.EntryFieldLimit = n
+		return nil
+	},
 	"progress_token_limit": func(c *Config, _, v *yaml.Node) error {
 		n, ok := positiveInt(v)
 		if !ok {
@@ -320,6 +348,22 @@ func isOneOf(v *yaml.Node, values ...string) bool {
 func positiveDuration(v *yaml.Node) (time.Duration, bool) {
 	d, err := time.ParseDuration(v.Value)
 	return d, v.Kind == yaml.ScalarNode && err == nil && d > 0
+}
+
+// byteSize reads v as a size in bytes above zero: a whole number, or one
+// followed by KiB or MiB (of 1024 and 1024*1024 bytes), up to 1 GiB.
+func byteSize(v *yaml.Node) (int, bool) {
+	text, unit := v.Value, 1
+	for suffix, n := range map[string]int{"KiB": 1 << 10, "MiB": 1 << 20} {
+		if t, ok := strings.CutSuffix(v.Value, suffix); ok {
+			text, unit = strings.TrimSpace(t), n
+		}
+	}
+	n, err := strconv.Atoi(text)
+	if v.Kind != yaml.ScalarNode || err != nil || n <= 0 || n > (1<<30)/unit {
+		return 0, false
+	}
+	return n * unit, true
 }
 
 // positiveInt reads v as a whole number above zero.

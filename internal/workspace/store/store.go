@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/itr-dev/itr/gitstate"
+	"github.com/itr-dev/itr/internal/clip"
 )
 
 // DefaultRoot is where tasks live unless configured otherwise.
@@ -125,7 +126,7 @@ func ValidSlug(slug string) error {
 		return fmt.Errorf("the slug is empty; give a name with letters or digits, or --slug")
 	}
 	if len(slug) > 64 {
-		return fmt.Errorf("slug %q is longer than 64 characters; pass a shorter --slug", slug)
+		return fmt.Errorf("slug %s is longer than 64 characters; pass a shorter --slug", clip.Quote(slug))
 	}
 	if slug == "archive" {
 		return fmt.Errorf("slug %q is reserved for archived copies; pick another --slug", slug)

@@ -63,6 +63,23 @@ type Report struct {
 	// recorded done (the work on disk, not the log), a done unit's output
 	// over what an agent reads whole. They do not count as findings.
 	Warnings []Finding `json:"warnings,omitempty"`
+	// Shallow is set when the repository is a shallow clone whose history
+	// was cut after the task began: what was checked, from where.
+	Shallow *Shallow `json:"shallow,omitempty"`
+}
+
+// Shallow says where a shallow clone cut a task's history: the boundary
+// commit (taken as given: its logs are the base, nothing of it is checked)
+// and the commits of the line after it, which were checked.
+type Shallow struct {
+	Boundary string `json:"boundary"`
+	Commits  int    `json:"commits"`
+}
+
+// Note is the sentence itr verify prints about the cut.
+func (s *Shallow) Note() string {
+	return fmt.Sprintf("shallow clone: checked %d commit%s from the shallow boundary at %s (its logs taken as given) to HEAD; the history before it is not in this clone: `git fetch --unshallow` fetches it, and verify then checks it all",
+		s.Commits, store.Plural(s.Commits, "", "s"), store.Short(s.Boundary))
 }
 
 // Request is what Run checks (Slug, empty for the active task) and whom it

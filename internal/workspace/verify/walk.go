@@ -36,6 +36,9 @@ type verifier struct {
 	rebased bool
 	// progressFn, when set, is told each commit checked (Request.Progress).
 	progressFn func(done, total int)
+	// cut is set when the line ends at a shallow clone's boundary before
+	// the task's Created commit: the walk takes that commit as given.
+	cut bool
 }
 
 // logKind says which log a track follows.
@@ -132,7 +135,12 @@ func (v *verifier) history() error {
 	removed := false // the task folder was removed (archived) since the last version
 	for i, c := range commits {
 		v.index = base + i
-		if removed, err = v.checkCommit(c, removed); err != nil {
+		if i == 0 && v.cut {
+			err = v.given(c)
+		} else {
+			removed, err = v.checkCommit(c, removed)
+		}
+		if err != nil {
 			return err
 		}
 		if v.progressFn != nil {
@@ -172,8 +180,36 @@ func (v *verifier) lineCommits(cached *walkCache) (commits []gitstate.Commit, fo
 	if err != nil {
 		return nil, false, err
 	}
+	if n := len(commits); !found && n > 0 && commits[n-1].Shallow {
+		s, _ := commits[n-1].Trailer(store.TrailerTask)
+		ev, _ := commits[n-1].Trailer(store.TrailerEvent)
+		if s != v.slug || ev != store.EventCreated {
+			v.cut = true
+			v.rep.Shallow = &Shallow{Boundary: commits[n-1].Hash, Commits: n - 1}
+		}
+	}
 	slices.Reverse(commits)
 	return commits, found, nil
+}
+
+// given takes commit c, the boundary of a shallow clone, as given: the
+// versions of the logs it holds are the base the commits after it extend,
+// and nothing is checked of it (how it came about is in the history the
+// clone does not hold), so the cut causes no finding and no correction. A
+// walk that starts from a cut is not remembered (cache.go): a deepened
+// clone checks its whole history again.
+func (v *verifier) given(c gitstate.Commit) error {
+	v.rebased = true
+	if s, _ := c.Trailer(store.TrailerTask); s == v.slug && len(c.Parents) < 2 {
+		v.rep.Commits++
+	}
+	hashes, err := v.st.Repo.FolderHashes(c.Hash, v.st.TaskDir(v.slug))
+	if err != nil {
+		return err
+	}
+	ev, _ := c.Trailer(store.TrailerEvent)
+	_, err = v.followLogs(c, hashes, false, true, ev)
+	return err
 }
 
 // startWalk sets the walk's state before commits are checked: the
