@@ -1,0 +1,210 @@
+package agentsetup
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/itr-dev/itr/internal/npmtest"
+)
+
+// tree returns every file under dir with its content.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if info.IsDir() {
+			if rel != "." {
+				out[filepath.ToSlash(rel)+"/"] = ""
+			}
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	return out
+}
+
+func keys(m map[string]string) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+func setupMore(t *testing.T, top, agent string, remove bool) *Report {
+	t.Helper()
+	r, err := Plan(Options{Agent: agent, Top: top, Remove: remove, TaskRoot: ".claude/iterative"})
+	require.NoError(t, err)
+	require.NoError(t, Apply(r))
+	return r
+}
+
+// TestMoreAgents sets up each agent with instructions and the MCP server
+// in a repository whose settings hold other things: the files it writes,
+// nothing on a second run, and a removal that gives back the repository
+// byte for byte.
+func TestMoreAgents(t *testing.T) {
+	for _, tc := range []struct {
+		agent    string
+		existing map[string]string
+		want     []string // files setup adds or changes
+		contains map[string]string
+	}{
+		{
+			agent:    "opencode",
+			existing: map[string]string{"opencode.json": "{\n\t\"$schema\": \"https://opencode.ai/config.json\",\n\t// the team's model\n\t\"model\": \"anthropic/claude-sonnet-4-5\"\n}\n"},
+			want:     []string{"opencode.json"},
+			contains: map[string]string{"opencode.json": "\t\"model\": \"anthropic/claude-sonnet-4-5\",\n\t\"mcp\": {\n\t\t\"itr\": {\n\t\t\t\"command\": [\n\t\t\t\t\"itr\",\n\t\t\t\t\"mcp\"\n\t\t\t],\n\t\t\t\"type\": \"local\"\n\t\t}\n\t}\n}\n"},
+		},
+		{
+			agent:    "kiro",
+			existing: map[string]string{".kiro/settings/mcp.json": `{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}` + "\n"},
+			want:     []string{".kiro/settings/mcp.json", ".kiro/steering/itr.md", ".agents/skills/itr-loop/SKILL.md"},
+			contains: map[string]string{
+				".kiro/settings/mcp.json": `"mcp-server-fetch"]}, "itr": {"args":["mcp"],"command":"itr"}}}`,
+				".kiro/steering/itr.md":   "---\ninclusion: always\n---\n<!-- written by itr setup kiro;",
+			},
+		},
+		{
+			agent:    "windsurf",
+			existing: map[string]string{".windsurf/rules/style.md": "---\ntrigger: always_on\n---\nUse tabs.\n"},
+			want:     []string{".windsurf/rules/itr.md", ".agents/skills/itr-loop/references/orchestrators.md"},
+			contains: map[string]string{".windsurf/rules/itr.md": "---\ntrigger: always_on\n---\n<!-- written by itr setup windsurf;"},
+		},
+		{
+			agent:    "cline",
+			want:     []string{".clinerules/itr.md", ".agents/skills/itr-loop/SKILL.md"},
+			contains: map[string]string{".clinerules/itr.md": "`.agents/skills/itr-loop/SKILL.md`"},
+		},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			top := t.TempDir()
+			for rel, text := range tc.existing {
+				require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(top, rel)), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(top, rel), []byte(text), 0o644))
+			}
+			before := tree(t, top)
+
+			r := setupMore(t, top, tc.agent, false)
+			require.NotEmpty(t, r.Missing)
+			after := tree(t, top)
+			for _, rel := range tc.want {
+				require.Contains(t, after, rel)
+				require.NotEqual(t, before[rel], after[rel], rel)
+			}
+			for rel, text := range tc.contains {
+				require.Contains(t, after[rel], text, rel)
+			}
+			for rel, text := range tc.existing {
+				if !strings.HasSuffix(rel, ".json") {
+					require.Equal(t, text, after[rel], "a file that is not itr's is left alone")
+				}
+			}
+
+			again, err := Plan(Options{Agent: tc.agent, Top: top, TaskRoot: ".claude/iterative"})
+			require.NoError(t, err)
+			require.Empty(t, again.Changes, "a second run changes nothing")
+			require.Empty(t, again.Missing)
+
+			setupMore(t, top, tc.agent, true)
+			require.Equal(t, keys(before), keys(tree(t, top)))
+			require.Equal(t, before, tree(t, top), "--remove gives back the files as they were")
+		})
+	}
+}
+
+// TestRuleNotItrsRefused: a rule file of the same name that itr did not
+// write is an error naming the file and the fix, and nothing changes.
+func TestRuleNotItrsRefused(t *testing.T) {
+	top := t.TempDir()
+	rel := filepath.Join(".windsurf", "rules", "itr.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(top, rel)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(top, rel), []byte("my own notes on itr\n"), 0o644))
+	before := tree(t, top)
+	for _, remove := range []bool{false, true} {
+		_, err := Plan(Options{Agent: "windsurf", Top: top, Remove: remove})
+		require.ErrorContains(t, err, ".windsurf/rules/itr.md exists and itr did not write it")
+		require.ErrorContains(t, err, "nothing was changed")
+	}
+	require.Equal(t, before, tree(t, top))
+}
+
+// TestSkillSharedByInstructions: the itr-loop skill stays while any itr
+// instruction points at it (the AGENTS.md block, a rule file), and goes
+// with the last one.
+func TestSkillSharedByInstructions(t *testing.T) {
+	top := t.TempDir()
+	skill := ".agents/skills/itr-loop/SKILL.md"
+	setupMore(t, top, "agents", false)
+	setupMore(t, top, "cline", false)
+	require.Contains(t, tree(t, top)["AGENTS.md"], "`.agents/skills/itr-loop/SKILL.md`")
+	setupMore(t, top, "agents", true)
+	require.Contains(t, tree(t, top), skill, "cline's rule still points at it")
+	setupMore(t, top, "cline", true)
+	require.Empty(t, tree(t, top), "the last removal takes the skill and its folders")
+}
+
+// TestMoreAgentsRefuse: the flags that do not apply are refused.
+func TestMoreAgentsRefuse(t *testing.T) {
+	top := t.TempDir()
+	_, err := Plan(Options{Agent: "windsurf", Top: top, Global: true, Home: t.TempDir()})
+	require.ErrorContains(t, err, "windsurf has no --global form")
+	_, err = Plan(Options{Agent: "kiro", Top: top, Stop: true})
+	require.ErrorContains(t, err, "--precompact and --stop are hooks")
+	home := t.TempDir()
+	r, err := Plan(Options{Agent: "opencode", Global: true, Home: home})
+	require.NoError(t, err)
+	require.NoError(t, Apply(r))
+	require.FileExists(t, filepath.Join(home, ".config", "opencode", "opencode.json"))
+}
+
+// TestOpencodeAcceptsConfig runs the real opencode (npm's opencode-ai) on
+// the opencode.json itr setup opencode merged into: it must load it as
+// valid and list the itr MCP server; a wrong shape is shown to fail.
+func TestOpencodeAcceptsConfig(t *testing.T) {
+	dir, _ := npmtest.Dir(t, "ITR_OPENCODE_DIR", "opencode-ai@1")
+	bin := filepath.Join(dir, "node_modules", ".bin", "opencode")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no opencode program in %s: %v", dir, err)
+	}
+	debugConfig := func(top string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "debug", "config")
+		cmd.Dir = top
+		home := t.TempDir()
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		_ = cmd.Run()
+		return out.String()
+	}
+	top := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(top, "opencode.json"), []byte("{\n  // the team's settings\n  \"autoupdate\": false\n}\n"), 0o644))
+	setupMore(t, top, "opencode", false)
+	out := debugConfig(top)
+	t.Logf("opencode debug config:\n%s", out)
+	require.NotContains(t, out, "invalid")
+	require.Contains(t, out, `"itr"`)
+	require.Contains(t, out, `"autoupdate": false`)
+
+	bad := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "opencode.json"), []byte(`{"mcp": {"itr": {"type": "local", "command": "itr mcp"}}}`), 0o644))
+	require.Contains(t, debugConfig(bad), "invalid", "opencode refuses a wrong shape, so the check above means something")
+}
