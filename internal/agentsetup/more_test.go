@@ -208,3 +208,39 @@ func TestOpencodeAcceptsConfig(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(bad, "opencode.json"), []byte(`{"mcp": {"itr": {"type": "local", "command": "itr mcp"}}}`), 0o644))
 	require.Contains(t, debugConfig(bad), "invalid", "opencode refuses a wrong shape, so the check above means something")
 }
+
+// TestRuleFrontMatter checks each rule file's front matter against what
+// its agent documents for a rule that always applies: Kiro's steering
+// "inclusion: always" (https://kiro.dev/docs/steering/), Windsurf's
+// "trigger: always_on" (https://docs.windsurf.com/windsurf/cascade/memories,
+// activation modes), and none for Cline, whose .clinerules files apply
+// always without it (https://docs.cline.bot/customization/overview). No
+// npm package carries these clients' checks.
+func TestRuleFrontMatter(t *testing.T) {
+	for agent, want := range map[string]map[string]string{
+		"kiro":     {"inclusion": "always"},
+		"windsurf": {"trigger": "always_on"},
+		"cline":    nil,
+	} {
+		a, ok := moreSpec(agent)
+		require.True(t, ok)
+		text := string(a.ruleText(agent, ""))
+		got := map[string]string{}
+		if rest, ok := strings.CutPrefix(text, "---\n"); ok {
+			front, body, found := strings.Cut(rest, "\n---\n")
+			require.True(t, found, "%s: the front matter is closed", agent)
+			for _, line := range strings.Split(front, "\n") {
+				k, v, ok := strings.Cut(line, ": ")
+				require.True(t, ok, "%s: %q is a key: value line", agent, line)
+				got[k] = v
+			}
+			text = body
+		}
+		if want == nil {
+			want = map[string]string{}
+		}
+		require.Equal(t, want, got, agent)
+		require.True(t, strings.HasPrefix(text, markerLine(agent)+"\n"), agent)
+		require.Less(t, len(a.ruleText(agent, "")), 12000, "Windsurf reads at most 12,000 characters of a rule")
+	}
+}
