@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/itr-dev/itr/internal/gitserver"
 	"github.com/itr-dev/itr/internal/npmtest"
 	"github.com/itr-dev/itr/internal/testgit"
 )
@@ -135,12 +136,41 @@ func buildItr(t *testing.T) string {
 	return dir
 }
 
-// TestPluginSession starts a real Claude Code session in a repository
-// with an itr task, with the plugin loaded from this repository
-// (--plugin-dir) and the model API pointed at a local stand-in, and sees
-// in what the client sends the model: the plugin's SessionStart hook's
-// context (itr prime's heading), its skill listed, and the tools of its MCP
-// server.
+// pluginFiles are the plugin's files and folders at the repository's top.
+var pluginFiles = []string{".claude-plugin", "hooks", ".mcp.json", "skills"}
+
+// gitMarketplace commits the plugin's files to a repository of their own,
+// served over smart HTTP on loopback, and returns its URL: the git URL
+// `/plugin marketplace add` takes.
+func gitMarketplace(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, name := range pluginFiles {
+		cmd := exec.Command("cp", "-R", filepath.Join(top, name), work)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("copy %s: %v\n%s", name, err, out)
+		}
+	}
+	testgit.Git(t, work, "init", "-q")
+	testgit.Git(t, work, "add", "-A")
+	testgit.Git(t, work, "commit", "-q", "-m", "the itr plugin")
+	root := t.TempDir()
+	testgit.Git(t, root, "clone", "-q", "--bare", work, "itr.git")
+	srv, err := gitserver.Start(root, gitserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv.URL + "/itr.git"
+}
+
+// TestPluginSession starts real Claude Code sessions in a repository with
+// an itr task, the model API pointed at a local stand-in, with the plugin
+// loaded two ways: from this repository with --plugin-dir, and installed
+// with `claude plugin marketplace add <git URL>` and `claude plugin
+// install itr@itr`. Each sends the model the plugin's SessionStart hook's
+// context (itr prime's heading), its skill in the list, and the tools of
+// its MCP server.
 func TestPluginSession(t *testing.T) {
 	bin := claude(t)
 	testgit.Isolate(t)
@@ -156,22 +186,53 @@ func TestPluginSession(t *testing.T) {
 	if out, err := itr.CombinedOutput(); err != nil {
 		t.Fatalf("itr init: %v\n%s", err, out)
 	}
+	t.Run("plugin-dir", func(t *testing.T) {
+		home := t.TempDir()
+		session(t, bin, repo, itrDir, home, "--plugin-dir", abs)
+	})
+	t.Run("marketplace-git", func(t *testing.T) {
+		home := t.TempDir()
+		url := gitMarketplace(t)
+		env := clientEnv(itrDir, home, "")
+		for _, args := range [][]string{
+			{"plugin", "marketplace", "add", url},
+			{"plugin", "install", "itr@itr"},
+			{"plugin", "list"},
+		} {
+			out, err := run(t, bin, repo, env, args...)
+			t.Logf("claude %s:\n%s", strings.Join(args, " "), out)
+			if err != nil {
+				t.Fatalf("claude %s: %v", strings.Join(args, " "), err)
+			}
+		}
+		session(t, bin, repo, itrDir, home)
+	})
+}
 
-	api := &standIn{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	home := os.Getenv("HOME")
-	env := []string{
+// clientEnv is the environment of a claude run: itr on PATH, a home of
+// its own, and the model API at api.
+func clientEnv(itrDir, home, api string) []string {
+	return []string{
+		"HOME=" + home,
 		"PATH=" + itrDir + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"ANTHROPIC_BASE_URL=" + srv.URL,
+		"ANTHROPIC_BASE_URL=" + api,
 		"ANTHROPIC_API_KEY=sk-ant-dummy-key-for-the-stand-in",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
 		"DISABLE_TELEMETRY=1",
 	}
-	out, err := run(t, bin, repo, env, "-p", "Where does the work stand?",
-		"--plugin-dir", abs, "--output-format", "json", "--max-turns", "1")
+}
+
+// session runs `claude -p` in repo against a stand-in and checks what the
+// client sent it.
+func session(t *testing.T, bin, repo, itrDir, home string, args ...string) {
+	t.Helper()
+	api := &standIn{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	args = append([]string{"-p", "Where does the work stand?", "--output-format", "json", "--max-turns", "1"}, args...)
+	out, err := run(t, bin, repo, clientEnv(itrDir, home, srv.URL), args...)
 	t.Logf("claude -p:\n%s", out)
 	if err != nil {
 		t.Fatalf("claude -p: %v", err)
