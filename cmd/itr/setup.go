@@ -35,12 +35,14 @@ runs ` + "`itr prime --hook-json`" + `, so the agent starts every session knowin
   cursor   .cursor/hooks.json     (--global: ~/.cursor/hooks.json)
   agents   a managed block in AGENTS.md, and @AGENTS.md in CLAUDE.md for Claude Code, and the
            itr-loop skill in .agents/skills/itr-loop/ that the block points at
-Agents without a session hook itr can use get instructions and the MCP server instead:
+Agents without a session hook itr can give context through get instructions, and the MCP
+server where their project settings take one:
   opencode the itr MCP server in opencode.json's "mcp" (--global: ~/.config/opencode/opencode.json)
   kiro     a steering file .kiro/steering/itr.md (inclusion: always), the itr-loop skill, and
            the MCP server in .kiro/settings/mcp.json (--global: ~/.kiro/settings/mcp.json)
   windsurf a rule .windsurf/rules/itr.md (trigger: always_on) and the itr-loop skill
-  cline    a rule .clinerules/itr.md and the itr-loop skill
+  cline    a rule .clinerules/itr.md, the itr-loop skill, and TaskStart and TaskResume hooks in
+           .clinerules/hooks/ that give itr prime's context (--hook-json=cline)
 The file is merged, never overwritten: every other key and hook stays byte for byte, in the
 file's own indentation; running setup again changes nothing; --remove takes out only what
 setup added. The hook exits 0 and prints nothing on every error, so it never blocks a session.

@@ -16,13 +16,14 @@ import (
 // names for a repository's own skills.
 const SkillDir = ".agents/skills/" + skills.Loop
 
-// ruleMarker starts the line that marks a rule file as itr's: itr setup
-// updates and removes only files that carry it.
-const ruleMarker = "<!-- written by itr setup "
+// ownMark, followed by the agent's name and a semicolon, marks a file as
+// itr's (in a rule's HTML comment, a hook program's shell comment): itr
+// setup updates and removes only files that carry it.
+const ownMark = "written by itr setup "
 
 // markerLine is the marking line of agent's rule file.
 func markerLine(agent string) string {
-	return ruleMarker + agent + "; `itr setup " + agent + " --remove` takes it out -->"
+	return "<!-- " + ownMark + agent + "; `itr setup " + agent + " --remove` takes it out -->"
 }
 
 // mcpEntry is the itr MCP server in the mcpServers form (Kiro).
@@ -46,10 +47,11 @@ func instructions(root string) string {
 // moreAgent is an agent set up with whole files itr owns (rules, the skill)
 // and members of JSON settings (MCP servers).
 type moreAgent struct {
-	rule      string // a rule file itr owns, "" for none
-	front     string // its front matter
-	skill     bool   // also the itr-loop skill in SkillDir
-	json      string // a JSON settings file with an itr member, "" for none
+	rule      string   // a rule file itr owns, "" for none
+	front     string   // its front matter
+	skill     bool     // also the itr-loop skill in SkillDir
+	scripts   []string // hook programs itr owns, by path (Cline's hooks)
+	json      string   // a JSON settings file with an itr member, "" for none
 	jsonFresh map[string]any
 	member    memberSpec
 	global    string // the JSON file under the home folder with --global
@@ -72,7 +74,7 @@ func moreSpec(agent string) (moreAgent, bool) {
 	case "windsurf":
 		return moreAgent{rule: ".windsurf/rules/itr.md", front: "---\ntrigger: always_on\n---\n", skill: true}, true
 	case "cline":
-		return moreAgent{rule: ".clinerules/itr.md", skill: true}, true
+		return moreAgent{rule: ".clinerules/itr.md", skill: true, scripts: []string{".clinerules/hooks/TaskStart", ".clinerules/hooks/TaskResume"}}, true
 	}
 	return moreAgent{}, false
 }
@@ -101,6 +103,11 @@ func planMore(o Options, a moreAgent) (*Report, error) {
 			return nil, err
 		}
 	}
+	for _, script := range a.scripts {
+		if err := r.planOwned(o, script, clineHook(path.Base(script)), 0o755); err != nil {
+			return nil, err
+		}
+	}
 	if a.skill {
 		if err := r.planSkill(o, o.Remove && !otherInstructions(o.Top, o.Agent)); err != nil {
 			return nil, err
@@ -114,18 +121,27 @@ func planMore(o Options, a moreAgent) (*Report, error) {
 	return r, nil
 }
 
-// planRule writes, updates or removes the rule file; a file there that is
-// not itr's is an error that changes nothing.
+// planRule writes, updates or removes the rule file.
 func (r *Report) planRule(o Options, a moreAgent) error {
-	c, err := mdChange(o.Top, filepath.FromSlash(a.rule))
+	return r.planOwned(o, a.rule, a.ruleText(o.Agent, o.TaskRoot), 0o644)
+}
+
+// planOwned writes, updates or removes a file itr owns whole (a rule, a
+// hook program); a file there that itr did not write is an error that
+// changes nothing.
+func (r *Report) planOwned(o Options, rel string, want []byte, mode os.FileMode) error {
+	c, err := mdChange(o.Top, filepath.FromSlash(rel))
 	if err != nil {
 		return err
 	}
-	c.Rel = a.rule
-	if c.Old != nil && !bytes.Contains(c.Old, []byte(ruleMarker)) {
-		return fmt.Errorf("%s exists and itr did not write it (it lacks the line %s); move it aside or merge the itr text in yourself, nothing was changed", a.rule, markerLine(o.Agent))
+	c.Rel, c.Mode = rel, mode
+	if c.Old != nil && !bytes.Contains(c.Old, []byte(ownMark+o.Agent+";")) {
+		return fmt.Errorf("%s exists and itr did not write it (it lacks the line %s); move it aside or merge the itr text in yourself, nothing was changed", rel, markerLine(o.Agent))
 	}
-	name := "the itr rule " + a.rule
+	name := "the itr rule " + rel
+	if mode&0o111 != 0 {
+		name = "the itr hook " + rel
+	}
 	if o.Remove {
 		if c.Old != nil {
 			c.Delete, c.What = true, []string{"removed " + name}
@@ -133,7 +149,6 @@ func (r *Report) planRule(o Options, a moreAgent) error {
 		}
 		return nil
 	}
-	want := a.ruleText(o.Agent, o.TaskRoot)
 	switch {
 	case bytes.Equal(c.Old, want):
 		r.Present = append(r.Present, name)
@@ -147,6 +162,17 @@ func (r *Report) planRule(o Options, a moreAgent) error {
 	c.New = want
 	r.Changes = append(r.Changes, c)
 	return nil
+}
+
+// clineHook is the program of Cline's hook event (TaskStart, TaskResume):
+// itr prime's context as Cline's contextModification; when itr is missing
+// or has nothing to say, {"cancel": false}, so the task goes on.
+func clineHook(event string) []byte {
+	return []byte("#!/bin/sh\n" +
+		"# " + ownMark + "cline; `itr setup cline --remove` takes it out\n" +
+		"# Cline runs this as a task " + map[string]string{"TaskStart": "starts", "TaskResume": "resumes"}[event] + ": itr prime's context, as contextModification.\n" +
+		"out=$(itr prime --hook-json=cline 2>/dev/null)\n" +
+		"if [ -n \"$out\" ]; then printf '%s\\n' \"$out\"; else echo '{\"cancel\": false}'; fi\n")
 }
 
 // planSkill writes the itr-loop skill's files into SkillDir, or with
@@ -207,7 +233,7 @@ func otherInstructions(top, agent string) bool {
 		if !ok || other == agent || a.rule == "" || !a.skill {
 			continue
 		}
-		if data, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(a.rule))); err == nil && bytes.Contains(data, []byte(ruleMarker)) {
+		if data, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(a.rule))); err == nil && bytes.Contains(data, []byte(ownMark+other+";")) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package agentsetup
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,9 +89,13 @@ func TestMoreAgents(t *testing.T) {
 			contains: map[string]string{".windsurf/rules/itr.md": "---\ntrigger: always_on\n---\n<!-- written by itr setup windsurf;"},
 		},
 		{
-			agent:    "cline",
-			want:     []string{".clinerules/itr.md", ".agents/skills/itr-loop/SKILL.md"},
-			contains: map[string]string{".clinerules/itr.md": "`.agents/skills/itr-loop/SKILL.md`"},
+			agent: "cline",
+			want:  []string{".clinerules/itr.md", ".clinerules/hooks/TaskStart", ".clinerules/hooks/TaskResume", ".agents/skills/itr-loop/SKILL.md"},
+			contains: map[string]string{
+				".clinerules/itr.md":           "`.agents/skills/itr-loop/SKILL.md`",
+				".clinerules/hooks/TaskStart":  "#!/bin/sh\n# written by itr setup cline;",
+				".clinerules/hooks/TaskResume": "out=$(itr prime --hook-json=cline 2>/dev/null)\n",
+			},
 		},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
@@ -243,4 +248,32 @@ func TestRuleFrontMatter(t *testing.T) {
 		require.True(t, strings.HasPrefix(text, markerLine(agent)+"\n"), agent)
 		require.Less(t, len(a.ruleText(agent, "")), 12000, "Windsurf reads at most 12,000 characters of a rule")
 	}
+}
+
+// TestClineHooks: Cline's hook programs are executable, answer
+// {"cancel": false} when itr has nothing to say, and prime --hook-json=cline
+// gives Cline's envelope.
+func TestClineHooks(t *testing.T) {
+	top := t.TempDir()
+	setupMore(t, top, "cline", false)
+	for _, event := range []string{"TaskStart", "TaskResume"} {
+		p := filepath.Join(top, ".clinerules", "hooks", event)
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o755), st.Mode().Perm(), event)
+		if _, err := exec.LookPath("sh"); err != nil {
+			continue
+		}
+		cmd := exec.Command(p)
+		cmd.Dir = top
+		cmd.Env = append(os.Environ(), "PATH="+t.TempDir()) // no itr
+		cmd.Stdin = strings.NewReader(`{"hookName": "` + event + `", "taskId": "17"}`)
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		require.Equal(t, "{\"cancel\": false}\n", string(out))
+	}
+	got, err := json.Marshal(SessionContext("cline", "# itr"))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"cancel": false, "contextModification": "# itr"}`, string(got))
+	require.Equal(t, "17", ReadHookInput(strings.NewReader(`{"taskId": "17"}`)).SessionID)
 }
