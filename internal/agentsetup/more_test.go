@@ -277,3 +277,32 @@ func TestClineHooks(t *testing.T) {
 	require.JSONEq(t, `{"cancel": false, "contextModification": "# itr"}`, string(got))
 	require.Equal(t, "17", ReadHookInput(strings.NewReader(`{"taskId": "17"}`)).SessionID)
 }
+
+// TestPluginHooksMatchSetup: the Claude Code plugin's hooks/hooks.json
+// registers the same SessionStart entry itr setup claude writes, and its
+// .mcp.json runs the same server as itr setup kiro registers.
+func TestPluginHooksMatchSetup(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "hooks", "hooks.json"))
+	require.NoError(t, err)
+	var plugin struct {
+		Hooks map[string][]json.RawMessage `json:"hooks"`
+	}
+	require.NoError(t, json.Unmarshal(data, &plugin))
+	spec, err := specFor("claude")
+	require.NoError(t, err)
+	want, err := json.Marshal(spec.session.entry)
+	require.NoError(t, err)
+	require.Len(t, plugin.Hooks, 1, "only the SessionStart hook, as itr setup claude writes by default")
+	require.Len(t, plugin.Hooks["SessionStart"], 1)
+	require.JSONEq(t, string(want), string(plugin.Hooks["SessionStart"][0]))
+
+	data, err = os.ReadFile(filepath.Join("..", "..", ".mcp.json"))
+	require.NoError(t, err)
+	var mcp struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	require.NoError(t, json.Unmarshal(data, &mcp))
+	want, err = json.Marshal(mcpEntry)
+	require.NoError(t, err)
+	require.JSONEq(t, string(want), string(mcp.MCPServers["itr"]))
+}
