@@ -30,7 +30,9 @@ and exits 0, so a SessionStart hook never disturbs a session elsewhere.
 
 --hook-json wraps it as {"hookSpecificOutput": {"hookEventName": "SessionStart",
 "additionalContext": ...}}, the envelope Claude Code, Codex and Gemini CLI read;
---hook-json=cursor as {"additional_context": ...}, Cursor's. With either, every error is
+--hook-json=cursor as {"additional_context": ...}, Cursor's; --hook-json=cline as
+{"cancel": false, "contextModification": ...}, what Cline's TaskStart and TaskResume hooks
+answer. With any of them, every error is
 swallowed (exit 0, nothing on stdout). The hook's input (on stdin) gives the session's id
 and model: prime reads for that session (an iteration another session left unrecorded
 shows as interrupted), and where Claude Code names a CLAUDE_ENV_FILE, prime adds
@@ -48,7 +50,7 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 				hookJSON = args[0]
 			}
 			if hook && !slices.Contains(hookEnvelopes, hookJSON) {
-				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor", hookJSON)}
+				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI), cursor and cline", hookJSON)}
 			}
 			if cmd.Flags().Changed("unit") && strings.TrimSpace(unit) == "" {
 				return usageError{fmt.Errorf("--unit is empty: give the unit whose context a subagent needs, such as --unit T3 (itr next --all lists those that can start)")}
@@ -88,7 +90,7 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 			return g.emit(p, func(w io.Writer) { fmt.Fprint(w, p.Markdown) })
 		},
 	}
-	cmd.Flags().StringVar(&hookJSON, "hook-json", "", "wrap the context in a SessionStart hook envelope (claude, the default, or cursor); never fail")
+	cmd.Flags().StringVar(&hookJSON, "hook-json", "", "wrap the context in a SessionStart hook envelope (claude, the default, cursor or cline); never fail")
 	cmd.Flags().Lookup("hook-json").NoOptDefVal = "claude"
 	cmd.Flags().StringVar(&unit, "unit", "", "print one unit's context for a subagent (about 400 tokens) instead of the task's")
 	return cmd
@@ -130,5 +132,5 @@ func hookEnvelopeArg(hookJSON *string) cobra.PositionalArgs {
 }
 
 // hookEnvelopes are the values of prime --hook-json: the envelope of
-// Claude Code (also read by Codex and Gemini CLI) and Cursor's.
-var hookEnvelopes = []string{"claude", "cursor"}
+// Claude Code (also read by Codex and Gemini CLI), Cursor's and Cline's.
+var hookEnvelopes = []string{"claude", "cursor", "cline"}

@@ -19,7 +19,7 @@ func newSetupCmd(g *globals) *cobra.Command {
 	var o agentsetup.Options
 	var check, print bool
 	cmd := &cobra.Command{
-		Use:   "setup [git|claude|codex|gemini|cursor|agents] [--check] [--remove] [--print] [--global]",
+		Use:   "setup [git|claude|codex|gemini|cursor|agents|opencode|kiro|windsurf|cline] [--check] [--remove] [--print] [--global]",
 		Short: "Register itr with git (merge driver) or with a coding agent (resume hook)",
 		Long: `With no argument, or git: register itr's git merge driver, so that git merge, rebase and
 cherry-pick resolve progress.md, guardrails.md and state.json by themselves: the log becomes
@@ -33,7 +33,16 @@ runs ` + "`itr prime --hook-json`" + `, so the agent starts every session knowin
   codex    .codex/hooks.json      (--global: ~/.codex/hooks.json)
   gemini   .gemini/settings.json  (--global: ~/.gemini/settings.json)
   cursor   .cursor/hooks.json     (--global: ~/.cursor/hooks.json)
-  agents   a managed block in AGENTS.md, and @AGENTS.md in CLAUDE.md for Claude Code
+  agents   a managed block in AGENTS.md, and @AGENTS.md in CLAUDE.md for Claude Code, and the
+           itr-loop skill in .agents/skills/itr-loop/ that the block points at
+Agents without a session hook itr can give context through get instructions, and the MCP
+server where their project settings take one:
+  opencode the itr MCP server in opencode.json's "mcp" (--global: ~/.config/opencode/opencode.json)
+  kiro     a steering file .kiro/steering/itr.md (inclusion: always), the itr-loop skill, and
+           the MCP server in .kiro/settings/mcp.json (--global: ~/.kiro/settings/mcp.json)
+  windsurf a rule .windsurf/rules/itr.md (trigger: always_on) and the itr-loop skill
+  cline    a rule .clinerules/itr.md, the itr-loop skill, and TaskStart and TaskResume hooks in
+           .clinerules/hooks/ that give itr prime's context (--hook-json=cline)
 The file is merged, never overwritten: every other key and hook stays byte for byte, in the
 file's own indentation; running setup again changes nothing; --remove takes out only what
 setup added. The hook exits 0 and prints nothing on every error, so it never blocks a session.
@@ -165,7 +174,7 @@ func setupAgent(g *globals, o agentsetup.Options, check, print bool) error {
 				fmt.Fprintln(w, what)
 			}
 		}
-		if onPath != nil && !o.Remove && o.Agent != "agents" {
+		if onPath != nil && !o.Remove && usesItrProgram(o.Agent) {
 			fmt.Fprintln(w, "warning: itr is not on PATH here; the hook runs `itr` and stays silent until it is.")
 		}
 	})
@@ -176,6 +185,16 @@ func setupAgent(g *globals, o agentsetup.Options, check, print bool) error {
 		return problemsError{}
 	}
 	return nil
+}
+
+// usesItrProgram reports whether what setup writes for agent runs the itr
+// program (a hook or the MCP server), not only instructions.
+func usesItrProgram(agent string) bool {
+	switch agent {
+	case "agents", "windsurf", "cline":
+		return false
+	}
+	return true
 }
 
 func newMergeDriverCmd(g *globals) *cobra.Command {

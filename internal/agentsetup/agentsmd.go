@@ -26,6 +26,7 @@ func agentsBlock(root string) string {
 		"- At the start of a session and after a context compaction, run `itr prime` and continue from what it says.\n" +
 		"- Record every iteration with `itr checkpoint --did \"...\"` (one commit each); `itr status` shows the whole task.\n" +
 		"- Do not edit `state.json` or `progress.md` by hand; `itr reconcile` rebuilds them from git.\n" +
+		agentsSkillHint +
 		blockEnd + "\n"
 }
 
@@ -136,6 +137,12 @@ func planAgentsMD(o Options) (*Report, error) {
 		}
 	}
 	r.addMD(agents, next, o.Remove, "the itr block in AGENTS.md")
+
+	// The skill the block points at; removed with the block unless another
+	// agent's rule file still points at it.
+	if err := r.planSkill(o, o.Remove && !otherInstructions(o.Top, "agents")); err != nil {
+		return nil, err
+	}
 
 	// CLAUDE.md: an import of AGENTS.md, unless it has one or is a link to it.
 	claude, err := mdChange(o.Top, "CLAUDE.md")

@@ -107,3 +107,81 @@ func emptyHookContainers(root *jnode) bool {
 	s := h.get("SessionStart")
 	return s != nil && len(s.elems) == 0
 }
+
+// FuzzMemberEdit checks the MCP-server member edits (itr setup opencode
+// and kiro) on every object the parser accepts: adding gives valid JSON
+// that has the member, adding again changes nothing, and removing gives
+// valid JSON without it — the input byte for byte unless the input held an
+// empty "mcp" object, duplicate names or no member at all (blanks inside
+// "{ }"), which removal does not leave.
+func FuzzMemberEdit(f *testing.F) {
+	for _, d := range docs {
+		f.Add([]byte(d))
+	}
+	f.Add([]byte(`{"$schema": "https://opencode.ai/config.json", "mcp": {"other": {"type": "remote", "url": "https://x"}}}`))
+	f.Add([]byte("{\n\t\"model\": \"a\" // the team's\n}"))
+	f.Add([]byte(`{"mcp": {"itr": {"type": "local", "command": ["itr", "mcp"]}}}`))
+	f.Add([]byte(`{"mcp": []}`))
+	f.Add([]byte(`{"mcp": {}}`))
+	a, _ := moreSpec("opencode")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		root, err := parseJSON(data)
+		if err != nil || root == nil || root.kind != jObject || !json.Valid(data) {
+			return
+		}
+		f1, err := openJSON("f", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if present, err := f1.hasMember(a.member); err != nil || present {
+			return // an "mcp" of another type, or itr's member already there
+		}
+		if _, err := f1.addMember(a.member); err != nil {
+			t.Fatalf("add: %v\n%q", err, data)
+		}
+		if !json.Valid(f1.src) {
+			t.Fatalf("add gave invalid JSON:\n%q\nfrom\n%q", f1.src, data)
+		}
+		if ok, _ := f1.hasMember(a.member); !ok {
+			t.Fatalf("the member is not there after add:\n%q", f1.src)
+		}
+		if changed, _ := f1.addMember(a.member); changed {
+			t.Fatalf("a second add changed the file:\n%q", f1.src)
+		}
+		if _, err := f1.removeMember(a.member); err != nil {
+			t.Fatalf("remove: %v", err)
+		}
+		if !json.Valid(f1.src) {
+			t.Fatalf("remove gave invalid JSON:\n%q", f1.src)
+		}
+		if ok, _ := f1.hasMember(a.member); ok {
+			t.Fatalf("the member is still there after remove:\n%q", f1.src)
+		}
+		mcp := root.get("mcp")
+		emptyMCP := mcp != nil && mcp.kind == jObject && len(mcp.members) == 0
+		if !emptyMCP && !duplicateNames(root, "mcp") && len(root.members) > 0 && string(f1.src) != string(data) {
+			t.Fatalf("remove did not give back the input:\n%q\n%q", data, f1.src)
+		}
+	})
+}
+
+// duplicateNames reports whether the root names key twice, or the object
+// at key names itr twice.
+func duplicateNames(root *jnode, key string) bool {
+	count := func(n *jnode, k string) int {
+		c := 0
+		for _, m := range n.members {
+			if m.key == k {
+				c++
+			}
+		}
+		return c
+	}
+	if count(root, key) > 1 {
+		return true
+	}
+	if v := root.get(key); v != nil && v.kind == jObject && count(v, "itr") > 1 {
+		return true
+	}
+	return false
+}

@@ -13,6 +13,7 @@ const maxHookInput = 1 << 20
 type HookInput struct {
 	SessionID      string `json:"session_id"`
 	ConversationID string `json:"conversation_id"` // Cursor's name for it
+	TaskID         string `json:"taskId"`          // Cline's
 	Trigger        string `json:"trigger"`         // PreCompact: manual or auto
 	StopHookActive bool   `json:"stop_hook_active"`
 	LoopCount      int    `json:"loop_count"` // Cursor's stop
@@ -33,6 +34,9 @@ func ReadHookInput(r io.Reader) HookInput {
 	_ = json.Unmarshal(data, &in)
 	if in.SessionID == "" {
 		in.SessionID = in.ConversationID
+	}
+	if in.SessionID == "" {
+		in.SessionID = in.TaskID
 	}
 	return in
 }
@@ -57,11 +61,18 @@ func StopResponse(format, reason string) any {
 
 // SessionContext is a SessionStart hook's answer adding markdown to the
 // session's context: Cursor's {"additional_context": ...} for "cursor",
-// else the hookSpecificOutput envelope Claude Code, Codex and Gemini CLI
-// read.
+// Cline's {"cancel": false, "contextModification": ...} (TaskStart,
+// TaskResume) for "cline", else the hookSpecificOutput envelope Claude
+// Code, Codex and Gemini CLI read.
 func SessionContext(format, markdown string) any {
-	if format == "cursor" {
+	switch format {
+	case "cursor":
 		return map[string]string{"additional_context": markdown}
+	case "cline":
+		return struct {
+			Cancel              bool   `json:"cancel"`
+			ContextModification string `json:"contextModification"`
+		}{false, markdown}
 	}
 	return map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName":     "SessionStart",

@@ -14,7 +14,7 @@ import (
 
 // Agents are the agents itr can be set up for, in the order help lists
 // them.
-var Agents = []string{"claude", "codex", "gemini", "cursor", "agents"}
+var Agents = []string{"claude", "codex", "gemini", "cursor", "agents", "opencode", "kiro", "windsurf", "cline"}
 
 // Options choose what Plan does.
 type Options struct {
@@ -115,6 +115,9 @@ func specFor(agent string) (agentFile, error) {
 func Plan(o Options) (*Report, error) {
 	if o.Agent == "agents" {
 		return planAgentsMD(o)
+	}
+	if a, ok := moreSpec(o.Agent); ok {
+		return planMore(o, a)
 	}
 	spec, err := specFor(o.Agent)
 	if err != nil {
@@ -240,6 +243,7 @@ func Apply(r *Report) error {
 			if err := os.Remove(c.Path); err != nil && !os.IsNotExist(err) {
 				return fmt.Errorf("remove %s: %w", c.Rel, err)
 			}
+			removeEmptyDirs(c.Path, c.Rel)
 			continue
 		}
 		if err := writeAtomic(c.Path, c.New, c.Mode); err != nil {
@@ -247,4 +251,18 @@ func Apply(r *Report) error {
 		}
 	}
 	return nil
+}
+
+// removeEmptyDirs removes the folders of a deleted file that it leaves
+// empty, up to the first folder of rel (a file at the top, or the home
+// folder, keeps its folder): .agents/skills/itr-loop/references and the
+// folders above it go with the skill's last file.
+func removeEmptyDirs(abs, rel string) {
+	dir := filepath.Dir(abs)
+	for n := strings.Count(strings.TrimPrefix(filepath.ToSlash(rel), "~/"), "/"); n > 0; n-- {
+		if os.Remove(dir) != nil { // not empty, or not there
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
 }
