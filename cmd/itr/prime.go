@@ -50,7 +50,7 @@ on to the subagent it gives the unit to (itr next --all lists the units that can
 				hookJSON = args[0]
 			}
 			if hook && !slices.Contains(hookEnvelopes, hookJSON) {
-				return usageError{fmt.Errorf("--hook-json=%s: the envelopes are claude (also read by Codex and Gemini CLI), cursor and cline", hookJSON)}
+				return usageError{fmt.Errorf("--hook-json=%s: %s", hookJSON, envelopesWords)}
 			}
 			if cmd.Flags().Changed("unit") && strings.TrimSpace(unit) == "" {
 				return usageError{fmt.Errorf("--unit is empty: give the unit whose context a subagent needs, such as --unit T3 (itr next --all lists those that can start)")}
@@ -125,7 +125,7 @@ func hookEnvelopeArg(hookJSON *string) cobra.PositionalArgs {
 			return cobra.NoArgs(c, args)
 		}
 		if !slices.Contains(hookEnvelopes, args[0]) {
-			return usageError{fmt.Errorf("--hook-json %s: the envelopes are claude (also read by Codex and Gemini CLI) and cursor; prime takes no other argument", args[0])}
+			return usageError{fmt.Errorf("--hook-json %s: %s; prime takes no other argument", args[0], envelopesWords)}
 		}
 		return nil
 	}
@@ -134,3 +134,6 @@ func hookEnvelopeArg(hookJSON *string) cobra.PositionalArgs {
 // hookEnvelopes are the values of prime --hook-json: the envelope of
 // Claude Code (also read by Codex and Gemini CLI), Cursor's and Cline's.
 var hookEnvelopes = []string{"claude", "cursor", "cline"}
+
+// envelopesWords names hookEnvelopes in prime's refusals.
+const envelopesWords = "the envelopes are claude (also read by Codex and Gemini CLI), cursor and cline"
