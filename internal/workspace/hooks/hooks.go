@@ -123,53 +123,63 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// hookFiles locates the pre-commit hook and the chained original, and
-// reads the hook; err is the read's (fs.ErrNotExist when there is none), or
-// the failure to find the hooks folder, in which case hook is "".
-func hookFiles(st *store.Store) (dir, hook, chained string, cur []byte, err error) {
+// A slot is one hook itr installs in a repository's hooks folder: the
+// pre-commit hook of a clone or the pre-receive guard of a server. Both
+// keep a hook that was there as NAME.itr-chained and run it first.
+type slot struct {
+	name   string // the hook's file name
+	marker string // the line that makes a hook itr's
+	again  string // the command that installs it, for the refusal
+}
+
+var (
+	preCommitSlot = slot{"pre-commit", hookMarker, "itr hooks install"}
+	serverSlot    = slot{ServerHookName, serverMarker, "itr hooks install --server"}
+)
+
+// files locates the hook and the chained original, and reads the hook;
+// err is the read's (fs.ErrNotExist when there is none), or the failure
+// to find the hooks folder, in which case hook is "".
+func (s slot) files(st *store.Store) (dir, hook, chained string, cur []byte, err error) {
 	if dir, err = st.Repo.HooksDir(); err != nil {
 		return "", "", "", nil, err
 	}
-	hook = filepath.Join(dir, "pre-commit")
+	hook = filepath.Join(dir, s.name)
 	cur, err = os.ReadFile(hook)
 	return dir, hook, hook + ".itr-chained", cur, err
 }
 
-// Install installs itr's pre-commit hook (see hookContent). An existing
-// pre-commit hook is kept as pre-commit.itr-chained and run first;
-// installing twice changes nothing, and installing again after an upgrade
-// of itr replaces an older itr hook, either kind, in place.
-func Install(st *store.Store, opt InstallOptions) (*Report, error) {
-	content, rep, err := hookContent(opt)
-	if err != nil {
-		return nil, err
-	}
-	dir, hook, chained, cur, err := hookFiles(st)
+// hookFiles is files of the pre-commit hook.
+func hookFiles(st *store.Store) (dir, hook, chained string, cur []byte, err error) {
+	return preCommitSlot.files(st)
+}
+
+// install writes content as the slot's hook and fills rep in. An
+// existing hook not itr's is kept as the chained one; installing twice
+// changes nothing, and an older itr hook is replaced in place, the
+// chained hook kept as it is.
+func (s slot) install(st *store.Store, content []byte, rep *Report) (*Report, error) {
+	dir, hook, chained, cur, err := s.files(st)
 	if hook == "" {
 		return nil, err
 	}
 	rep.Hook = hook
 	switch {
-	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
+	case err == nil && bytes.Contains(cur, []byte(s.marker)):
 		if _, err := os.Stat(chained); err == nil {
 			rep.Chained = chained
 		}
 		if bytes.Equal(cur, content) {
 			return rep, nil
 		}
-		// An older version of itr's hook: replaced in place, the chained
-		// hook kept as it is.
-		if err := atomicfile.Write(hook, content, 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.Chmod(hook, 0o755); err != nil {
+		if err := writeHook(hook, content); err != nil {
 			return nil, err
 		}
 		rep.Changed = true
 		return rep, nil
 	case err == nil:
 		if _, err := os.Lstat(chained); err == nil {
-			return nil, fmt.Errorf("%s already exists; move it away, then run `itr hooks install` again", chained)
+			return nil, fmt.Errorf("%s already exists; move it away, then run `%s` again", chained, s.again)
 		}
 		if err := os.Rename(hook, chained); err != nil {
 			return nil, fmt.Errorf("keep the existing hook: %w", err)
@@ -178,8 +188,12 @@ func Install(st *store.Store, opt InstallOptions) (*Report, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("read %s: %w", hook, err)
 	}
-	// Should the new hook fail to land, the one that was there goes back.
-	undo := func(err error) (*Report, error) {
+	err = os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = writeHook(hook, content)
+	}
+	if err != nil {
+		// The new hook did not land: the one that was there goes back.
 		if rep.Chained != "" {
 			if rerr := os.Rename(chained, hook); rerr != nil {
 				return nil, fmt.Errorf("%w; and putting the previous hook back failed: %w (it is %s: rename it to %s)", err, rerr, chained, hook)
@@ -187,28 +201,27 @@ func Install(st *store.Store, opt InstallOptions) (*Report, error) {
 		}
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return undo(err)
-	}
-	if err := atomicfile.Write(hook, content, 0o755); err != nil {
-		return undo(err)
-	}
-	if err := os.Chmod(hook, 0o755); err != nil {
-		return undo(err)
-	}
 	rep.Changed = true
 	return rep, nil
 }
 
-// Uninstall removes itr's pre-commit hook and restores the one it
-// chained, if any.
-func Uninstall(st *store.Store) (*Report, error) {
-	_, hook, chained, cur, err := hookFiles(st)
+// writeHook writes an executable hook atomically.
+func writeHook(hook string, content []byte) error {
+	if err := atomicfile.Write(hook, content, 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(hook, 0o755)
+}
+
+// uninstall removes the slot's hook if it is itr's and restores the one
+// it chained, if any.
+func (s slot) uninstall(st *store.Store) (*Report, error) {
+	_, hook, chained, cur, err := s.files(st)
 	if hook == "" {
 		return nil, err
 	}
 	rep := &Report{Hook: hook}
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(hookMarker))) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(s.marker))) {
 		return rep, nil // not ours: leave it
 	}
 	if err != nil {
@@ -225,6 +238,24 @@ func Uninstall(st *store.Store) (*Report, error) {
 		rep.Chained = chained
 	}
 	return rep, nil
+}
+
+// Install installs itr's pre-commit hook (see hookContent). An existing
+// pre-commit hook is kept as pre-commit.itr-chained and run first;
+// installing twice changes nothing, and installing again after an upgrade
+// of itr replaces an older itr hook, either kind, in place.
+func Install(st *store.Store, opt InstallOptions) (*Report, error) {
+	content, rep, err := hookContent(opt)
+	if err != nil {
+		return nil, err
+	}
+	return preCommitSlot.install(st, content, rep)
+}
+
+// Uninstall removes itr's pre-commit hook and restores the one it
+// chained, if any.
+func Uninstall(st *store.Store) (*Report, error) {
+	return preCommitSlot.uninstall(st)
 }
 
 // CheckStaged is the pre-commit check: every staged progress.md,

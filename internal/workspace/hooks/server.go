@@ -1,17 +1,12 @@
 package hooks
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/itr-dev/itr/gitstate"
-	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/internal/workspace/verify"
 )
@@ -54,92 +49,19 @@ fi
 exec itr hooks pre-receive
 `
 
-// serverFiles locates the pre-receive hook and the chained original, and
-// reads the hook (err as hookFiles's).
-func serverFiles(st *store.Store) (dir, hook, chained string, cur []byte, err error) {
-	if dir, err = st.Repo.HooksDir(); err != nil {
-		return "", "", "", nil, err
-	}
-	hook = filepath.Join(dir, ServerHookName)
-	cur, err = os.ReadFile(hook)
-	return dir, hook, hook + ".itr-chained", cur, err
-}
-
 // InstallServer installs the server guard, the pre-receive hook, in the
 // repository a team pushes to (a bare one, usually). An existing
 // pre-receive hook is kept as pre-receive.itr-chained and run first, with
 // the same input; installing twice changes nothing, and an older itr's
 // guard is replaced in place.
 func InstallServer(st *store.Store) (*Report, error) {
-	dir, hook, chained, cur, err := serverFiles(st)
-	if hook == "" {
-		return nil, err
-	}
-	rep := &Report{Hook: hook, Kind: "script"}
-	content := []byte(serverScript)
-	switch {
-	case err == nil && bytes.Contains(cur, []byte(serverMarker)):
-		if _, err := os.Stat(chained); err == nil {
-			rep.Chained = chained
-		}
-		if bytes.Equal(cur, content) {
-			return rep, nil
-		}
-	case err == nil:
-		if _, err := os.Lstat(chained); err == nil {
-			return nil, fmt.Errorf("%s already exists; move it away, then run `itr hooks install --server` again", chained)
-		}
-		if err := os.Rename(hook, chained); err != nil {
-			return nil, fmt.Errorf("keep the existing hook: %w", err)
-		}
-		rep.Chained = chained
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read %s: %w", hook, err)
-	}
-	err = os.MkdirAll(dir, 0o755)
-	if err == nil {
-		err = atomicfile.Write(hook, content, 0o755)
-	}
-	if err == nil {
-		err = os.Chmod(hook, 0o755)
-	}
-	if err != nil {
-		if rep.Chained != "" && !bytes.Contains(cur, []byte(serverMarker)) {
-			if rerr := os.Rename(chained, hook); rerr != nil {
-				return nil, fmt.Errorf("%w; and putting the previous hook back failed: %w (it is %s: rename it to %s)", err, rerr, chained, hook)
-			}
-		}
-		return nil, err
-	}
-	rep.Changed = true
-	return rep, nil
+	return serverSlot.install(st, []byte(serverScript), &Report{Kind: "script"})
 }
 
 // UninstallServer removes the server guard and restores the hook it
 // chained, if any.
 func UninstallServer(st *store.Store) (*Report, error) {
-	_, hook, chained, cur, err := serverFiles(st)
-	if hook == "" {
-		return nil, err
-	}
-	rep := &Report{Hook: hook}
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(serverMarker))) {
-		return rep, nil // not ours: leave it
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(hook); err != nil {
-		return nil, err
-	}
-	rep.Changed = true
-	if _, err := os.Lstat(chained); err == nil {
-		if err := os.Rename(chained, hook); err != nil {
-			return nil, fmt.Errorf("restore %s: %w", chained, err)
-		}
-		rep.Chained = chained
-	}
-	return rep, nil
+	return serverSlot.uninstall(st)
 }
 
 // CheckPush is the server guard's check, run by the pre-receive hook in
