@@ -142,17 +142,25 @@ func (r *Report) planOwned(o Options, rel string, want []byte, mode os.FileMode)
 	if mode&0o111 != 0 {
 		name = "the itr hook " + rel
 	}
-	if o.Remove {
+	r.planWhole(c, name, want, o.Remove)
+	return nil
+}
+
+// planWhole plans one file itr writes whole, named name in what it says:
+// with remove it goes if it is there; otherwise it is written unless it
+// already holds want.
+func (r *Report) planWhole(c Change, name string, want []byte, remove bool) {
+	if remove {
 		if c.Old != nil {
 			c.Delete, c.What = true, []string{"removed " + name}
 			r.Changes = append(r.Changes, c)
 		}
-		return nil
+		return
 	}
 	switch {
 	case bytes.Equal(c.Old, want):
 		r.Present = append(r.Present, name)
-		return nil
+		return
 	case c.Old == nil:
 		c.What = []string{"added " + name}
 	default:
@@ -161,7 +169,6 @@ func (r *Report) planOwned(o Options, rel string, want []byte, mode os.FileMode)
 	r.Missing = append(r.Missing, name)
 	c.New = want
 	r.Changes = append(r.Changes, c)
-	return nil
 }
 
 // clineHook is the program of Cline's hook event (TaskStart, TaskResume):
@@ -195,25 +202,7 @@ func (r *Report) planSkill(o Options, remove bool) error {
 			return err
 		}
 		c.Rel = rel
-		name := "the itr-loop skill's " + rel
-		switch {
-		case remove:
-			if c.Old != nil {
-				c.Delete, c.What = true, []string{"removed " + name}
-				r.Changes = append(r.Changes, c)
-			}
-			return nil
-		case bytes.Equal(c.Old, want):
-			r.Present = append(r.Present, name)
-			return nil
-		case c.Old == nil:
-			c.What = []string{"added " + name}
-		default:
-			c.What = []string{"updated " + name}
-		}
-		r.Missing = append(r.Missing, name)
-		c.New = want
-		r.Changes = append(r.Changes, c)
+		r.planWhole(c, "the itr-loop skill's "+rel, want, remove)
 		return nil
 	})
 }
