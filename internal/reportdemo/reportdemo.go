@@ -213,6 +213,22 @@ func FindChromium() string {
 	return ""
 }
 
+// ShotSetup is what a screenshot tool needs before it builds a demo: the
+// Chromium to drive, the itr binary's absolute path and a temporary base
+// folder, which the caller removes.
+func ShotSetup(itr, prefix string) (chromium, absItr, base string, err error) {
+	if chromium = FindChromium(); chromium == "" {
+		return "", "", "", fmt.Errorf("no chromium, chromium-browser or google-chrome on PATH")
+	}
+	if absItr, err = filepath.Abs(itr); err != nil {
+		return "", "", "", err
+	}
+	if base, err = os.MkdirTemp("", prefix); err != nil {
+		return "", "", "", err
+	}
+	return chromium, absItr, base, nil
+}
+
 // Chromium runs a headless Chromium with a fresh profile in userDir, no
 // name resolution (every host is NOTFOUND: nothing can be fetched) and
 // logging on stderr, with extra arguments and url, for at most timeout.

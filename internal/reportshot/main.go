@@ -38,15 +38,7 @@ func main() {
 }
 
 func run(itr, demo, out, htmlOut string, width, height int) error {
-	chromium := reportdemo.FindChromium()
-	if chromium == "" {
-		return fmt.Errorf("no chromium, chromium-browser or google-chrome on PATH")
-	}
-	itr, err := filepath.Abs(itr)
-	if err != nil {
-		return err
-	}
-	base, err := os.MkdirTemp("", "itr-reportshot-")
+	chromium, itr, base, err := reportdemo.ShotSetup(itr, "itr-reportshot-")
 	if err != nil {
 		return err
 	}

@@ -36,15 +36,7 @@ func main() {
 }
 
 func run(itr, before, after string, width, height int) error {
-	chromium := reportdemo.FindChromium()
-	if chromium == "" {
-		return fmt.Errorf("no chromium, chromium-browser or google-chrome on PATH")
-	}
-	itr, err := filepath.Abs(itr)
-	if err != nil {
-		return err
-	}
-	base, err := os.MkdirTemp("", "itr-serveshot-")
+	chromium, itr, base, err := reportdemo.ShotSetup(itr, "itr-serveshot-")
 	if err != nil {
 		return err
 	}
