@@ -126,7 +126,7 @@ func ValidSlug(slug string) error {
 		return fmt.Errorf("the slug is empty; give a name with letters or digits, or --slug")
 	}
 	if len(slug) > 64 {
-		return fmt.Errorf("slug %s is longer than 64 characters; pass a shorter --slug", clip.Quote(slug))
+		return fmt.Errorf("slug %s is longer than 64 characters, the most a task's slug has; name a shorter one", clip.Quote(slug))
 	}
 	if slug == "archive" {
 		return fmt.Errorf("slug %q is reserved for archived copies; pick another --slug", slug)
@@ -134,7 +134,7 @@ func ValidSlug(slug string) error {
 	for i, r := range slug {
 		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || (i > 0 && (r == '-' || r == '_' || r == '.'))
 		if !ok {
-			return fmt.Errorf("slug %q is not a safe folder name: %s", slug, slugRule)
+			return fmt.Errorf("slug %s is not a safe folder name: %s", clip.Quote(slug), slugRule)
 		}
 	}
 	if strings.Contains(slug, "..") {

@@ -288,7 +288,7 @@ func TestValidSlug(t *testing.T) {
 		{slug: "archived"},
 		{slug: string(make64('a'))},
 		{slug: "", err: "the slug is empty; give a name with letters or digits, or --slug"},
-		{slug: string(make64('a')) + "b", err: "is longer than 64 characters; pass a shorter --slug"},
+		{slug: string(make64('a')) + "b", err: "is longer than 64 characters, the most a task's slug has; name a shorter one"},
 		{slug: "archive", err: `slug "archive" is reserved for archived copies; pick another --slug`},
 		{slug: "User-Auth", err: `slug "User-Auth" is not a safe folder name: use lower-case letters, digits, '-' or '_', starting with a letter or digit`},
 		{slug: "-x", err: "is not a safe folder name"},
