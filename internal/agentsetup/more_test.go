@@ -278,14 +278,15 @@ func TestClineHooks(t *testing.T) {
 	require.Equal(t, "17", ReadHookInput(strings.NewReader(`{"taskId": "17"}`)).SessionID)
 }
 
-// TestPluginHooksMatchSetup: the Claude Code plugin's hooks/hooks.json
-// registers the same SessionStart entry itr setup claude writes, and its
-// .mcp.json runs the same server as itr setup kiro registers.
+// TestPluginHooksMatchSetup: the Claude Code plugin's manifest registers
+// the same SessionStart entry itr setup claude writes, and runs the same
+// MCP server as itr setup kiro registers.
 func TestPluginHooksMatchSetup(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "hooks", "hooks.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", ".claude-plugin", "plugin.json"))
 	require.NoError(t, err)
 	var plugin struct {
-		Hooks map[string][]json.RawMessage `json:"hooks"`
+		Hooks      map[string][]json.RawMessage `json:"hooks"`
+		MCPServers map[string]json.RawMessage   `json:"mcpServers"`
 	}
 	require.NoError(t, json.Unmarshal(data, &plugin))
 	spec, err := specFor("claude")
@@ -296,13 +297,8 @@ func TestPluginHooksMatchSetup(t *testing.T) {
 	require.Len(t, plugin.Hooks["SessionStart"], 1)
 	require.JSONEq(t, string(want), string(plugin.Hooks["SessionStart"][0]))
 
-	data, err = os.ReadFile(filepath.Join("..", "..", ".mcp.json"))
-	require.NoError(t, err)
-	var mcp struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	require.NoError(t, json.Unmarshal(data, &mcp))
 	want, err = json.Marshal(mcpEntry)
 	require.NoError(t, err)
-	require.JSONEq(t, string(want), string(mcp.MCPServers["itr"]))
+	require.Len(t, plugin.MCPServers, 1)
+	require.JSONEq(t, string(want), string(plugin.MCPServers["itr"]))
 }

@@ -137,7 +137,7 @@ func buildItr(t *testing.T) string {
 }
 
 // pluginFiles are the plugin's files and folders at the repository's top.
-var pluginFiles = []string{".claude-plugin", "hooks", ".mcp.json", "skills"}
+var pluginFiles = []string{".claude-plugin", "skills"}
 
 // gitMarketplace commits the plugin's files to a repository of their own,
 // served over smart HTTP on loopback, and returns its URL: the git URL
