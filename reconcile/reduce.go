@@ -521,11 +521,13 @@ func unit(s *state.State, id string) *state.Unit {
 // in_progress). It is idempotent.
 func sync(s *state.State, p *plan.Plan) {
 	if active(p) {
+		added := false
 		for _, pu := range p.Units {
 			u := s.Units[pu.ID]
 			if u == nil {
 				u = &state.Unit{ID: pu.ID, Status: state.Pending}
 				s.Units[pu.ID] = u
+				added = true
 			}
 			if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
 				u.MaxIterations = state.Ptr(pu.MaxIterations)
@@ -546,6 +548,9 @@ func sync(s *state.State, p *plan.Plan) {
 				}
 			}
 		}
+		if added {
+			keepPlanOrder(s, p)
+		}
 		if s.Current != nil && s.Units[*s.Current] == nil {
 			s.Current, s.CurrentIteration = nil, nil
 		}
@@ -559,6 +564,17 @@ func sync(s *state.State, p *plan.Plan) {
 			u.Status = state.InProgress
 		}
 	}
+}
+
+// keepPlanOrder tells s the plan's order of its units, which state keeps
+// as their natural order when it is one (state.KeepOrder), so that writing
+// state.json need not sort the IDs the plan just added.
+func keepPlanOrder(s *state.State, p *plan.Plan) {
+	ids := make([]string, len(p.Units))
+	for i, pu := range p.Units {
+		ids[i] = pu.ID
+	}
+	s.KeepOrder(ids)
 }
 
 // syncItems keeps the total of a unit's item ledger the plan's: the
