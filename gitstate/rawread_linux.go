@@ -32,7 +32,15 @@ func readRaw(path string) ([]byte, fileSig, error) {
 	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 		return nil, fileSig{}, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
 	}
-	data := make([]byte, 0, st.Size+1)
+	// One byte of room to see the end without growing; a file of a
+	// megabyte or more (a long progress.md) gets 1/256 of its size, as a
+	// large loose object is read, so that the entry a caller appends to it
+	// in place (progresslog.AppendOwned) does not copy it whole.
+	room := int64(1)
+	if st.Size >= 1<<20 {
+		room = st.Size / 256
+	}
+	data := make([]byte, 0, st.Size+room)
 	for {
 		n, err := syscall.Read(fd, data[len(data):cap(data)])
 		if errors.Is(err, syscall.EINTR) {

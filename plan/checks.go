@@ -144,7 +144,7 @@ func (u *Unit) RunChecks() []NamedCheck {
 	}
 	var out []NamedCheck
 	if v := u.Check(); v != "" {
-		out = append(out, NamedCheck{Name: DefaultCheck, Raw: u.Verify, Command: v, Line: u.lines[keyVerify]})
+		out = append(out, NamedCheck{Name: DefaultCheck, Raw: u.Verify, Command: v, Line: u.lines.at(keyVerify)})
 	}
 	return append(out, u.Checks...)
 }

@@ -83,7 +83,7 @@ func (p *Plan) build(errs *[]*Error) *graph {
 		// units are added here.
 		for _, in := range u.InputRefs() {
 			if _, ok := g.index[in.Unit]; ok && in.Unit != u.ID {
-				add(in.Unit, u.ID, max(u.lines[keyInputs], u.Line))
+				add(in.Unit, u.ID, max(u.lines.at(keyInputs), u.Line))
 			}
 		}
 	}

@@ -131,7 +131,7 @@ func (p *Plan) inputErrors() []*Error {
 	var errs []*Error
 	index := p.Index()
 	for _, u := range p.Units {
-		line := u.lines[keyInputs]
+		line := u.lines.at(keyInputs)
 		if line == 0 {
 			line = u.Line
 		}

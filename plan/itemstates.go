@@ -160,11 +160,11 @@ func (p *Plan) itemStates(u *Unit) (ItemStates, int) {
 	settledRaw, settledLine := p.metaValue(MetaSettledStates)
 	if u != nil {
 		if u.ItemStatesRaw != "" {
-			raw, line = u.ItemStatesRaw, u.lines[MetaItemStates]
+			raw, line = u.ItemStatesRaw, u.lines.at(MetaItemStates)
 			settledRaw, settledLine = "", 0
 		}
 		if u.SettledRaw != "" {
-			settledRaw, settledLine = u.SettledRaw, u.lines[MetaSettledStates]
+			settledRaw, settledLine = u.SettledRaw, u.lines.at(MetaSettledStates)
 		}
 	}
 	states, _ := parseStateList(raw)
@@ -361,7 +361,7 @@ func (p *Plan) itemStateErrors() []*Error {
 		if u.SettledRaw == "" {
 			continue
 		}
-		n := u.lines[MetaSettledStates]
+		n := u.lines.at(MetaSettledStates)
 		statesRaw := u.ItemStatesRaw
 		if statesRaw == "" {
 			statesRaw, _ = p.metaValue(MetaItemStates)

@@ -66,7 +66,7 @@ func read(file string, data []byte) *parser {
 	// The maps of unit IDs sized for the unit lines at once: a large plan
 	// does not grow them step by step.
 	units := strings.Count(text, "\n- [") + strings.Count(text, "\n* [")
-	ps := &parser{p: &Plan{File: file}, text: text, ids: make(map[string]int, units), folded: make(map[string]definedID, units)}
+	ps := &parser{p: &Plan{File: file}, text: text, folded: make(map[string]definedID, units)}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -145,10 +145,12 @@ type parser struct {
 	// modeOfFile is set when the plan's Mode came from the file's name.
 	modeOfFile bool
 	errs       []*Error
-	ids        map[string]int // unit ID → line of its unit line
-	// folded is the first unit ID by its FoldID, to refuse IDs that
-	// differ only in case.
+	// folded is the first unit ID by its FoldID, with its line: to refuse
+	// an ID defined twice, and IDs that differ only in case.
 	folded map[string]definedID
+	// clashed are the IDs that clashed with an earlier one in another
+	// case, with their first line (an ID defined twice among them).
+	clashed map[string]int
 
 	fence bool // inside a ``` block
 	where int
@@ -642,17 +644,24 @@ func (ps *parser) openUnit(line string, n int) {
 // defineID notes the unit ID id defined on line n, noting an error when an
 // earlier unit has it, or has it in another case.
 func (ps *parser) defineID(id string, n int) {
-	if prev, dup := ps.ids[id]; dup {
-		ps.errorf(n, "unit %s is defined twice (first on line %d); give each unit its own ID", id, prev)
-		return
-	}
-	ps.ids[id] = n
 	fold := state.FoldID(id)
 	prev, clash := ps.folded[fold]
 	if !clash {
 		ps.folded[fold] = definedID{id, n}
 		return
 	}
+	first, dup := prev.line, prev.id == id
+	if !dup {
+		first, dup = ps.clashed[id]
+	}
+	if dup {
+		ps.errorf(n, "unit %s is defined twice (first on line %d); give each unit its own ID", id, first)
+		return
+	}
+	if ps.clashed == nil {
+		ps.clashed = map[string]int{}
+	}
+	ps.clashed[id] = n
 	ps.errorf(n, "unit ID %s clashes with %s (%s:%d): IDs that differ only in case would share a claim ref and file names on a case-insensitive disk; rename one", id, prev.id, ps.p.File, prev.line)
 }
 
@@ -698,10 +707,7 @@ func (ps *parser) closeItem() {
 			return
 		}
 		ps.seen[key] = it.line
-		if u.lines == nil {
-			u.lines = map[string]int{}
-		}
-		u.lines[key] = it.line
+		u.lines = append(u.lines, keyLine{key, it.line}) // each key once: seen refused a second
 		ps.setField(u, key, it.value, it.line)
 	}
 }

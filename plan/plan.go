@@ -123,10 +123,10 @@ type Unit struct {
 	Placeholder bool // the ID or the title is still template text like "{title}"
 	Line        int  // 1-based line of the unit line
 
-	dependsLine int            // line of the Depends sub-item, for errors
-	section     int            // 1 + index in Plan.Sections of the units section holding it; 0: the first
-	lines       map[string]int // known sub-item key → its line, for errors
-	extraLines  []int          // line of each Extra sub-item, for errors
+	dependsLine int      // line of the Depends sub-item, for errors
+	section     int      // 1 + index in Plan.Sections of the units section holding it; 0: the first
+	lines       keyLines // known sub-item key → its line, for errors
+	extraLines  []int    // line of each Extra sub-item, for errors
 }
 
 // Signal is the completion signal of the unit: the text inside
@@ -328,3 +328,30 @@ func ValidID(s string) bool { return state.ValidID(s) }
 // IV-B, W2-9 < W2-10); it is
 // state.CompareIDs, the one order every package uses.
 func CompareIDs(a, b string) int { return state.CompareIDs(a, b) }
+
+// keyLines are a unit's known sub-item keys with the line of each, in the
+// order they were read: a unit has a few, so a slice searched in order is
+// smaller and faster than a map of its own for each of 100,000 units.
+type keyLines []keyLine
+
+// keyLine is one known sub-item key and its line.
+type keyLine struct {
+	key  string
+	line int
+}
+
+// at is the line of key, 0 when the unit has no such sub-item.
+func (kl keyLines) at(key string) int {
+	n, _ := kl.find(key)
+	return n
+}
+
+// find is the line of key and whether the unit has that sub-item.
+func (kl keyLines) find(key string) (int, bool) {
+	for _, l := range kl {
+		if l.key == key {
+			return l.line, true
+		}
+	}
+	return 0, false
+}

@@ -43,7 +43,7 @@ func (p *Plan) replacesErrors(g *graph) []*Error {
 			continue
 		}
 		line := u.Line
-		if n, ok := u.lines[keyReplaces]; ok {
+		if n, ok := u.lines.find(keyReplaces); ok {
 			line = n
 		}
 		for _, r := range u.Replaces {

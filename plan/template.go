@@ -97,7 +97,7 @@ func (p *Plan) templateErrors() []*Error {
 		for _, f := range fields {
 			if tok := templateText(f.Value); tok != "" {
 				line := u.Line
-				if n, ok := u.lines[f.Key]; ok {
+				if n, ok := u.lines.find(f.Key); ok {
 					line = n
 				}
 				add(line, u.ID+": ", tok, itemFix(u.ID, f.Key, tok))

@@ -823,10 +823,16 @@ func Accepted(s *state.State, p *plan.Plan, sit Situation, action Action) []stri
 	return out
 }
 
-// Synced is the view s as the rule book reads it: a copy brought in step
-// with the plan p (units the plan added are pending, limits are the
-// plan's), as Decide and AdviseIn see it before `itr plan` records it.
+// Synced is the view s as the rule book reads it: brought in step with
+// the plan p (units the plan added are pending, limits are the plan's), as
+// Decide and AdviseIn see it before `itr plan` records it. It is a copy
+// when syncing changes anything; a view in step already (as every view
+// `itr plan` or a record wrote is) is s itself, not copied: the caller
+// reads the result and changes neither.
 func Synced(s *state.State, p *plan.Plan) *state.State {
+	if inStep(s, p) {
+		return s
+	}
 	s = s.Clone()
 	sync(s, p)
 	return s

@@ -521,11 +521,13 @@ func unit(s *state.State, id string) *state.Unit {
 // in_progress). It is idempotent.
 func sync(s *state.State, p *plan.Plan) {
 	if active(p) {
+		added := false
 		for _, pu := range p.Units {
 			u := s.Units[pu.ID]
 			if u == nil {
 				u = &state.Unit{ID: pu.ID, Status: state.Pending}
 				s.Units[pu.ID] = u
+				added = true
 			}
 			if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
 				u.MaxIterations = state.Ptr(pu.MaxIterations)
@@ -546,6 +548,9 @@ func sync(s *state.State, p *plan.Plan) {
 				}
 			}
 		}
+		if added {
+			keepPlanOrder(s, p)
+		}
 		if s.Current != nil && s.Units[*s.Current] == nil {
 			s.Current, s.CurrentIteration = nil, nil
 		}
@@ -559,6 +564,59 @@ func sync(s *state.State, p *plan.Plan) {
 			u.Status = state.InProgress
 		}
 	}
+}
+
+// inStep reports whether sync(s, p) would change nothing: every unit of
+// an active plan is in s with the plan's limit and item total, s has no
+// other unit and its current unit is one of them, and no unit's status
+// moves between in_progress and timeout by its limit. It reads s only.
+func inStep(s *state.State, p *plan.Plan) bool {
+	if s == nil {
+		return false
+	}
+	if active(p) {
+		if len(s.Units) != len(p.Units) || s.Current != nil && s.Units[*s.Current] == nil {
+			return false
+		}
+		for _, pu := range p.Units {
+			u := s.Units[pu.ID]
+			if u == nil || pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations || !itemsInStep(u, pu) {
+				return false
+			}
+		}
+	}
+	for _, u := range s.Units {
+		used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
+		switch {
+		case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
+			return false
+		case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
+			return false
+		}
+	}
+	return true
+}
+
+// itemsInStep reports whether syncItems(u, pu) would change nothing.
+func itemsInStep(u *state.Unit, pu *plan.Unit) bool {
+	if u.Items == nil {
+		return true
+	}
+	if n := pu.ItemTotal(); n > 0 {
+		return u.Items.Total != nil && *u.Items.Total == n
+	}
+	return u.Items.Total == nil
+}
+
+// keepPlanOrder tells s the plan's order of its units, which state keeps
+// as their natural order when it is one (state.KeepOrder), so that writing
+// state.json need not sort the IDs the plan just added.
+func keepPlanOrder(s *state.State, p *plan.Plan) {
+	ids := make([]string, len(p.Units))
+	for i, pu := range p.Units {
+		ids[i] = pu.ID
+	}
+	s.KeepOrder(ids)
 }
 
 // syncItems keeps the total of a unit's item ledger the plan's: the

@@ -675,66 +675,173 @@ func (s *State) Encode() []byte {
 
 type unitsValue struct{ s *State }
 
-func (u *Unit) fields() map[string]any {
-	m := map[string]any{"status": string(u.Status)}
+// field is one known key of a unit and its typed value.
+type field struct {
+	key string
+	val any
+}
+
+// known returns the unit's known keys that are set, in the canonical
+// order of unitKeys, each with its typed value.
+func (u *Unit) known() []field {
+	fs := make([]field, 0, 4)
+	add := func(k string, v any) { fs = append(fs, field{k, v}) }
+	add("status", string(u.Status))
 	if u.Reason != nil {
-		m["reason"] = *u.Reason
+		add("reason", *u.Reason)
 	}
 	if u.ReasonKind != nil {
-		m["reason_kind"] = *u.ReasonKind
+		add("reason_kind", *u.ReasonKind)
 	}
 	if u.ClearWhen != nil {
-		m["clear_when"] = *u.ClearWhen
+		add("clear_when", *u.ClearWhen)
 	}
 	if u.IterationsUsed != nil {
-		m["iterations_used"] = *u.IterationsUsed
+		add("iterations_used", *u.IterationsUsed)
 	}
 	if u.ConfirmationsUsed != nil {
-		m["confirmations_used"] = *u.ConfirmationsUsed
-	}
-	if u.VerificationPassed != nil {
-		m["verification_passed"] = *u.VerificationPassed
-	}
-	if u.MaxIterations != nil {
-		m["max_iterations"] = *u.MaxIterations
-	}
-	if u.CompletedAt != nil {
-		m["completed_at"] = *u.CompletedAt
-	}
-	if u.StartedAt != nil {
-		m["started_at"] = *u.StartedAt
+		add("confirmations_used", *u.ConfirmationsUsed)
 	}
 	if u.Restarts != nil {
-		m["restarts"] = *u.Restarts
+		add("restarts", *u.Restarts)
 	}
-	if u.VerifiedBy != nil {
-		m["verified_by"] = *u.VerifiedBy
+	if u.VerificationPassed != nil {
+		add("verification_passed", *u.VerificationPassed)
+	}
+	if u.MaxIterations != nil {
+		add("max_iterations", *u.MaxIterations)
 	}
 	if u.Progress != nil {
-		m["progress"] = *u.Progress
+		add("progress", *u.Progress)
 	}
 	if u.ProgressDetail != nil {
-		m["progress_detail"] = *u.ProgressDetail
+		add("progress_detail", *u.ProgressDetail)
 	}
+	if u.StartedAt != nil {
+		add("started_at", *u.StartedAt)
+	}
+	if u.CompletedAt != nil {
+		add("completed_at", *u.CompletedAt)
+	}
+	if u.VerifiedBy != nil {
+		add("verified_by", *u.VerifiedBy)
+	}
+	return u.knownValues(fs)
+}
+
+// knownValues appends the unit's structured known keys that are set to fs,
+// in the order of unitKeys.
+func (u *Unit) knownValues(fs []field) []field {
 	if u.LastRun != nil {
-		m["last_run"] = u.LastRun
+		fs = append(fs, field{"last_run", u.LastRun})
 	}
 	if u.Checks != nil {
-		m["checks"] = checksValue(u.Checks)
+		fs = append(fs, field{"checks", checksValue(u.Checks)})
 	}
 	if u.GateRounds != nil {
-		m["gate_rounds"] = u.GateRounds
+		fs = append(fs, field{"gate_rounds", u.GateRounds})
 	}
 	if u.Items != nil {
-		m["items"] = u.Items
+		fs = append(fs, field{"items", u.Items})
 	}
 	if u.Metrics != nil {
-		m["metrics"] = metricsValue(u.Metrics)
+		fs = append(fs, field{"metrics", metricsValue(u.Metrics)})
 	}
 	if u.Outputs != nil {
-		m["outputs"] = pinsValue(u.Outputs)
+		fs = append(fs, field{"outputs", pinsValue(u.Outputs)})
 	}
-	return m
+	return fs
+}
+
+// canonical reports whether the keys the unit writes are fs in their order:
+// no unknown key, and the decoded order (if any) is exactly fs's keys.
+func (u *Unit) canonical(fs []field) bool {
+	if len(u.extra.unknown) > 0 {
+		return false
+	}
+	if len(u.extra.order) == 0 {
+		return true
+	}
+	if len(u.extra.order) != len(fs) {
+		return false
+	}
+	for i, f := range fs {
+		if u.extra.order[i] != f.key {
+			return false
+		}
+	}
+	return true
+}
+
+// writeUnit writes a unit: inline when it has not started, else as an
+// object; a unit whose keys are the canonical ones in their order (every
+// unit a plan adds) is written from its fields without building the key
+// order.
+func writeUnit(b *bytes.Buffer, indent string, u *Unit) {
+	fs := u.known()
+	if !u.canonical(fs) {
+		m := make(map[string]any, len(fs))
+		for _, f := range fs {
+			m[f.key] = f.val
+		}
+		if u.inline() {
+			writeInline(b, keyOrder(u.extra, unitKeys, m), m, u.extra)
+			return
+		}
+		writeObject(b, indent, u.extra, unitKeys, m)
+		return
+	}
+	if u.inline() {
+		b.WriteString("{ ")
+		for i, f := range fs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeString(b, f.key)
+			b.WriteString(": ")
+			writeValue(b, "", f.val)
+		}
+		b.WriteString(" }")
+		return
+	}
+	inner := indent + "  "
+	b.WriteString("{\n")
+	for i, f := range fs {
+		b.WriteString(inner)
+		writeString(b, f.key)
+		b.WriteString(": ")
+		writeValue(b, inner, f.val)
+		if i < len(fs)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent)
+	b.WriteByte('}')
+}
+
+// writeUnits writes the units object: every unit in natural order (a new
+// state's units are all new keys, each in its canonical place).
+func writeUnits(b *bytes.Buffer, indent string, s *State) {
+	ids := s.IDs()
+	if len(ids) == 0 {
+		b.WriteString("{}")
+		return
+	}
+	inner := indent + "  "
+	b.WriteString("{\n")
+	for i, id := range ids {
+		b.WriteString(inner)
+		writeString(b, id)
+		b.WriteString(": ")
+		writeUnit(b, inner, s.Units[id])
+		if i < len(ids)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent)
+	b.WriteByte('}')
 }
 
 // writeObject writes an object whose known keys are in present (a typed
@@ -846,14 +953,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 		}
 		b.WriteString(indent + "]")
 	case unitsValue:
-		s := v.s
-		o := object{}
-		present := map[string]any{}
-		ids := s.IDs()
-		for _, id := range ids {
-			present[id] = s.Units[id]
-		}
-		writeObject(b, indent, o, ids, present)
+		writeUnits(b, indent, v.s)
 	case *Run:
 		writeRaw(b, indent, v.encode())
 	case checksValue:
@@ -883,12 +983,7 @@ func writeValue(b *bytes.Buffer, indent string, v any) {
 	case numberText:
 		b.WriteString(string(v))
 	case *Unit:
-		fields := v.fields()
-		if v.inline() {
-			writeInline(b, keyOrder(v.extra, unitKeys, fields), fields, v.extra)
-			return
-		}
-		writeObject(b, indent, v.extra, unitKeys, fields)
+		writeUnit(b, indent, v)
 	}
 }
 
@@ -926,11 +1021,29 @@ func writeInline(b *bytes.Buffer, keys []string, known map[string]any, o object)
 
 // writeString writes s as a JSON string without HTML escaping.
 func writeString(b *bytes.Buffer, s string) {
+	if plainASCII(s) {
+		b.Grow(len(s) + 2)
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	var tmp bytes.Buffer
 	enc := json.NewEncoder(&tmp)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	b.Write(bytes.TrimRight(tmp.Bytes(), "\n"))
+}
+
+// plainASCII reports whether s is printable ASCII with no quote or
+// backslash: a JSON string that needs no escape.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // writeRaw writes an unknown value re-indented to its depth.

@@ -122,5 +122,74 @@ func compareNumbers(a, b string) int {
 }
 
 // SortIDs sorts unit IDs in natural order (T1, T2, ..., T10), as
-// CompareIDs orders them.
-func SortIDs(ids []string) { slices.SortFunc(ids, CompareIDs) }
+// CompareIDs orders them. IDs of the common form (text, then at most 19
+// digits) are split once into a key, so that the n log n comparisons of a
+// large plan compare a string and a number, not two IDs run by run; a list
+// holding any other ID is sorted by CompareIDs itself.
+func SortIDs(ids []string) {
+	if len(ids) < 64 {
+		slices.SortFunc(ids, CompareIDs)
+		return
+	}
+	keys := make([]idKey, len(ids))
+	for i, id := range ids {
+		k, ok := splitID(id)
+		if !ok {
+			slices.SortFunc(ids, CompareIDs)
+			return
+		}
+		keys[i] = k
+	}
+	slices.SortFunc(keys, compareKeys)
+	for i := range keys {
+		ids[i] = keys[i].id
+	}
+}
+
+// idKey is an ID of the common form split once: its text run, whether
+// digits follow it and their value.
+type idKey struct {
+	text   string
+	num    uint64
+	digits bool
+	id     string
+}
+
+// splitID splits id into its key when it is a run of non-digits followed
+// by at most one run of at most 19 digits (so the value fits a uint64).
+func splitID(id string) (idKey, bool) {
+	i := runEnd(id, 0, false)
+	k := idKey{text: id[:i], id: id}
+	if i == len(id) {
+		return k, true
+	}
+	if len(id)-i > 19 || runEnd(id, i, true) != len(id) {
+		return k, false
+	}
+	k.digits = true
+	for ; i < len(id); i++ {
+		k.num = k.num*10 + uint64(id[i]-'0')
+	}
+	return k, true
+}
+
+// compareKeys orders split IDs as CompareIDs orders the IDs: the text,
+// then no digits before digits, then the number's value, then the bytes.
+func compareKeys(a, b idKey) int {
+	if c := strings.Compare(a.text, b.text); c != 0 {
+		return c
+	}
+	switch {
+	case a.digits != b.digits:
+		if a.digits {
+			return 1
+		}
+		return -1
+	case a.num != b.num:
+		if a.num < b.num {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.id, b.id)
+}

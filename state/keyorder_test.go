@@ -1,11 +1,16 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // keyOrderByInsertion is keyOrder as it was written first: each new key
@@ -183,5 +188,103 @@ func TestDuplicateKeyInLargeObject(t *testing.T) {
 		if kvs, ok, err := splitObject(b, "x"); err != nil || !ok || len(kvs) != n+1 {
 			t.Errorf("%d distinct keys: %d keys, ok %v, %v", n+1, len(kvs), ok, err)
 		}
+	}
+}
+
+// writeUnitByMap is writeUnit as it was written first: the unit's keys in
+// a map, placed by keyOrder.
+func writeUnitByMap(u *Unit) string {
+	var b bytes.Buffer
+	m := map[string]any{}
+	for _, f := range u.known() {
+		m[f.key] = f.val
+	}
+	if u.inline() {
+		writeInline(&b, keyOrder(u.extra, unitKeys, m), m, u.extra)
+	} else {
+		writeObject(&b, "  ", u.extra, unitKeys, m)
+	}
+	return b.String()
+}
+
+// TestWriteUnitMatchesKeyOrder: a unit written from its fields (the fast
+// way, when its keys are canonical) is byte for byte what placing its keys
+// by keyOrder writes, for units built in code and decoded ones, with and
+// without unknown keys.
+func TestWriteUnitMatchesKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	str := func(s string) *string { return &s }
+	num := func(n int) *int { return &n }
+	for round := 0; round < 500; round++ {
+		u := &Unit{ID: "T1", Status: Statuses[rng.Intn(len(Statuses))]}
+		set := func(f func()) {
+			if rng.Intn(2) == 0 {
+				f()
+			}
+		}
+		set(func() { u.Reason = str("a \"quoted\" reason\n") })
+		set(func() { u.ReasonKind = str("decision") })
+		set(func() { u.IterationsUsed = num(rng.Intn(5)) })
+		set(func() { u.MaxIterations = num(5) })
+		set(func() { u.Restarts = num(1) })
+		set(func() { u.VerifiedBy = str("bench ü") })
+		set(func() { u.CompletedAt = str("2026-01-01T00:00:00Z") })
+		if round%4 == 1 {
+			// Decoded: the keys in the order a file had them.
+			for _, f := range u.known() {
+				u.extra.order = append(u.extra.order, f.key)
+			}
+			if len(u.extra.order) > 1 && rng.Intn(2) == 0 {
+				u.extra.order[0], u.extra.order[1] = u.extra.order[1], u.extra.order[0]
+			}
+		}
+		if round%4 == 2 {
+			u.extra.setUnknown("x_note", json.RawMessage(`"kept"`))
+		}
+		var b bytes.Buffer
+		writeUnit(&b, "  ", u)
+		assert.Equal(t, writeUnitByMap(u), b.String(), "round %d", round)
+	}
+}
+
+// TestWriteStringMatchesEncoder: the plain ASCII shortcut of writeString
+// writes what encoding/json (HTML escaping off) writes.
+func TestWriteStringMatchesEncoder(t *testing.T) {
+	for _, s := range []string{"", "T1", "a b ~!@#$%^&*()<>", "q\"uote", `back\slash`, "tab\t", "ü", "\u2028", "\x7f", string([]byte{0xff})} {
+		var b, want bytes.Buffer
+		writeString(&b, s)
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(s))
+		assert.Equal(t, strings.TrimRight(want.String(), "\n"), b.String(), "%q", s)
+	}
+}
+
+// TestKeepOrder: ids given in natural order and exactly the units' are
+// what IDs returns; anything else (out of order, a repeat, one missing or
+// extra) is ignored and IDs sorts as before.
+func TestKeepOrder(t *testing.T) {
+	mk := func(ids ...string) *State {
+		s := &State{Units: map[string]*Unit{}}
+		for _, id := range ids {
+			s.Units[id] = &Unit{ID: id, Status: Pending}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		give []string
+	}{
+		{"natural", []string{"T1", "T2", "T10"}},
+		{"out of order", []string{"T10", "T1", "T2"}},
+		{"repeat", []string{"T1", "T1", "T2"}},
+		{"other ID", []string{"T1", "T2", "T11"}},
+		{"short", []string{"T1", "T2"}},
+	} {
+		s := mk("T1", "T2", "T10")
+		s.KeepOrder(tc.give)
+		assert.Equal(t, []string{"T1", "T2", "T10"}, s.IDs(), tc.name)
+		s.Units["T3"] = &Unit{ID: "T3", Status: Pending}
+		assert.Equal(t, []string{"T1", "T2", "T3", "T10"}, s.IDs(), tc.name+", a unit added after")
 	}
 }

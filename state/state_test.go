@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"math/rand"
 	"os"
 	"sort"
 	"strings"
@@ -397,6 +398,29 @@ func TestSortIDsAgreesWithCompareIDs(t *testing.T) {
 		got := append([]string(nil), ids...)
 		SortIDs(got)
 		assert.Equal(t, want, got, "seed %d", seed)
+	}
+}
+
+// TestSortIDsLargeAgreesWithCompareIDs: lists long enough for SortIDs to
+// split the IDs into keys sort as CompareIDs sorts them, with and without
+// an ID that is not of the common form (text, then digits) among them.
+func TestSortIDsLargeAgreesWithCompareIDs(t *testing.T) {
+	texts := []string{"T", "R", "QA", "", "t", "IV-", "_", "-", "TA"}
+	nums := []string{"", "0", "1", "01", "007", "2", "9", "10", "18446744073709551615", "1234567890123456789"}
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 200; round++ {
+		var ids []string
+		for i := 0; i < 64+rng.Intn(200); i++ {
+			ids = append(ids, texts[rng.Intn(len(texts))]+nums[rng.Intn(len(nums))])
+		}
+		if round%3 == 0 {
+			ids = append(ids, "W2-10", "W2-9", "T1a", "T99999999999999999999")
+		}
+		want := append([]string(nil), ids...)
+		sort.SliceStable(want, func(i, j int) bool { return CompareIDs(want[i], want[j]) < 0 })
+		got := append([]string(nil), ids...)
+		SortIDs(got)
+		assert.Equal(t, want, got, "round %d", round)
 	}
 }
 

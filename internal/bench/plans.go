@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -55,14 +56,23 @@ func planOnce(itr, repo, shape string, n int, env []string) time.Duration {
 	return cpu
 }
 
-// benchPlans measures the CPU time (user + system, medians of runs) of itr
-// plan, prime, status, next, graph and report on tasks of each number of
-// units in counts and each shape, with T1 done and T2 under way, and
-// prints for each command and shape the ratio of each count to the one
-// before with a verdict: ok when the CPU grew at most linearLimit times
-// for ten times the units (scaled for other steps: (n2/n1)*1.2), and
-// for itr plan from 10,000 to 100,000 units at most planLimit times.
-// prime at primeTargetUnits chained units is held to primeTarget.
+// benchPlans measures the CPU time (user + system) of itr plan, prime,
+// status, next, graph and report on tasks of each number of units in
+// counts and each shape, with T1 done and T2 under way, and prints for
+// each command and shape the growth from each count to the one before with
+// a verdict: ok when the CPU grew at most linearLimit times for ten times
+// the units (scaled for other steps: (n2/n1)*1.2), and for itr plan from
+// 10,000 to 100,000 units at most planLimit times. prime at
+// primeTargetUnits chained units is held to primeTarget.
+//
+// The counts are measured in alternation: each round runs the command once
+// at every count in turn, and a growth is the median of the rounds' own
+// ratios (each round's time at n2 over the same round's at n1), not the
+// ratio of two medians taken minutes apart. On a machine shared with other
+// work the load moves while a part runs; it moves both sides of a round's
+// ratio alike, so the median of the ratios holds still where a ratio of
+// medians moved by a quarter from one run of the part to the next. The
+// spread of the rounds' ratios is printed beside each growth.
 func benchPlans(itr, dir, counts string, runs int, env []string) {
 	var sizes []int
 	for _, c := range strings.Split(counts, ",") {
@@ -72,53 +82,30 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 			sizes = append(sizes, n)
 		}
 	}
-	fmt.Printf("\n== large plans: CPU (user+sys) of each command as the units grow, chained, wide and star (medians of %d runs; 3 at 100,000 units and over)\n", runs)
+	fmt.Printf("\n== large plans: CPU (user+sys) of each command as the units grow, chained, wide and star (%d rounds, each running every count in turn; medians, and the growth as the median of the rounds' own ratios)\n", runs)
 	cmds := append([]string{"plan"}, planReads...)
-	// cpu[shape][cmd][i] is the median at sizes[i].
-	cpu := map[string]map[string][]time.Duration{}
+	// cpu[shape][cmd][round][i] is the CPU of a round at sizes[i].
+	cpu := map[string]map[string][][]time.Duration{}
 	for _, shape := range planShapes {
-		cpu[shape] = map[string][]time.Duration{}
-		for _, n := range sizes {
-			r := runs
-			if n >= 100000 {
-				r = min(runs, 3)
-			}
-			repo := filepath.Join(dir, fmt.Sprintf("plans-%s-%d", shape, n))
-			var plans []time.Duration
-			for i := 0; i < r; i++ {
-				plans = append(plans, planOnce(itr, repo, shape, n, env))
-			}
-			cpu[shape]["plan"] = append(cpu[shape]["plan"], median(plans))
-			check(run(env, repo, itr, "checkpoint", "T1", "--did", "x"))
-			check(run(env, repo, itr, "checkpoint", "T1", "--did", "x", "--signal"))
-			check(run(env, repo, itr, "checkpoint", "T1", "--did", "x", "--signal"))
-			check(run(env, repo, itr, "checkpoint", "T1", "--did", "x", "--verified-by", "bench"))
-			check(run(env, repo, itr, "checkpoint", "T2", "--did", "x"))
-			for _, c := range planReads {
-				var ts []time.Duration
-				for i := 0; i < r; i++ {
-					_, t := timedCPU(env, repo, itr, c)
-					ts = append(ts, t)
-				}
-				cpu[shape][c] = append(cpu[shape][c], median(ts))
-			}
+		cpu[shape] = measureShape(itr, dir, shape, sizes, runs, env)
+		for i, n := range sizes {
 			row := fmt.Sprintf("%-6s %8d", shape, n)
 			for _, c := range cmds {
-				row += fmt.Sprintf("  %s %s", c, ms(cpu[shape][c][len(cpu[shape][c])-1]))
+				row += fmt.Sprintf("  %s %s", c, ms(roundsMedian(cpu[shape][c], i)))
 			}
 			fmt.Println(row + "  (load " + loadAverage() + ")")
 		}
 	}
 	head := fmt.Sprintf("%-8s %-6s", "command", "shape")
 	for i := 1; i < len(sizes); i++ {
-		head += fmt.Sprintf("  %-20s", fmt.Sprintf("%d/%d", sizes[i], sizes[i-1]))
+		head += fmt.Sprintf("  %-30s", fmt.Sprintf("%d/%d [rounds' spread]", sizes[i], sizes[i-1]))
 	}
 	fmt.Println(strings.TrimRight(head, " "))
 	for _, c := range cmds {
 		for _, shape := range planShapes {
 			row := fmt.Sprintf("%-8s %-6s", c, shape)
 			for i := 1; i < len(sizes); i++ {
-				ratio := float64(cpu[shape][c][i]) / float64(max(cpu[shape][c][i-1], time.Microsecond))
+				ratio, lo, hi := growth(cpu[shape][c], i)
 				limit := linearLimit / 10 * float64(sizes[i]) / float64(sizes[i-1])
 				if c == "plan" && sizes[i-1] == 10000 && sizes[i] == 100000 {
 					limit = planLimit
@@ -127,14 +114,14 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 				if ratio > limit {
 					verdict = "OVER"
 				}
-				row += fmt.Sprintf("  %-20s", fmt.Sprintf("%.1fx (<=%.0f) %s", ratio, limit, verdict))
+				row += fmt.Sprintf("  %-30s", fmt.Sprintf("%.1fx (<=%.0f) %s [%.1f-%.1f]", ratio, limit, verdict, lo, hi))
 			}
 			fmt.Println(strings.TrimRight(row, " "))
 		}
 	}
 	for i, n := range sizes {
 		if n == primeTargetUnits {
-			p := cpu["chain"]["prime"][i]
+			p := roundsMedian(cpu["chain"]["prime"], i)
 			verdict := "ok"
 			if p > primeTarget {
 				verdict = "OVER"
@@ -142,4 +129,69 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 			fmt.Printf("prime at %d chained units: %s of CPU (target %s) %s\n", n, ms(p), ms(primeTarget), verdict)
 		}
 	}
+}
+
+// measureShape builds a task of each count of units of shape, then runs
+// itr plan (on a fresh repository each time) and each read in rounds,
+// every count once per round in turn, and returns the CPU times by command,
+// round and count.
+func measureShape(itr, dir, shape string, sizes []int, rounds int, env []string) map[string][][]time.Duration {
+	out := map[string][][]time.Duration{}
+	reads := make([]string, len(sizes))
+	for i, n := range sizes {
+		reads[i] = filepath.Join(dir, fmt.Sprintf("plans-%s-%d", shape, n))
+		planOnce(itr, reads[i], shape, n, env)
+		check(run(env, reads[i], itr, "checkpoint", "T1", "--did", "x"))
+		check(run(env, reads[i], itr, "checkpoint", "T1", "--did", "x", "--signal"))
+		check(run(env, reads[i], itr, "checkpoint", "T1", "--did", "x", "--signal"))
+		check(run(env, reads[i], itr, "checkpoint", "T1", "--did", "x", "--verified-by", "bench"))
+		check(run(env, reads[i], itr, "checkpoint", "T2", "--did", "x"))
+	}
+	for r := 0; r < rounds; r++ {
+		row := make([]time.Duration, len(sizes))
+		for i, n := range sizes {
+			row[i] = planOnce(itr, reads[i]+"-plan", shape, n, env)
+		}
+		out["plan"] = append(out["plan"], row)
+	}
+	for _, c := range planReads {
+		for r := 0; r < rounds; r++ {
+			row := make([]time.Duration, len(sizes))
+			for i := range sizes {
+				_, row[i] = timedCPU(env, reads[i], itr, c)
+			}
+			out[c] = append(out[c], row)
+		}
+	}
+	for i := range sizes {
+		check(os.RemoveAll(reads[i] + "-plan"))
+	}
+	return out
+}
+
+// roundsMedian is the median over the rounds of the time at count i.
+func roundsMedian(rounds [][]time.Duration, i int) time.Duration {
+	var ts []time.Duration
+	for _, r := range rounds {
+		ts = append(ts, r[i])
+	}
+	return median(ts)
+}
+
+// growth is the median over the rounds of each round's time at count i
+// over its time at count i-1, with the smallest and largest of them.
+func growth(rounds [][]time.Duration, i int) (med, lo, hi float64) {
+	var rs []float64
+	for _, r := range rounds {
+		rs = append(rs, float64(r[i])/float64(max(r[i-1], time.Microsecond)))
+	}
+	sort.Float64s(rs)
+	if len(rs) == 0 {
+		return 0, 0, 0
+	}
+	med = rs[len(rs)/2]
+	if len(rs)%2 == 0 {
+		med = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	return med, rs[0], rs[len(rs)-1]
 }

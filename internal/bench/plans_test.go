@@ -38,7 +38,7 @@ func TestMainPlansOnly(t *testing.T) {
 	}
 	for _, c := range append([]string{"plan"}, planReads...) {
 		for _, s := range planShapes {
-			matchLine(t, stdout, regexp.MustCompile(`^`+c+` +`+s+` +\d+\.\dx \(<=\d+\) (ok|OVER)$`))
+			matchLine(t, stdout, regexp.MustCompile(`^`+c+` +`+s+` +\d+\.\dx \(<=\d+\) (ok|OVER) \[\d+\.\d-\d+\.\d\]$`))
 		}
 	}
 	for _, s := range planShapes {

@@ -122,7 +122,10 @@ func (w *writer) reconcileOnce(slug string, opts ReconcileOptions) (*ReconcileRe
 	if opts.Check && !opts.DryRun && w.checkAgrees(slug) {
 		return newReconcileReport(slug), nil
 	}
-	t, err := w.Load(slug)
+	// The committed log is read when it is needed (readLog), not before:
+	// a log on disk that only appends to it is checked by hash, and the
+	// committed bytes are never held beside it.
+	t, err := w.LoadLight(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +207,9 @@ func (r *reconcileRun) putBack() error {
 	if err != nil {
 		return err
 	}
+	if r.t.ProgressErr != nil { // the committed log, read for the search, could not be
+		return fmt.Errorf("read the committed %s: %w", r.progressRel, r.t.ProgressErr)
+	}
 	r.committedGuard = r.t.GuardrailsRaw
 	for _, u := range undos {
 		r.rep.Undone = append(r.rep.Undone, verify.ReportOf(u))
@@ -220,29 +226,91 @@ func (r *reconcileRun) putBack() error {
 // readLog picks the log: the committed one, or the disk one when it only
 // appends. It returns the log parsed, its problems reported.
 func (r *reconcileRun) readLog() (*progresslog.Log, error) {
-	// The committed log with the room it was read with, for the one
-	// append of write (progresslog.AppendOwned).
-	r.logBytes = r.t.TakeProgress()
-	if !r.w.LogUnchanged(r.t) { // else the disk's log is the committed one: not read
+	var log *progresslog.Log
+	if r.w.LogUnchanged(r.t) { // the disk's log is the committed one: not read
+		// The committed log with the room it was read with, for the one
+		// append of write (progresslog.AppendOwned).
+		if err := r.takeCommitted(); err != nil {
+			return nil, err
+		}
+	} else {
 		disk, err := r.w.ReadWorktree(r.progressRel)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			if err := r.takeCommitted(); err != nil {
+				return nil, err
+			}
 			r.rep.Restored = r.t.ProgressRaw != nil
 		case err != nil:
 			return nil, err
-		case !bytes.Equal(disk, r.t.ProgressRaw):
-			if err := r.readDiskLog(disk); err != nil {
-				return nil, err
+		default:
+			if log = r.adoptAppended(disk); log == nil {
+				if err := r.takeCommitted(); err != nil {
+					return nil, err
+				}
+				if !bytes.Equal(disk, r.t.ProgressRaw) {
+					if err := r.readDiskLog(disk); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 	}
-	// Parsed in place: a blob or file read for this run, never changed
-	// (the append writes past its end).
-	log := progresslog.ParseOwned(r.logBytes)
+	if log == nil {
+		// Parsed in place: a blob or file read for this run, never
+		// changed (the append writes past its end).
+		log = progresslog.ParseOwned(r.logBytes)
+	}
 	for _, p := range log.Problems {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("%s:%d: %s", r.progressRel, p.Line, p.Msg))
 	}
 	return log, nil
+}
+
+// takeCommitted makes the committed log the one the fold reads, read now
+// (the task was loaded without it) with the room it was read with.
+func (r *reconcileRun) takeCommitted() error {
+	r.logBytes = r.t.TakeProgress()
+	if r.t.ProgressErr != nil {
+		return fmt.Errorf("read the committed %s: %w", r.progressRel, r.t.ProgressErr)
+	}
+	return nil
+}
+
+// adoptAppended adopts the entries appended on disk to the committed log
+// without reading the committed log: when the committed blob's size is
+// known from its header, the disk's log is longer and its first that many
+// bytes, ending a line, hash to the committed blob, the disk's log only
+// appends to it. It is parsed once, and the entries that start past the
+// committed lines are the adopted ones. It returns the log parsed, or nil
+// when the disk's log cannot be told an append that way (readDiskLog then
+// compares the two logs).
+func (r *reconcileRun) adoptAppended(disk []byte) *progresslog.Log {
+	h, ok := r.t.HeadFiles[store.ProgressFile]
+	if !ok || r.t.ProgressSet() {
+		return nil
+	}
+	size, ok, err := gitstate.BlobSize(r.w.Repo, h)
+	if err != nil || !ok || size >= int64(len(disk)) || size > 0 && disk[size-1] != '\n' {
+		return nil
+	}
+	if r.w.Repo.BlobID(disk[:size]) != h {
+		return nil
+	}
+	r.logBytes = disk
+	log := progresslog.ParseOwned(disk)
+	lines := bytes.Count(disk[:size], []byte("\n")) // every committed line ends in it
+	before := 0
+	for _, e := range log.Entries {
+		if e.Line <= lines {
+			before++
+		}
+	}
+	r.rep.Adopted = len(log.Entries) - before
+	if r.rep.Adopted == 0 {
+		r.rep.Adopted = 1 // text appended to the last entry
+	}
+	return log
 }
 
 // readDiskLog weighs a progress.md on disk that differs from the

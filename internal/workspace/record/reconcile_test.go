@@ -50,6 +50,17 @@ func TestReconcile(t *testing.T) {
 			w.tick()
 			w.write(progressRel, w.read(progressRel)+"\n## T1 - Iteration 1 - 2026-03-02T09:05:00Z\n**Did:** wrote the model\n**Remaining:** none\n**Blockers:** none\n")
 		}, record.ReconcileOptions{}, 1, 1, "current_task", state.InProgress},
+		{"two entries appended by hand: both adopted, counted past the committed lines", func(w *world) {
+			w.record(w.iteration("T1", 1, "wrote the model", false))
+			w.tick()
+			w.write(progressRel, w.read(progressRel)+"\n## T1 - Iteration 2 - 2026-03-02T09:05:00Z\n**Did:** more\n**Remaining:** none\n**Blockers:** none\n"+
+				"\n## T1 - Iteration 3 - 2026-03-02T09:06:00Z\n**Did:** more still\n**Remaining:** none\n**Blockers:** none\n")
+		}, record.ReconcileOptions{}, 1, 2, "T1", state.Timeout}, // T1 may take three iterations
+		{"text appended to the last entry by hand: one adopted", func(w *world) {
+			w.record(w.iteration("T1", 1, "wrote the model", false))
+			w.tick()
+			w.write(progressRel, w.read(progressRel)+"A line added by hand.\n")
+		}, record.ReconcileOptions{}, 1, 1, "", state.InProgress},
 		{"state.json committed stale by hand: rebuilt from the log", func(w *world) {
 			stale := w.read(stateRel)
 			w.record(w.iteration("T1", 1, "wrote the model", false))

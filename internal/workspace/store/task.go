@@ -185,6 +185,10 @@ func (t *Task) TakeProgress() []byte {
 	return b
 }
 
+// ProgressSet reports whether SetProgress replaced the committed log (its
+// bytes are then no longer the blob HeadFiles names).
+func (t *Task) ProgressSet() bool { return t.progressSet }
+
 // SetProgress replaces the committed progress.md the task holds (as when
 // entries taken out by a commit without itr are put back).
 func (t *Task) SetProgress(data []byte) {
