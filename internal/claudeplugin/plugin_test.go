@@ -3,16 +3,11 @@ package claudeplugin
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,60 +64,6 @@ func TestPluginValidates(t *testing.T) {
 	}
 }
 
-// standIn is a local stand-in for the Messages API: it keeps every request
-// body and answers each with a short fixed reply, streamed as server-sent
-// events when asked.
-type standIn struct {
-	mu     sync.Mutex
-	bodies []string
-}
-
-func (s *standIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	s.mu.Lock()
-	s.bodies = append(s.bodies, r.Method+" "+r.URL.Path+"\n"+string(body))
-	s.mu.Unlock()
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"input_tokens": 100}`)
-			return
-		}
-		http.NotFound(w, r)
-		return
-	}
-	var req struct {
-		Model  string `json:"model"`
-		Stream bool   `json:"stream"`
-	}
-	_ = json.Unmarshal(body, &req)
-	text, _ := json.Marshal(reply)
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"msg_standin","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, req.Model, text)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	events := []struct{ name, data string }{
-		{"message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_standin","type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`, req.Model)},
-		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
-		{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":` + string(text) + `}}`},
-		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
-		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}`},
-		{"message_stop", `{"type":"message_stop"}`},
-	}
-	for _, e := range events {
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, e.data)
-	}
-}
-
-func (s *standIn) all() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.bodies...)
-}
-
 // buildItr builds itr and itr-mcp into a folder for PATH, as make build
 // does.
 func buildItr(t *testing.T) string {
@@ -173,8 +114,8 @@ func gitMarketplace(t *testing.T) string {
 // its MCP server.
 func TestPluginSession(t *testing.T) {
 	bin := claude(t)
+	itrDir := buildItr(t) // before Isolate, which moves HOME and so Go's build cache
 	testgit.Isolate(t)
-	itrDir := buildItr(t)
 	abs, err := filepath.Abs(top)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +169,7 @@ func clientEnv(itrDir, home, api string) []string {
 // client sent it.
 func session(t *testing.T, bin, repo, itrDir, home string, args ...string) {
 	t.Helper()
-	api := &standIn{}
+	api := &npmtest.Messages{Reply: reply}
 	srv := httptest.NewServer(api)
 	defer srv.Close()
 	args = append([]string{"-p", "Where does the work stand?", "--output-format", "json", "--max-turns", "1"}, args...)
@@ -240,7 +181,7 @@ func session(t *testing.T, bin, repo, itrDir, home string, args ...string) {
 	if !strings.Contains(out, reply) {
 		t.Errorf("claude -p did not print the stand-in's reply %q", reply)
 	}
-	bodies := api.all()
+	bodies := api.Requests()
 	joined := strings.Join(bodies, "\n")
 	for _, want := range []struct{ what, text string }{
 		{"the SessionStart hook's context (itr prime --hook-json)", "SessionStart hook additional context: # itr: resuming task `plugin-session`"},

@@ -2,7 +2,8 @@
 // drive (the MCP TypeScript SDK, mermaid's parser): from a folder an
 // environment variable names (.ci/run fills one once per machine), else
 // installed with npm into a temporary folder. Without node or npm, under
-// -short, or offline, the test is skipped and says why.
+// -short, or offline, the test is skipped and says why. Messages is a
+// local stand-in for the model API those clients talk to.
 package npmtest
 
 import (
