@@ -24,6 +24,7 @@ func TestDecideAndSummarizeTools(t *testing.T) {
 	fails(t, cs, dir, "decide", map[string]any{"title": "Storage", "choice": "SQLite", "why": "\x1b[2J"}, `why holds the control character \x1b`)
 	fails(t, cs, dir, "decide", map[string]any{"title": "Storage", "choice": "SQLite", "why": "x", "unit": "T9"}, `unit "T9" is not a unit of the task`)
 	fails(t, cs, dir, "summarize", map[string]any{"did": ""}, "did is required")
+	fails(t, cs, dir, "summarize", map[string]any{"did": "x", "kind": "needs-human"}, "goes with outcome failed; a summary has none")
 	_, err := os.Stat(decisions)
 	assert.True(t, os.IsNotExist(err), "no decisions.md before a decision")
 

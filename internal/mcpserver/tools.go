@@ -665,6 +665,9 @@ func (h *handlers) summarize(_ context.Context, _ *mcp.CallToolRequest, in Summa
 	if in.Outcome != "" {
 		return h.conclude(in)
 	}
+	if in.Kind != "" {
+		return nil, nil, fmt.Errorf("kind %s is what a failed task needs, and goes with outcome failed; a summary has none: leave kind out, or add outcome failed", clip.Quote(in.Kind))
+	}
 	return h.recorded(in.Task, func(ws *workspace.Workspace, slug string) (*workspace.Outcome, error) {
 		return ws.Summarize(workspace.SummarizeRequest{Slug: slug, Did: in.Did})
 	}, func(out *workspace.Outcome) string {
