@@ -192,7 +192,7 @@ func TestAdviceProperty(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("ITR_ADVICE_HISTORIES")); err == nil && n > 0 {
 		histories = n
 	}
-	states, settles := 0, 0
+	states, settles, aligned := 0, 0, 0
 	for h := 0; h < histories; h++ {
 		seed := uint64(h)
 		r := rand.New(rand.NewPCG(seed, 29))
@@ -202,6 +202,9 @@ func TestAdviceProperty(t *testing.T) {
 		for i := 0; i <= steps; i++ {
 			sit := randomSituation(r, s)
 			checkAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; ")))
+			if samePositionsAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; "))) {
+				aligned++
+			}
 			states++
 			for _, o := range AdviseIn(s, p, sit).Offers {
 				if o.For == MoveSettle {
@@ -245,8 +248,28 @@ func TestAdviceProperty(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d states, %d offering to settle items", histories, states, settles)
+	t.Logf("%d histories, %d states, %d offering to settle items, %d lined up with the plan", histories, states, settles, aligned)
 	assert.Positive(t, settles, "the histories reach units whose items must settle before done")
+	assert.Positive(t, aligned, "the histories reach states whose units line up with the plan's")
+}
+
+// samePositionsAdvice asserts that the advice by position, for a state
+// whose units line up with the plan's, is the advice by ID; it reports
+// whether they line up.
+func samePositionsAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, where string) bool {
+	t.Helper()
+	ids, units := s.Ordered()
+	deps, ok := p.Positions(ids)
+	if !ok {
+		return false
+	}
+	act := Activity{}
+	for i, id := range ids {
+		act[id] = (i * 7) % 5
+	}
+	assert.Equal(t, adviseByID(s, p, act, sit.Held, sit.Missing, ids, units),
+		advisePositions(s, p, act, sit.Held, sit.Missing, ids, units, deps), "advice by position: %s", where)
+	return true
 }
 
 // checkAdvice asserts the advisor's property in one state.
