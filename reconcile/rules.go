@@ -1174,7 +1174,7 @@ func (a *Advice) classify(s *state.State, p *plan.Plan, id string, u *state.Unit
 	if settled {
 		a.Settled++
 	} else {
-		r = whyStuck(s, p, u, a.Waiting[id], missing)
+		r = whyStuck(s, p, u, wait, missing) // a.Waiting[id], without looking it up
 	}
 	if who := held[id]; who != "" && u.Status != state.Done {
 		a.Held = append(a.Held, id)
