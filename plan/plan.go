@@ -307,6 +307,14 @@ func (p *Plan) Positions(ids []string) (deps [][]int, ok bool) {
 	return g.deps, true
 }
 
+// UniqueIDs reports whether p is a parsed plan whose units' IDs are all
+// valid and distinct (Parse refuses others but a template's): then a view
+// holding as many units as p, all of p's, holds no other. A plan built in
+// code answers false, as it may change.
+func (p *Plan) UniqueIDs() bool {
+	return p.parsed && p.graphOnce != nil && len(p.graph(nil).ids) == len(p.Units)
+}
+
 // OrderPositions is Order by position: the positions in p.Units of its
 // units in Order's order, for a plan whose units Positions lines up.
 func (p *Plan) OrderPositions() []int { return p.graph(nil).orderIndex() }
