@@ -351,7 +351,15 @@ func (p *Plan) Index() map[string]*Unit {
 // whose ID is still template text.
 func (p *Plan) IDs() []string {
 	var ids []string
-	seen := map[string]bool{}
+	if len(p.Units) > 0 && p.UniqueIDs() {
+		// Every ID valid and distinct: no map to tell the repeated ones.
+		ids = make([]string, len(p.Units))
+		for i, u := range p.Units {
+			ids[i] = u.ID
+		}
+		return ids
+	}
+	seen := make(map[string]bool, len(p.Units))
 	for _, u := range p.Units {
 		if ValidID(u.ID) && !seen[u.ID] {
 			seen[u.ID] = true
