@@ -269,6 +269,9 @@ func samePositionsAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situati
 	}
 	assert.Equal(t, adviseByID(s, p, act, sit.Held, sit.Missing, ids, units),
 		advisePositions(s, p, act, sit.Held, sit.Missing, ids, units, deps), "advice by position: %s", where)
+	if active(p) {
+		assert.Equal(t, recheckByID(s, p), recheckAt(s, p, ids, units, deps), "recheck by position: %s", where)
+	}
 	return true
 }
 
@@ -430,4 +433,25 @@ func unitsOf(os []Offer) []string {
 		out = append(out, o.Unit)
 	}
 	return out
+}
+
+// TestRecheckAtReadsFromUnknownUnits: a done unit reading the outputs of a
+// unit the plan has not got builds on unfinished work, by position as by
+// ID; one reading a done unit's does not.
+func TestRecheckAtReadsFromUnknownUnits(t *testing.T) {
+	p := &plan.Plan{Mode: plan.Development, Units: []*plan.Unit{
+		{ID: "T1", Title: "a"},
+		{ID: "T2", Title: "b", Inputs: "T1.output"},
+		{ID: "T3", Title: "c", Inputs: "X9.output"},
+		{ID: "T4", Title: "d", Depends: []string{"T3"}},
+	}}
+	s := Seed(nil, "t", p)
+	for _, id := range []string{"T1", "T2", "T3", "T4"} {
+		s.Units[id].Status = state.Done
+	}
+	ids, units := s.Ordered()
+	deps, ok := p.Positions(ids)
+	require.True(t, ok)
+	assert.Equal(t, []string{"T3", "T4"}, recheckByID(s, p))
+	assert.Equal(t, recheckByID(s, p), recheckAt(s, p, ids, units, deps))
 }
