@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"container/heap"
 	"slices"
 	"strings"
 )
@@ -9,13 +8,27 @@ import (
 // graph is the dependency graph of a plan's units, by index in document
 // order. A plan built in code rebuilds it on every query, so a change is
 // seen as it is now; a parsed plan, read-only, builds it once.
+//
+// The edges are slices by position, not maps: deps[i] and depLines[i] are
+// windows of one array each, as are dependents[i], so a plan of 100,000
+// units allocates a few arrays instead of one slice per unit and one map
+// entry per edge.
 type graph struct {
 	ids        []string
 	index      map[string]int
-	deps       [][]int        // deps[i]: the units i depends on, in natural ID order
-	dependents [][]int        // dependents[i]: the units that depend on i, in natural ID order
-	lines      map[[2]int]int // (from, to) → the lowest line declaring it
+	deps       [][]int // deps[i]: the units i depends on, in natural ID order
+	depLines   [][]int // depLines[i][k]: the lowest line declaring deps[i][k]
+	dependents [][]int // dependents[i]: the units that depend on i, in natural ID order
 }
+
+// edge is a dependency of a unit being built: the unit it depends on, and
+// the lowest line declaring it.
+type edge struct{ from, line int }
+
+// manyDeps is how many dependencies of one unit are searched one by one
+// for a repeated edge; a unit with more gets a map (a unit may depend on
+// every other one).
+const manyDeps = 32
 
 // graph builds the graph. Edges naming unknown units or a unit and itself
 // are left out; with errs non-nil each is reported there. A parsed plan's
@@ -23,7 +36,7 @@ type graph struct {
 func (p *Plan) graph(errs *[]*Error) *graph {
 	if errs == nil && p.parsed && p.graphOnce != nil {
 		c := p.graphOnce
-		c.once.Do(func() { c.g = p.build(nil) })
+		c.once.Do(func() { c.g = p.build(nil); c.built.Store(true) })
 		return c.g
 	}
 	return p.build(errs)
@@ -31,19 +44,46 @@ func (p *Plan) graph(errs *[]*Error) *graph {
 
 // build builds the graph afresh.
 func (p *Plan) build(errs *[]*Error) *graph {
-	g := &graph{index: make(map[string]int, len(p.Units)), lines: map[[2]int]int{}, ids: make([]string, 0, len(p.Units))}
+	g := &graph{index: make(map[string]int, len(p.Units)), ids: make([]string, 0, len(p.Units))}
 	for _, u := range p.Units { // the IDs as IDs gives them, without a second map
 		if _, dup := g.index[u.ID]; !dup && ValidID(u.ID) {
 			g.index[u.ID] = len(g.ids)
 			g.ids = append(g.ids, u.ID)
 		}
 	}
-	g.deps = make([][]int, len(g.ids))
-	g.dependents = make([][]int, len(g.ids))
+	in := make([][]edge, len(g.ids))
+	var many map[[2]int]int // (from, to) → its place in in[to], for units of many dependencies
+	edges := 0
 	report := func(line int, format string, args ...any) {
 		if errs != nil {
 			*errs = append(*errs, p.errorf(line, format, args...))
 		}
+	}
+	link := func(fi, ti, line int) {
+		k := -1
+		if len(in[ti]) < manyDeps {
+			k = slices.IndexFunc(in[ti], func(e edge) bool { return e.from == fi })
+		} else {
+			if many == nil {
+				many = map[[2]int]int{}
+			}
+			if len(in[ti]) == manyDeps {
+				for j, e := range in[ti] {
+					many[[2]int{e.from, ti}] = j
+				}
+			}
+			if j, ok := many[[2]int{fi, ti}]; ok {
+				k = j
+			} else {
+				many[[2]int{fi, ti}] = len(in[ti])
+			}
+		}
+		if k >= 0 {
+			in[ti][k].line = min(in[ti][k].line, line)
+			return
+		}
+		in[ti] = append(in[ti], edge{fi, line})
+		edges++
 	}
 	add := func(from, to string, line int) {
 		fi, fok := g.index[from]
@@ -60,14 +100,7 @@ func (p *Plan) build(errs *[]*Error) *graph {
 		case fi == ti:
 			report(line, "unit %s depends on itself; remove %s from its dependencies", to, to)
 		default:
-			key := [2]int{fi, ti}
-			if old, ok := g.lines[key]; ok {
-				g.lines[key] = min(old, line)
-				return
-			}
-			g.lines[key] = line
-			g.deps[ti] = append(g.deps[ti], fi)
-			g.dependents[fi] = append(g.dependents[fi], ti)
+			link(fi, ti, line)
 		}
 	}
 	for _, u := range p.Units {
@@ -94,12 +127,62 @@ func (p *Plan) build(errs *[]*Error) *graph {
 			}
 		}
 	}
-	byID := func(a, b int) int { return CompareIDs(g.ids[a], g.ids[b]) }
-	for i := range g.ids {
-		slices.SortFunc(g.deps[i], byID)
-		slices.SortFunc(g.dependents[i], byID)
-	}
+	g.place(in, edges)
 	return g
+}
+
+// place lays the edges of each unit (in[i]: what unit i depends on) out
+// in the graph: deps, their lines and dependents, each sorted by natural
+// ID order, in arrays of all the edges.
+func (g *graph) place(in [][]edge, edges int) {
+	byID := func(a, b int) int { return CompareIDs(g.ids[a], g.ids[b]) }
+	byFrom := func(a, b edge) int { return byID(a.from, b.from) }
+	g.deps = make([][]int, len(g.ids))
+	g.depLines = make([][]int, len(g.ids))
+	g.dependents = make([][]int, len(g.ids))
+	deps, lines := make([]int, 0, edges), make([]int, 0, edges)
+	counts := make([]int, len(g.ids)) // then each unit's start in dependents
+	for ti, es := range in {
+		if len(es) > 1 && !slices.IsSortedFunc(es, byFrom) {
+			slices.SortFunc(es, byFrom)
+		}
+		start := len(deps)
+		for _, e := range es {
+			deps = append(deps, e.from)
+			lines = append(lines, e.line)
+			counts[e.from]++
+		}
+		if len(es) > 0 {
+			g.deps[ti] = deps[start:len(deps):len(deps)]
+			g.depLines[ti] = lines[start:len(lines):len(lines)]
+		}
+	}
+	dependents := make([]int, edges)
+	at := 0
+	for i, n := range counts {
+		if n > 0 {
+			g.dependents[i] = dependents[at : at : at+n]
+		}
+		at += n
+	}
+	for ti, ds := range g.deps {
+		for _, fi := range ds {
+			g.dependents[fi] = append(g.dependents[fi], ti)
+		}
+	}
+	for _, ds := range g.dependents {
+		if len(ds) > 1 && !slices.IsSortedFunc(ds, byID) {
+			slices.SortFunc(ds, byID)
+		}
+	}
+}
+
+// line is the lowest line declaring that unit to depends on unit from.
+func (g *graph) line(from, to int) int {
+	if k := slices.Index(g.deps[to], from); k >= 0 {
+		return g.depLines[to][k]
+	}
+	return 0
 }
 
 // caseOf returns the unit ID of the graph that id matches but for case,
@@ -159,7 +242,7 @@ func (g *graph) cycle(p *Plan) error {
 	line := 0
 	for i, v := range found {
 		names = append(names, g.ids[v])
-		l := g.lines[[2]int{v, found[(i+1)%len(found)]}]
+		l := g.line(v, found[(i+1)%len(found)])
 		if line == 0 || l < line {
 			line = l
 		}
@@ -220,29 +303,39 @@ func (p *Plan) Order() []string {
 }
 
 func (g *graph) order() []string {
+	order := g.orderIndex()
+	out := make([]string, len(order))
+	for i, v := range order {
+		out[i] = g.ids[v]
+	}
+	return out
+}
+
+// orderIndex is order by position in g.ids.
+func (g *graph) orderIndex() []int {
 	waiting := make([]int, len(g.ids))
 	ready := &intHeap{}
 	for i := range g.ids {
 		waiting[i] = len(g.deps[i])
 		if waiting[i] == 0 {
-			heap.Push(ready, i)
+			ready.push(i)
 		}
 	}
 	placed := make([]bool, len(g.ids))
-	out := make([]string, 0, len(g.ids))
+	out := make([]int, 0, len(g.ids))
 	for ready.Len() > 0 {
-		v := heap.Pop(ready).(int)
+		v := ready.pop()
 		placed[v] = true
-		out = append(out, g.ids[v])
+		out = append(out, v)
 		for _, w := range g.dependents[v] {
 			if waiting[w]--; waiting[w] == 0 {
-				heap.Push(ready, w)
+				ready.push(w)
 			}
 		}
 	}
 	for i, ok := range placed {
 		if !ok {
-			out = append(out, g.ids[i])
+			out = append(out, i)
 		}
 	}
 	return out
@@ -255,11 +348,8 @@ func (p *Plan) Ready(done func(id string) bool) []string {
 	done = p.doneFunc(done)
 	g := p.graph(nil)
 	var out []string
-	for _, id := range g.order() {
-		if done(id) {
-			continue
-		}
-		if !slices.ContainsFunc(g.deps[g.index[id]], func(d int) bool { return !done(g.ids[d]) }) {
+	for _, v := range g.orderIndex() {
+		if id := g.ids[v]; !done(id) && !slices.ContainsFunc(g.deps[v], func(d int) bool { return !done(g.ids[d]) }) {
 			out = append(out, id)
 		}
 	}
@@ -290,15 +380,45 @@ func (p *Plan) doneFunc(done func(string) bool) func(string) bool {
 }
 
 // intHeap is a min-heap of unit indexes: the ready unit first in the file.
+// Typed, not through container/heap, whose any boxes every index above 255.
 type intHeap []int
 
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h intHeap) Len() int { return len(h) }
+
+// push adds v.
+func (h *intHeap) push(v int) {
+	*h = append(*h, v)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		up := (i - 1) / 2
+		if a[up] <= a[i] {
+			break
+		}
+		a[up], a[i] = a[i], a[up]
+		i = up
+	}
+}
+
+// pop removes and returns the least index.
+func (h *intHeap) pop() int {
+	a := *h
+	top, n := a[0], len(a)-1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, least := 2*i+1, i
+		if l < n && a[l] < a[least] {
+			least = l
+		}
+		if r := l + 1; r < n && a[r] < a[least] {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		a[i], a[least] = a[least], a[i]
+		i = least
+	}
+	*h = a
+	return top
 }

@@ -52,7 +52,7 @@ func Parse(file string, data []byte) (*Plan, error) {
 	if g != nil {
 		// The graph check built is the one every query reads: built once.
 		c := ps.p.graphOnce
-		c.once.Do(func() { c.g = g })
+		c.once.Do(func() { c.g = g; c.built.Store(true) })
 	}
 	return ps.p, nil
 }

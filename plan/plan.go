@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/itr-dev/itr/state"
@@ -229,11 +230,18 @@ func parsedFrom(p *Plan, data []byte) (ok, modeOfFile bool) {
 type graphCache struct {
 	once sync.Once
 	g    *graph
+	// built is set once g is: what Unit reads to know, without building
+	// the graph (building it asks Unit), whether it may use it.
+	built atomic.Bool
 }
 
-// unitsCache holds the units of a parsed plan by ID.
+// unitsCache holds the units of a parsed plan by ID: by the graph's index
+// of positions when every unit is in the graph (valid, distinct IDs: the
+// graph's positions are the units'), which spares a second map of every
+// ID; else a map of its own.
 type unitsCache struct {
 	once sync.Once
+	pos  map[string]int
 	ix   map[string]*Unit
 }
 
@@ -252,7 +260,19 @@ func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line,
 func (p *Plan) Unit(id string) *Unit {
 	if p.parsed && p.unitsOnce != nil {
 		c := p.unitsOnce
-		c.once.Do(func() { c.ix = p.Index() })
+		c.once.Do(func() {
+			if gc := p.graphOnce; gc != nil && gc.built.Load() && len(gc.g.ids) == len(p.Units) {
+				c.pos = gc.g.index
+			} else {
+				c.ix = p.Index()
+			}
+		})
+		if c.pos != nil {
+			if i, ok := c.pos[id]; ok {
+				return p.Units[i]
+			}
+			return nil
+		}
 		return c.ix[id]
 	}
 	for _, u := range p.Units {
@@ -262,6 +282,42 @@ func (p *Plan) Unit(id string) *Unit {
 	}
 	return nil
 }
+
+// Positions returns the dependencies of the plan's units by position, when
+// ids are exactly the IDs of its units in document order (ids[i] ==
+// p.Units[i].ID, as a state in step with a plan in natural order lists
+// them): deps[i] holds the positions in ids of the units ids[i] depends
+// on, in natural ID order, and p.Units[i] is the unit of ids[i]. ok is
+// false otherwise (the caller asks by ID). The slices are shared with the
+// plan: read them, never change them. The check is linear, without a map:
+// the way to walk a large plan's units and edges without looking each up.
+func (p *Plan) Positions(ids []string) (deps [][]int, ok bool) {
+	if len(ids) != len(p.Units) {
+		return nil, false
+	}
+	for i, u := range p.Units {
+		if u.ID != ids[i] {
+			return nil, false
+		}
+	}
+	g := p.graph(nil)
+	if len(g.ids) != len(ids) {
+		return nil, false
+	}
+	return g.deps, true
+}
+
+// UniqueIDs reports whether p is a parsed plan whose units' IDs are all
+// valid and distinct (Parse refuses others but a template's): then a view
+// holding as many units as p, all of p's, holds no other. A plan built in
+// code answers false, as it may change.
+func (p *Plan) UniqueIDs() bool {
+	return p.parsed && p.graphOnce != nil && len(p.graph(nil).ids) == len(p.Units)
+}
+
+// OrderPositions is Order by position: the positions in p.Units of its
+// units in Order's order, for a plan whose units Positions lines up.
+func (p *Plan) OrderPositions() []int { return p.graph(nil).orderIndex() }
 
 // ReadOnly reports whether p came from Parse: read-only, so that Unit and
 // Deps are map lookups in what was built once, the way to ask about a few
@@ -295,7 +351,15 @@ func (p *Plan) Index() map[string]*Unit {
 // whose ID is still template text.
 func (p *Plan) IDs() []string {
 	var ids []string
-	seen := map[string]bool{}
+	if len(p.Units) > 0 && p.UniqueIDs() {
+		// Every ID valid and distinct: no map to tell the repeated ones.
+		ids = make([]string, len(p.Units))
+		for i, u := range p.Units {
+			ids[i] = u.ID
+		}
+		return ids
+	}
+	seen := make(map[string]bool, len(p.Units))
 	for _, u := range p.Units {
 		if ValidID(u.ID) && !seen[u.ID] {
 			seen[u.ID] = true

@@ -286,7 +286,17 @@ func SyncViewWith(data []byte, p *Plan, ids []string, s *state.State) ([]byte, b
 		return SyncView(data, ids, s)
 	}
 	status := viewStatus(s)
-	return syncParsed(data, p, modeOfFile, func(id string) bool { return status(id) == state.Done }, func(id string) string { return SeedStatus(status(id)) }, Tally(ids, status))
+	// syncParsed asks done, then word, of each unit in turn: the unit
+	// asked last is looked up once for both.
+	var lastID string
+	var last state.Status
+	unitStatus := func(id string) state.Status {
+		if id != lastID || lastID == "" {
+			lastID, last = id, status(id)
+		}
+		return last
+	}
+	return syncParsed(data, p, modeOfFile, func(id string) bool { return unitStatus(id) == state.Done }, func(id string) string { return SeedStatus(unitStatus(id)) }, Tally(ids, status))
 }
 
 // viewStatus is each unit's status in s, pending when s has not got it.

@@ -644,6 +644,15 @@ func recheck(s *state.State, p *plan.Plan) []string {
 	if !active(p) {
 		return nil
 	}
+	ids, units := s.Ordered()
+	if deps, ok := p.Positions(ids); ok {
+		return recheckAt(s, p, ids, units, deps)
+	}
+	return recheckByID(s, p)
+}
+
+// recheckByID is recheck looking each unit up by ID.
+func recheckByID(s *state.State, p *plan.Plan) []string {
 	settled := settledFunc(s, p)
 	on := buildsOn(BuildsOnMap(p), func(d string) bool { return !settled(d) })
 	var out []string
@@ -682,6 +691,58 @@ func taintedBy(s *state.State, p *plan.Plan, broken map[string]bool) map[string]
 	for id, u := range s.Units {
 		if u.Status != state.Done && on(id) {
 			out[id] = true
+		}
+	}
+	return out
+}
+
+// recheckAt is recheck of a view lined up with its plan (plan.Positions):
+// the units it builds on by position (the graph holds the units whose
+// outputs a unit reads), and as unsettled any unit it reads from that the
+// plan has not got, as BuildsOnMap and settledFunc have it.
+func recheckAt(s *state.State, p *plan.Plan, ids []string, units []*state.Unit, deps [][]int) []string {
+	settled := SettledAt(s, p, ids, units)
+	const (
+		_ = iota // not looked at yet
+		clean
+		builds
+		visiting
+	)
+	memo := make([]uint8, len(ids))
+	var on func(i int) bool
+	on = func(i int) bool {
+		switch memo[i] {
+		case clean, visiting:
+			return false
+		case builds:
+			return true
+		}
+		memo[i] = visiting
+		res := false
+		for _, d := range deps[i] {
+			if !settled[d] || on(d) {
+				res = true
+				break
+			}
+		}
+		if !res {
+			for _, in := range p.Units[i].InputRefs() {
+				if in.Unit != "" && p.Unit(in.Unit) == nil {
+					res = true // reads from a unit the view has not got: unsettled
+					break
+				}
+			}
+		}
+		memo[i] = clean
+		if res {
+			memo[i] = builds
+		}
+		return res
+	}
+	var out []string
+	for i, u := range units {
+		if u.Status == state.Done && on(i) {
+			out = append(out, ids[i])
 		}
 	}
 	return out
@@ -788,6 +849,10 @@ func PlanChanges(s *state.State, p *plan.Plan) (added, removed, changed []string
 			}
 			changed = append(changed, fmt.Sprintf("%s items total %s → %s", u.ID, from, to))
 		}
+	}
+	if p.UniqueIDs() && len(s.Units) == len(p.Units)-len(added) {
+		// Every other unit of the plan is in the view, and nothing else.
+		return added, nil, changed
 	}
 	index := p.Index()
 	for id := range s.Units {

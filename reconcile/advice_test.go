@@ -192,7 +192,7 @@ func TestAdviceProperty(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("ITR_ADVICE_HISTORIES")); err == nil && n > 0 {
 		histories = n
 	}
-	states, settles := 0, 0
+	states, settles, aligned := 0, 0, 0
 	for h := 0; h < histories; h++ {
 		seed := uint64(h)
 		r := rand.New(rand.NewPCG(seed, 29))
@@ -202,6 +202,9 @@ func TestAdviceProperty(t *testing.T) {
 		for i := 0; i <= steps; i++ {
 			sit := randomSituation(r, s)
 			checkAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; ")))
+			if samePositionsAdvice(t, s, p, sit, fmt.Sprintf("seed %d, after %s", seed, strings.Join(history, "; "))) {
+				aligned++
+			}
 			states++
 			for _, o := range AdviseIn(s, p, sit).Offers {
 				if o.For == MoveSettle {
@@ -245,8 +248,31 @@ func TestAdviceProperty(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d histories, %d states, %d offering to settle items", histories, states, settles)
+	t.Logf("%d histories, %d states, %d offering to settle items, %d lined up with the plan", histories, states, settles, aligned)
 	assert.Positive(t, settles, "the histories reach units whose items must settle before done")
+	assert.Positive(t, aligned, "the histories reach states whose units line up with the plan's")
+}
+
+// samePositionsAdvice asserts that the advice by position, for a state
+// whose units line up with the plan's, is the advice by ID; it reports
+// whether they line up.
+func samePositionsAdvice(t *testing.T, s *state.State, p *plan.Plan, sit Situation, where string) bool {
+	t.Helper()
+	ids, units := s.Ordered()
+	deps, ok := p.Positions(ids)
+	if !ok {
+		return false
+	}
+	act := Activity{}
+	for i, id := range ids {
+		act[id] = (i * 7) % 5
+	}
+	assert.Equal(t, adviseByID(s, p, act, sit.Held, sit.Missing, ids, units),
+		advisePositions(s, p, act, sit.Held, sit.Missing, ids, units, deps), "advice by position: %s", where)
+	if active(p) {
+		assert.Equal(t, recheckByID(s, p), recheckAt(s, p, ids, units, deps), "recheck by position: %s", where)
+	}
+	return true
 }
 
 // checkAdvice asserts the advisor's property in one state.
@@ -407,4 +433,25 @@ func unitsOf(os []Offer) []string {
 		out = append(out, o.Unit)
 	}
 	return out
+}
+
+// TestRecheckAtReadsFromUnknownUnits: a done unit reading the outputs of a
+// unit the plan has not got builds on unfinished work, by position as by
+// ID; one reading a done unit's does not.
+func TestRecheckAtReadsFromUnknownUnits(t *testing.T) {
+	p := &plan.Plan{Mode: plan.Development, Units: []*plan.Unit{
+		{ID: "T1", Title: "a"},
+		{ID: "T2", Title: "b", Inputs: "T1.output"},
+		{ID: "T3", Title: "c", Inputs: "X9.output"},
+		{ID: "T4", Title: "d", Depends: []string{"T3"}},
+	}}
+	s := Seed(nil, "t", p)
+	for _, id := range []string{"T1", "T2", "T3", "T4"} {
+		s.Units[id].Status = state.Done
+	}
+	ids, units := s.Ordered()
+	deps, ok := p.Positions(ids)
+	require.True(t, ok)
+	assert.Equal(t, []string{"T3", "T4"}, recheckByID(s, p))
+	assert.Equal(t, recheckByID(s, p), recheckAt(s, p, ids, units, deps))
 }

@@ -140,6 +140,7 @@ func Fold(in Input) (*state.State, []Problem) {
 			}
 		}
 	}
+	synced := true // s is in step with in.Plan: Seed synced it
 	for _, e := range in.Entries {
 		if dropped[e.Unit] && active(in.Plan) && in.Plan.Unit(e.Unit) == nil {
 			// A unit of the past: its events still count for the task
@@ -148,6 +149,7 @@ func Fold(in Input) (*state.State, []Problem) {
 			// with the next event, and for good with the drop.
 			if ev, err := EventFrom(e, in.Commits); err == nil {
 				_ = stepInPlace(s, nil, ev)
+				synced = false
 			}
 			continue
 		}
@@ -173,10 +175,17 @@ func Fold(in Input) (*state.State, []Problem) {
 		if u := s.Units[ev.Unit]; u != nil {
 			from = u.Status
 		}
-		if err := stepInPlace(s, in.Plan, ev); err != nil {
+		step := stepInPlace
+		if synced {
+			step = stepSynced
+		}
+		// Each applied event ends with a sync; a refused one may not.
+		if err := step(s, in.Plan, ev); err != nil {
+			synced = false
 			problems = append(problems, Problem{Line: e.Line, Msg: err.Error() + "; the entry was not applied"})
 			continue
 		}
+		synced = true
 		if in.Observe != nil && ev.Unit != "" && s.Units[ev.Unit] != nil {
 			in.Observe(ev, from, s.Units[ev.Unit].Status)
 		}
@@ -261,6 +270,13 @@ func Step(s *state.State, p *plan.Plan, ev Event) (*state.State, error) {
 // before it changes anything.
 func stepInPlace(s *state.State, p *plan.Plan, ev Event) error {
 	sync(s, p)
+	return stepSynced(s, p, ev)
+}
+
+// stepSynced is stepInPlace on a view in step with p already (sync(s, p)
+// would change nothing): what Fold runs after the first event, sparing a
+// pass over every unit per event.
+func stepSynced(s *state.State, p *plan.Plan, ev Event) error {
 	if err := apply(s, p, ev); err != nil {
 		return err
 	}
@@ -533,6 +549,7 @@ func sync(s *state.State, p *plan.Plan) {
 				u.MaxIterations = state.Ptr(pu.MaxIterations)
 			}
 			syncItems(u, pu)
+			syncTimeout(u)
 		}
 		// The view now has every unit of the plan; only when it has more
 		// are the others dropped (one map of the plan's IDs, not on every
@@ -554,16 +571,38 @@ func sync(s *state.State, p *plan.Plan) {
 		if s.Current != nil && s.Units[*s.Current] == nil {
 			s.Current, s.CurrentIteration = nil, nil
 		}
-	}
-	for _, u := range s.Units {
-		used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
-		switch {
-		case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
-			u.Status = state.Timeout
-		case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
-			u.Status = state.InProgress
+		if len(s.Units) == len(p.Units) && p.UniqueIDs() {
+			return // the view's units are the plan's, each synced above
 		}
 	}
+	for _, u := range s.Units {
+		syncTimeout(u)
+	}
+}
+
+// syncTimeout moves a unit between in_progress and timeout by its limit:
+// timed out when it used its iterations, back under way when its limit
+// was raised (or taken away).
+func syncTimeout(u *state.Unit) {
+	used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
+	switch {
+	case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
+		u.Status = state.Timeout
+	case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
+		u.Status = state.InProgress
+	}
+}
+
+// timeoutInStep reports whether syncTimeout(u) would change nothing.
+func timeoutInStep(u *state.Unit) bool {
+	used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
+	switch {
+	case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
+		return false
+	case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
+		return false
+	}
+	return true
 }
 
 // inStep reports whether sync(s, p) would change nothing: every unit of
@@ -580,17 +619,16 @@ func inStep(s *state.State, p *plan.Plan) bool {
 		}
 		for _, pu := range p.Units {
 			u := s.Units[pu.ID]
-			if u == nil || pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations || !itemsInStep(u, pu) {
+			if u == nil || pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations || !itemsInStep(u, pu) || !timeoutInStep(u) {
 				return false
 			}
 		}
+		if p.UniqueIDs() {
+			return true // the view's units are the plan's, each checked above
+		}
 	}
 	for _, u := range s.Units {
-		used, limit := state.Val(u.IterationsUsed), state.Val(u.MaxIterations)
-		switch {
-		case u.Status == state.InProgress && u.MaxIterations != nil && used >= limit:
-			return false
-		case u.Status == state.Timeout && (u.MaxIterations == nil || used < limit):
+		if !timeoutInStep(u) {
 			return false
 		}
 	}

@@ -1062,6 +1062,18 @@ func AdviseFor(s *state.State, p *plan.Plan, act Activity, held Held, missing Mi
 // adviseView is AdviseFor: the unit to work on and why the others cannot
 // move, read from the view as it is.
 func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing) Advice {
+	ids, units := s.Ordered()
+	if p != nil {
+		if deps, ok := p.Positions(ids); ok {
+			return advisePositions(s, p, act, held, missing, ids, units, deps)
+		}
+	}
+	return adviseByID(s, p, act, held, missing, ids, units)
+}
+
+// adviseByID is adviseView for a state whose units do not line up with
+// the plan's: each unit and dependency looked up by ID.
+func adviseByID(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing, ids []string, units []*state.Unit) Advice {
 	a := Advice{Waiting: map[string][]Dep{}}
 	settled := settledFunc(s, p)
 	a.Ready = ready(s, p, settled)
@@ -1074,20 +1086,65 @@ func adviseView(s *state.State, p *plan.Plan, act Activity, held Held, missing M
 		deps = p.DepMap() // one build of the graph for every unit
 	}
 	cur := state.Val(s.Current)
-	for _, id := range s.IDs() {
-		a.classify(s, p, id, id != cur, settled, deps[id], held, missing)
+	for i, id := range ids {
+		u := units[i]
+		var wait []Dep
+		if u.Status == state.Pending {
+			wait = unfinished(s, settled, deps[id])
+		}
+		a.classify(s, p, id, u, id != cur, settled(id), wait, held, missing)
 	}
 	a.pickUnit(s, act, held)
 	a.pickMove(s)
 	return a
 }
 
-// classify counts unit id of s in the advice: done, blocked, timed out,
-// waiting, under way (started other than the current one), skipped,
-// failed or replaced, settled; and, when it cannot move, the refusal
-// work on it would get.
-func (a *Advice) classify(s *state.State, p *plan.Plan, id string, notCurrent bool, settled func(string) bool, deps []string, held Held, missing Missing) {
-	u := s.Units[id]
+// advisePositions is adviseView for a state whose units line up with the
+// plan's (Positions): every unit and dependency by position, each unit's
+// settledness worked out once, no unit looked up by ID.
+func advisePositions(s *state.State, p *plan.Plan, act Activity, held Held, missing Missing, ids []string, units []*state.Unit, deps [][]int) Advice {
+	a := Advice{Waiting: map[string][]Dep{}}
+	settled := SettledAt(s, p, ids, units)
+	unsettled := func(d int) bool { return !settled[d] }
+	// ready, then less the held, those missing inputs and those standing by.
+	var readyAt []int
+	for _, v := range p.OrderPositions() {
+		if !settled[v] && !slices.ContainsFunc(deps[v], unsettled) && units[v].Status == state.Pending {
+			readyAt = append(readyAt, v)
+		}
+	}
+	if readyAt != nil {
+		a.Ready = make([]string, 0, len(readyAt))
+		for _, v := range readyAt {
+			id := ids[v]
+			if r, _ := standBy(s, p, units[v]); held[id] == "" && len(missing[id]) == 0 && r == nil {
+				a.Ready = append(a.Ready, id)
+			}
+		}
+	}
+	cur := state.Val(s.Current)
+	for i, id := range ids {
+		u := units[i]
+		var wait []Dep
+		if u.Status == state.Pending {
+			for _, d := range deps[i] {
+				if !settled[d] {
+					wait = append(wait, Dep{ID: ids[d], Status: units[d].Status})
+				}
+			}
+		}
+		a.classify(s, p, id, u, id != cur, settled[i], wait, held, missing)
+	}
+	a.pickUnit(s, act, held)
+	a.pickMove(s)
+	return a
+}
+
+// classify counts unit id (u) of s in the advice: done, blocked, timed
+// out, waiting (on wait, its unsettled dependencies), under way (started
+// other than the current one), skipped, failed or replaced, settled; and,
+// when it cannot move, the refusal work on it would get.
+func (a *Advice) classify(s *state.State, p *plan.Plan, id string, u *state.Unit, notCurrent, settled bool, wait []Dep, held Held, missing Missing) {
 	a.Total++
 	switch u.Status {
 	case state.Done:
@@ -1097,8 +1154,8 @@ func (a *Advice) classify(s *state.State, p *plan.Plan, id string, notCurrent bo
 	case state.Timeout:
 		a.TimedOut = append(a.TimedOut, id)
 	case state.Pending:
-		if w := unfinished(s, settled, deps); len(w) > 0 {
-			a.Waiting[id] = w
+		if len(wait) > 0 {
+			a.Waiting[id] = wait
 		}
 	case state.InProgress, state.Confirming, state.Verifying:
 		if notCurrent && held[id] == "" {
@@ -1107,17 +1164,17 @@ func (a *Advice) classify(s *state.State, p *plan.Plan, id string, notCurrent bo
 	case state.Skipped:
 		a.Skipped = append(a.Skipped, id)
 	case state.Failed:
-		if !settled(id) {
+		if !settled {
 			a.Failed = append(a.Failed, id)
 		} else {
 			a.Replaced = append(a.Replaced, id)
 		}
 	}
 	var r *Refusal
-	if settled(id) {
+	if settled {
 		a.Settled++
 	} else {
-		r = whyStuck(s, p, u, a.Waiting[id], missing)
+		r = whyStuck(s, p, u, wait, missing) // a.Waiting[id], without looking it up
 	}
 	if who := held[id]; who != "" && u.Status != state.Done {
 		a.Held = append(a.Held, id)

@@ -82,23 +82,43 @@ func SettledFunc(s *state.State, p *plan.Plan) func(string) bool { return settle
 
 // settledFunc is Settled for many units, the plan's replacements read once.
 func settledFunc(s *state.State, p *plan.Plan) func(string) bool {
-	var by map[string][]string
+	by := replacedBy(p)
+	return func(id string) bool { return settledUnit(s, p, by, id, s.Units[id]) }
+}
+
+// SettledAt is SettledFunc for every unit at once, by position: units[i]
+// is the unit of ids[i] (as State.Ordered gives them).
+func SettledAt(s *state.State, p *plan.Plan, ids []string, units []*state.Unit) []bool {
+	by := replacedBy(p)
+	out := make([]bool, len(ids))
+	for i, u := range units {
+		out[i] = settledUnit(s, p, by, ids[i], u)
+	}
+	return out
+}
+
+// replacedBy is the plan's replacements (see plan.ReplacedBy), nil for no
+// plan in force.
+func replacedBy(p *plan.Plan) map[string][]string {
 	if active(p) {
-		by = p.ReplacedBy()
+		return p.ReplacedBy()
 	}
-	return func(id string) bool {
-		u := s.Units[id]
-		switch {
-		case u == nil:
-			return false
-		case u.Status.Settled():
-			return true
-		case u.Status == state.Failed:
-			return replacedDone(s, by[id])
-		}
-		_, notNeeded := standBy(s, p, u)
-		return notNeeded
+	return nil
+}
+
+// settledUnit is what settledFunc answers for unit id, u its unit in s
+// (nil: none), by the plan's replacements.
+func settledUnit(s *state.State, p *plan.Plan, by map[string][]string, id string, u *state.Unit) bool {
+	switch {
+	case u == nil:
+		return false
+	case u.Status.Settled():
+		return true
+	case u.Status == state.Failed:
+		return replacedDone(s, by[id])
 	}
+	_, notNeeded := standBy(s, p, u)
+	return notNeeded
 }
 
 // replacedDone reports whether one of the units by is done.
@@ -234,6 +254,12 @@ func joinIDs(ds []Dep) string {
 // none of which has failed or been skipped yet, so it may not start:
 // graphs draw it as waiting.
 func StandingBy(s *state.State, p *plan.Plan, id string) bool {
-	replaced, _ := standBy(s, p, s.Units[id])
+	return StandingByUnit(s, p, s.Units[id])
+}
+
+// StandingByUnit is StandingBy of the unit u of s (nil: none), for a
+// caller that holds it.
+func StandingByUnit(s *state.State, p *plan.Plan, u *state.Unit) bool {
+	replaced, _ := standBy(s, p, u)
 	return replaced != nil
 }

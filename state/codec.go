@@ -823,7 +823,7 @@ func writeUnit(b *bytes.Buffer, indent string, u *Unit) {
 // writeUnits writes the units object: every unit in natural order (a new
 // state's units are all new keys, each in its canonical place).
 func writeUnits(b *bytes.Buffer, indent string, s *State) {
-	ids := s.IDs()
+	ids, units := s.Ordered()
 	if len(ids) == 0 {
 		b.WriteString("{}")
 		return
@@ -834,7 +834,7 @@ func writeUnits(b *bytes.Buffer, indent string, s *State) {
 		b.WriteString(inner)
 		writeString(b, id)
 		b.WriteString(": ")
-		writeUnit(b, inner, s.Units[id])
+		writeUnit(b, inner, units[i])
 		if i < len(ids)-1 {
 			b.WriteByte(',')
 		}

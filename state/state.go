@@ -134,6 +134,31 @@ func (s *State) IDs() []string {
 	return ids
 }
 
+// Ordered returns what IDs returns and the units in that order
+// (units[i] is Units[ids[i]]), with one lookup of each unit: the way to
+// walk every unit without looking each up again. The IDs may be shared
+// with the state: read them, never change them.
+func (s *State) Ordered() (ids []string, units []*Unit) {
+	if ids = s.decodedIDs; ids != nil && len(ids) == len(s.Units) {
+		units = make([]*Unit, len(ids))
+		for i, id := range ids {
+			if units[i] = s.Units[id]; units[i] == nil {
+				units = nil
+				break
+			}
+		}
+		if units != nil {
+			return ids, units
+		}
+	}
+	ids = s.IDs()
+	units = make([]*Unit, len(ids))
+	for i, id := range ids {
+		units[i] = s.Units[id]
+	}
+	return ids, units
+}
+
 // KeepOrder gives the state ids as its units' natural order, for IDs to
 // return without sorting, when they are that: strictly increasing by
 // CompareIDs (so distinct) and exactly the IDs of Units. Anything else is

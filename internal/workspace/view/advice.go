@@ -127,7 +127,10 @@ func situationOf(st *store.Store, t *store.Task, archive string, facts *logFacts
 	if t.State != nil && t.Plan != nil {
 		for _, pu := range t.Plan.Units {
 			spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
-			if u := t.State.Units[pu.ID]; !ok || u != nil && u.Status == state.Done {
+			if !ok {
+				continue // no outputs: the unit is not looked up
+			}
+			if u := t.State.Units[pu.ID]; u != nil && u.Status == state.Done {
 				continue
 			}
 			files, err := st.OutputFiles(t.Slug, spec.Files)

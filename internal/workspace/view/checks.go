@@ -38,7 +38,7 @@ type Check struct {
 
 // checksOf lists the checks of a task that need attention: unrecorded
 // runs first, then each unfinished unit whose last run did not pass.
-func checksOf(st *store.Store, slug string, s *state.State, active bool) []Check {
+func checksOf(st *store.Store, slug string, ids []string, units []*state.Unit, active bool) []Check {
 	out := []Check{}
 	if active {
 		for _, m := range st.RunMarkers(slug) {
@@ -49,8 +49,8 @@ func checksOf(st *store.Store, slug string, s *state.State, active bool) []Check
 			out = append(out, c)
 		}
 	}
-	for _, id := range s.IDs() {
-		u := s.Units[id]
+	for i, id := range ids {
+		u := units[i]
 		r := u.LastRun
 		if r == nil || r.Passed() || u.Status == state.Done {
 			continue

@@ -91,6 +91,18 @@ func Graph(st *store.Store, slug string) (*GraphModel, error) {
 // GraphOf is Graph of a state, a plan (nil: the state's units, without
 // dependencies) and claims, read from nothing else.
 func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.Claim) *GraphModel {
+	if p != nil {
+		ids, units := s.Ordered()
+		if deps, ok := p.Positions(ids); ok {
+			return graphAt(slug, s, p, claims, ids, units, deps)
+		}
+	}
+	return graphByID(slug, s, p, claims)
+}
+
+// graphByID is GraphOf for a state whose units do not line up with the
+// plan's (or without a plan): each unit and dependency by ID.
+func graphByID(slug string, s *state.State, p *plan.Plan, claims map[string]store.Claim) *GraphModel {
 	g := &GraphModel{Task: slug, Nodes: []GraphNode{}, Edges: []GraphEdge{}, Critical: []string{}}
 	var deps, replacedBy map[string][]string
 	if p != nil {
@@ -169,10 +181,190 @@ func GraphOf(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 	return g
 }
 
+// graphAt is GraphOf for a state whose units line up with the plan's
+// (plan.Positions): units[i] is the unit of ids[i], p.Units[i] its plan
+// unit and deps[i] the positions it depends on. Every unit and edge is
+// walked by position, no unit looked up by ID.
+func graphAt(slug string, s *state.State, p *plan.Plan, claims map[string]store.Claim, ids []string, units []*state.Unit, deps [][]int) *GraphModel {
+	g := &GraphModel{Task: slug, Nodes: make([]GraphNode, 0, len(ids)), Edges: []GraphEdge{}, Critical: []string{}}
+	replacedBy := p.ReplacedBy()
+	settled := reconcile.SettledAt(s, p, ids, units)
+	edges := 0
+	for i, id := range ids {
+		u := units[i]
+		n := GraphNode{ID: id, Title: p.Units[i].Title, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations),
+			Reason: state.Val(u.Reason), ReasonKind: state.Val(u.ReasonKind), ReplacedBy: replacedBy[id]}
+		n.Class = classAt(u, deps[i], settled)
+		if n.Class == ClassReady && reconcile.StandingByUnit(s, p, u) {
+			n.Class = ClassWaiting // a replacement stands by until the unit it replaces fails
+		}
+		if c, ok := claims[id]; ok && (c.Finished == "" || u.Status != state.Done) {
+			n.Claim = c.Holding()
+		}
+		g.Nodes = append(g.Nodes, n)
+		edges += len(deps[i])
+	}
+	// Layers, as graphByID: the longest chain below each unit.
+	layer := make([]int, len(ids))
+	for i := range layer {
+		layer[i] = -1
+	}
+	visiting := make([]bool, len(ids))
+	var depth func(i int) int
+	depth = func(i int) int {
+		if layer[i] >= 0 {
+			return layer[i]
+		}
+		if visiting[i] {
+			return 0
+		}
+		visiting[i] = true
+		l := 0
+		for _, j := range deps[i] {
+			l = max(l, depth(j)+1)
+		}
+		visiting[i] = false
+		layer[i] = l
+		return l
+	}
+	for i := range g.Nodes {
+		g.Nodes[i].Layer = depth(i)
+	}
+	path, weight := criticalAt(p, units, deps, settled)
+	g.Weight = weight
+	on := make([]int, len(ids)) // position on the critical path, from 1
+	if len(path) > 0 {
+		g.Critical = make([]string, len(path))
+	}
+	for k, i := range path {
+		g.Critical[k] = ids[i]
+		on[i] = k + 1
+		g.Nodes[i].Critical = true
+	}
+	if edges > 0 {
+		g.Edges = make([]GraphEdge, 0, edges)
+	}
+	for i, id := range ids {
+		for _, d := range deps[i] {
+			a, b := on[d], on[i]
+			g.Edges = append(g.Edges, GraphEdge{From: ids[d], To: id, Critical: a > 0 && b == a+1})
+		}
+	}
+	return g
+}
+
+// classAt is classOf by position: a pending unit is ready when every
+// dependency (deps, positions) is settled.
+func classAt(u *state.Unit, deps []int, settled []bool) string {
+	if c := statusClass(u.Status); c != "" {
+		return c
+	}
+	for _, d := range deps {
+		if !settled[d] {
+			return ClassWaiting
+		}
+	}
+	return ClassReady
+}
+
+// criticalAt is criticalPath by position (see graphAt), the path as
+// positions.
+func criticalAt(p *plan.Plan, units []*state.Unit, deps [][]int, settled []bool) ([]int, string) {
+	n := len(units)
+	open := make([]bool, n)
+	for i, u := range units {
+		open[i] = u != nil && !settled[i]
+	}
+	weight := make([]float64, n)
+	kind := ""
+	byEstimate := true
+	for i := range units {
+		if !open[i] {
+			continue
+		}
+		weight[i] = 1
+		if !byEstimate {
+			continue
+		}
+		w, k, ok := p.Units[i].Weight()
+		if !ok || (kind != "" && k != kind) {
+			byEstimate = false
+			continue
+		}
+		kind = k
+		weight[i] = w
+	}
+	if !byEstimate {
+		for i := range weight {
+			if open[i] {
+				weight[i] = 1
+			}
+		}
+	}
+	best := make([]float64, n)
+	prev := make([]int, n)
+	done := make([]bool, n)
+	var walk func(i int) float64
+	walk = func(i int) float64 {
+		if done[i] {
+			return best[i]
+		}
+		done[i] = true // a cycle ends here
+		prev[i] = -1
+		total := weight[i]
+		for _, j := range deps[i] {
+			if !open[j] {
+				continue
+			}
+			if w := walk(j) + weight[i]; w > total {
+				total, prev[i] = w, j
+			}
+		}
+		best[i] = total
+		return total
+	}
+	end, top := -1, 0.0
+	for i := range units {
+		if open[i] {
+			if w := walk(i); w > top {
+				end, top = i, w
+			}
+		}
+	}
+	if end < 0 {
+		return nil, ""
+	}
+	var path []int
+	seen := make([]bool, n)
+	for i := end; i >= 0 && !seen[i]; i = prev[i] {
+		seen[i] = true
+		path = append(path, i)
+	}
+	slices.Reverse(path) // walked from the end back
+	if byEstimate {
+		return path, fmt.Sprintf("%g%s", top, unitSuffix(kind))
+	}
+	return path, fmt.Sprintf("%d unit%s", len(path), store.Plural(len(path), "", "s"))
+}
+
 // classOf is the class a unit is drawn in; a pending unit is ready when
 // every dependency is settled (done, skipped, or failed and replaced).
 func classOf(u *state.Unit, deps []string, settled func(string) bool) string {
-	switch u.Status {
+	if c := statusClass(u.Status); c != "" {
+		return c
+	}
+	for _, d := range deps {
+		if !settled(d) {
+			return ClassWaiting
+		}
+	}
+	return ClassReady
+}
+
+// statusClass is the class of a unit in status st, "" for a pending one
+// (ready or waiting by its dependencies).
+func statusClass(st state.Status) string {
+	switch st {
 	case state.Done:
 		return ClassDone
 	case state.InProgress:
@@ -190,12 +382,7 @@ func classOf(u *state.Unit, deps []string, settled func(string) bool) string {
 	case state.Skipped:
 		return ClassSkipped
 	}
-	for _, d := range deps {
-		if !settled(d) {
-			return ClassWaiting
-		}
-	}
-	return ClassReady
+	return ""
 }
 
 // criticalPath is the heaviest chain of unfinished units, each depending

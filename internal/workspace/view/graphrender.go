@@ -369,6 +369,32 @@ func marked(class, id string) string {
 	return id
 }
 
+// depsByNode are the units each node depends on, by the node's position,
+// as ASCII writes them. GraphOf lists the edges by the unit that depends,
+// in the nodes' order, so one walk along both finds them; edges in
+// another order are gathered by ID.
+func (g *GraphModel) depsByNode() [][]string {
+	out := make([][]string, len(g.Nodes))
+	k := 0
+	for i, n := range g.Nodes {
+		for k < len(g.Edges) && g.Edges[k].To == n.ID {
+			out[i] = append(out[i], graphText(g.Edges[k].From))
+			k++
+		}
+	}
+	if k == len(g.Edges) {
+		return out
+	}
+	byID := map[string][]string{}
+	for _, e := range g.Edges {
+		byID[e.To] = append(byID[e.To], graphText(e.From))
+	}
+	for i, n := range g.Nodes {
+		out[i] = byID[n.ID]
+	}
+	return out
+}
+
 // ASCII is g for a terminal: a line with the critical path, a legend,
 // then the units layer by layer (those depending on nothing first), each
 // a line such as "[>] T2  Add the form  ← T1 *  (held by bob until …)":
@@ -391,9 +417,11 @@ func (g *GraphModel) ASCII(width int) string {
 		fmt.Fprintf(&b, "Critical path: %s (%s)\n", strings.Join(path, " → "), graphText(g.Weight))
 	}
 	legend := make([]string, 0, len(GraphClasses)+1)
-	used := map[string]bool{}
+	used := map[string]bool{} // of the classes listed only when drawn
 	for _, n := range g.Nodes {
-		used[n.Class] = true
+		if n.Class == ClassFailed || n.Class == ClassSkipped {
+			used[n.Class] = true
+		}
 	}
 	for _, c := range GraphClasses {
 		if (c == ClassFailed || c == ClassSkipped) && !used[c] {
@@ -405,10 +433,7 @@ func (g *GraphModel) ASCII(width int) string {
 	legend = append(legend, "* critical path")
 	b.WriteString("Legend: " + strings.Join(legend, "  ") + "\n")
 
-	deps := map[string][]string{}
-	for _, e := range g.Edges {
-		deps[e.To] = append(deps[e.To], graphText(e.From))
-	}
+	deps := g.depsByNode()
 	idWidth, top := 0, 0
 	for _, n := range g.Nodes {
 		idWidth = max(idWidth, utf8.RuneCountInString(graphText(n.ID)))
@@ -434,7 +459,7 @@ func (g *GraphModel) ASCII(width int) string {
 			if t := graphText(n.Title); t != "" {
 				line += "  " + cut(t, titleWidth)
 			}
-			if d := deps[n.ID]; len(d) > 0 {
+			if d := deps[i]; len(d) > 0 {
 				line += "  ← " + strings.Join(d, ", ")
 			}
 			if n.Critical {

@@ -92,13 +92,19 @@ func itemsOf(u *state.Unit, pu *plan.Unit) *ItemsView {
 	return itemsIn(u, pu, lifecycle{key: plan.DefaultKeyValue})
 }
 
+// noItems reports whether unit u has no items and the plan gives it none
+// (pu, nil: no plan unit): itemsIn is nil.
+func noItems(u *state.Unit, pu *plan.Unit) bool {
+	return u.Items.Empty() && (pu == nil || !pu.HasItems()) && len(u.Items.ValueItems()) == 0
+}
+
 // itemsIn is the ledger of unit u as the view shows it, nil when the unit
 // has none and the plan gives it no items.
 func itemsIn(u *state.Unit, pu *plan.Unit, lc lifecycle) *ItemsView {
-	hasPlan := pu != nil && pu.HasItems()
-	if u.Items.Empty() && !hasPlan && len(u.Items.ValueItems()) == 0 {
+	if noItems(u, pu) {
 		return nil
 	}
+	hasPlan := pu != nil && pu.HasItems()
 	d := lc.states
 	// Only the plan's items count: a plan that gives fewer items than
 	// were recorded (it changed) shows those it gives.

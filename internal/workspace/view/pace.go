@@ -55,15 +55,14 @@ const minFinished = 3
 type unitTimes struct{ first, last map[string]time.Time }
 
 // paceOf reads the pace of a task's view, its plan and its log's times.
-func paceOf(s *state.State, p *plan.Plan, ut unitTimes, now time.Time) Pace {
+func paceOf(s *state.State, ids []string, units []*state.Unit, p *plan.Plan, ut unitTimes, now time.Time) Pace {
 	var pc Pace
-	ids := s.IDs()
 	done := 0
 	var iters []float64
 	var secs []float64
 	limited := true
-	for _, id := range ids {
-		u := s.Units[id]
+	for i, id := range ids {
+		u := units[i]
 		pc.IterationsUsed += state.Val(u.IterationsUsed)
 		pc.IterationsLimit += state.Val(u.MaxIterations)
 		limited = limited && u.MaxIterations != nil
@@ -105,8 +104,8 @@ func paceOf(s *state.State, p *plan.Plan, ut unitTimes, now time.Time) Pace {
 	if len(secs) >= minFinished {
 		qs1, qs3 = quantile(secs, 0.25), quantile(secs, 0.75)
 	}
-	for _, id := range ids {
-		u := s.Units[id]
+	for i, id := range ids {
+		u := units[i]
 		if u.Status == state.Done {
 			continue
 		}
@@ -232,10 +231,10 @@ const runawayBacks = 3
 
 // flagsOf lists the runaway units and the stale ones; reading says how a
 // stale unit probably stopped.
-func flagsOf(s *state.State, backs map[string]int, ut unitTimes, now time.Time, staleAfter time.Duration, reading func(unit string) string) []Flag {
+func flagsOf(ids []string, units []*state.Unit, backs map[string]int, ut unitTimes, now time.Time, staleAfter time.Duration, reading func(unit string) string) []Flag {
 	out := []Flag{}
-	for _, id := range s.IDs() {
-		u := s.Units[id]
+	for i, id := range ids {
+		u := units[i]
 		if u.Status == state.Done || u.Status == state.Pending || u.Status == state.Failed || u.Status == state.Skipped {
 			continue // failed and skipped units take no work: nothing runs away or goes stale
 		}

@@ -52,12 +52,12 @@ func partialsOf(st *store.Store, t *store.Task, facts *logFacts, unsaved []store
 	var out []PartialOutput
 	var warnings []string
 	for _, pu := range t.Plan.Units {
-		u := t.State.Units[pu.ID]
-		if u == nil || !underWay(u.Status) {
-			continue
-		}
 		spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
 		if !ok {
+			continue // no outputs: the unit is not looked up
+		}
+		u := t.State.Units[pu.ID]
+		if u == nil || !underWay(u.Status) {
 			continue
 		}
 		why := interruption(st, t, facts, unsaved, pu.ID)

@@ -57,12 +57,12 @@ func (r *statusRead) existingOutputs(s *state.State) {
 		return
 	}
 	for _, pu := range t.Plan.Units {
-		u := s.Units[pu.ID]
-		if u == nil || state.Val(u.IterationsUsed) > 0 || u.Status == state.Done || u.Status == state.Skipped {
-			continue
-		}
 		spec, ok := reconcile.OutputSpecOf(t.Plan, pu)
 		if !ok {
+			continue // no outputs: the unit is not looked up
+		}
+		u := s.Units[pu.ID]
+		if u == nil || state.Val(u.IterationsUsed) > 0 || u.Status == state.Done || u.Status == state.Skipped {
 			continue
 		}
 		for _, name := range spec.Files {

@@ -1,12 +1,15 @@
 package view
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/itr-dev/itr/internal/workspace/store"
+	"github.com/itr-dev/itr/plan"
 	"github.com/itr-dev/itr/state"
 )
 
@@ -53,4 +56,27 @@ func TestGraphFailedAndSkipped(t *testing.T) {
 	// A plan with neither keeps the legend it had.
 	plain := graphOf(t, chain, nil, nil, nil).ASCII(0)
 	assert.NotContains(t, plain, "failed")
+}
+
+// TestGraphByPositionIsByID: the graph of a state whose units line up
+// with the plan's, walked by position, is the graph looked up by ID, over
+// every status of a few plans (replacements, estimates, branches).
+func TestGraphByPositionIsByID(t *testing.T) {
+	statuses := []state.Status{state.Pending, state.InProgress, state.Done, state.Blocked, state.Timeout, state.Failed, state.Skipped, state.Confirming}
+	for _, units := range []string{replaced, chain} {
+		p, err := plan.Parse("tasks.md", []byte("# Demo - Tasks\n\n## Tasks\n\n"+units))
+		require.NoError(t, err)
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 200 {
+			s := state.New(state.Development, "demo", "demo", "")
+			for _, u := range p.Units {
+				s.Units[u.ID] = &state.Unit{ID: u.ID, Status: statuses[r.IntN(len(statuses))], IterationsUsed: state.Ptr(1), MaxIterations: state.Ptr(5)}
+			}
+			claims := map[string]store.Claim{p.Units[r.IntN(len(p.Units))].ID: {Agent: "a"}}
+			ids, _ := s.Ordered()
+			_, ok := p.Positions(ids)
+			require.True(t, ok, "the units line up")
+			assert.Equal(t, graphByID("demo", s, p, claims), GraphOf("demo", s, p, claims))
+		}
+	}
 }

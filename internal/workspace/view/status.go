@@ -283,8 +283,9 @@ func status(st *store.Store, slug string) (*Summary, *store.Task, error) {
 	// The rows are the view as the rule book reads it: a unit the plan
 	// added before `itr plan` recorded it is pending already.
 	s := reconcile.Synced(recorded, t.Plan)
+	r.ids, r.units = s.Ordered() // every step below walks the units in this order
 	r.sizeAndCounters(s)
-	r.sum.Checks = checksOf(st, slug, s, r.active)
+	r.sum.Checks = checksOf(st, slug, r.ids, r.units, r.active)
 	r.claims(s)
 	r.pace(s)
 	r.rows(s)
@@ -311,6 +312,10 @@ type statusRead struct {
 	held      reconcile.Held
 	missing   reconcile.Missing
 	ix        planIndex
+	// ids and units are the view's units in natural order (units[i] is
+	// the unit of ids[i]), read once for every step that walks them all.
+	ids   []string
+	units []*state.Unit
 }
 
 func (r *statusRead) warn(w ...string) { r.sum.Warnings = append(r.sum.Warnings, w...) }
@@ -467,10 +472,10 @@ func (r *statusRead) claims(s *state.State) {
 		r.warn(err.Error())
 		return
 	}
-	for _, id := range s.IDs() {
+	for i, id := range r.ids {
 		// A finished claim matters only where the unit's entries have
 		// not arrived yet.
-		if c, ok := claims[id]; ok && (c.Finished == "" || s.Units[id].Status != state.Done) {
+		if c, ok := claims[id]; ok && (c.Finished == "" || r.units[i].Status != state.Done) {
 			sum.Claims = append(sum.Claims, c)
 		}
 	}
@@ -487,12 +492,12 @@ func (r *statusRead) pace(s *state.State) {
 	ut := facts.times()
 	now := st.Now()
 	sum.now = now
-	sum.Pace = paceOf(s, t.Plan, ut, now)
+	sum.Pace = paceOf(s, r.ids, r.units, t.Plan, ut, now)
 	sum.Flags = []Flag{}
 	if !r.active {
 		return
 	}
-	sum.Flags = flagsOf(s, facts.backs(), ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
+	sum.Flags = flagsOf(r.ids, r.units, facts.backs(), ut, now, st.Config.Stale(), func(unit string) string { return staleReading(st, t, s, unit) })
 	every := st.Config.CheckInEvery
 	if n, ok := t.Plan.MetaCount(plan.MetaCheckIn); ok {
 		every = n
@@ -512,18 +517,30 @@ func (r *statusRead) rows(s *state.State) {
 	for id, u := range r.facts.Units {
 		r.ix.last[id] = u.Last
 	}
-	ids := s.IDs()
+	ids, units := r.ids, r.units
 	if sum.Units == nil && len(ids) > 0 {
 		sum.Units = make([]UnitStatus, 0, len(ids))
 	}
-	for _, id := range ids {
-		us := r.ix.row(s, id)
+	// A view lined up with its plan reads each unit's plan unit and
+	// dependencies by position (see plan.Positions), not by ID.
+	var deps [][]int
+	aligned := false
+	if p := r.t.Plan; p != nil {
+		deps, aligned = p.Positions(ids)
+	}
+	for i, id := range ids {
+		var us UnitStatus
+		if aligned {
+			us = r.ix.rowWith(s, id, units[i], r.t.Plan.Units[i], namesAt(ids, deps[i]))
+		} else {
+			us = r.ix.row(s, id)
+		}
 		sum.Units = append(sum.Units, us)
 		sum.Total++
-		switch s.Units[id].Status {
+		switch units[i].Status {
 		case state.Done:
 			sum.Done++
-			sum.DoneOutputs = append(sum.DoneOutputs, doneOutputs(s.Units[id])...)
+			sum.DoneOutputs = append(sum.DoneOutputs, doneOutputs(units[i])...)
 			if !r.badOutput[id] { // a done unit whose output broke may need work again
 				sum.DoNotRepeat = append(sum.DoNotRepeat, id)
 			}
@@ -717,17 +734,42 @@ func (ix planIndex) row(s *state.State, id string) UnitStatus {
 		// counts it at once, as pending.
 		u = &state.Unit{ID: id, Status: state.Pending}
 	}
+	pu := ix.unit(id)
+	var deps []string
+	if pu != nil {
+		deps = ix.depsOf(id)
+	}
+	return ix.rowWith(s, id, u, pu, deps)
+}
+
+// namesAt are the IDs at positions at, nil for none (as plan.Deps gives
+// them).
+func namesAt(ids []string, at []int) []string {
+	if len(at) == 0 {
+		return nil
+	}
+	out := make([]string, len(at))
+	for k, i := range at {
+		out[k] = ids[i]
+	}
+	return out
+}
+
+// rowWith is row of the unit id, u, whose plan unit is pu (nil: none) and
+// dependencies deps, for a caller that holds them.
+func (ix planIndex) rowWith(s *state.State, id string, u *state.Unit, pu *plan.Unit, deps []string) UnitStatus {
 	us := UnitStatus{ID: id, Status: string(u.Status), Iterations: state.Val(u.IterationsUsed), Max: state.Val(u.MaxIterations), Reason: state.Val(u.Reason),
 		Progress: state.Val(u.Progress), ProgressDetail: state.Val(u.ProgressDetail)}
-	pu := ix.unit(id)
 	if pu != nil {
 		us.Title = pu.Title
-		us.Depends = ix.depsOf(id)
+		us.Depends = deps
 		us.Replaces = pu.Replaces
 	}
 	us.ReasonKind, us.ClearWhen = state.Val(u.ReasonKind), state.Val(u.ClearWhen)
 	us.ReplacedBy = ix.replacedBy[id]
-	us.Items = itemsIn(u, pu, lifecycleOf(ix.p, id, s.Mode))
+	if !noItems(u, pu) { // the lifecycle looks the unit up in the plan three times
+		us.Items = itemsIn(u, pu, lifecycleOf(ix.p, id, s.Mode))
+	}
 	us.Metrics = metricsOf(u, pu)
 	us.StartedAt, us.Restarts = state.Val(u.StartedAt), state.Val(u.Restarts)
 	if l := ix.last[id]; l != nil {
