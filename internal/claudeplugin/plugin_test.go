@@ -1,8 +1,6 @@
 package claudeplugin
 
 import (
-	"bytes"
-	"context"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -20,33 +18,20 @@ import (
 const top = "../.."
 
 // reply is what the stand-in model says to every request.
-const reply = "Stand-in model: nothing to do."
+const reply = npmtest.StandInReply
 
 // claude returns the Claude Code program from npm (ITR_CLAUDE_DIR names a
 // folder .ci/run fills once), or skips the test.
 func claude(t *testing.T) string {
 	t.Helper()
-	dir, _ := npmtest.Dir(t, "ITR_CLAUDE_DIR", "@anthropic-ai/claude-code")
-	bin := filepath.Join(dir, "node_modules", ".bin", "claude")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no claude program in %s: %v", dir, err)
-	}
-	return bin
+	return npmtest.Program(t, "ITR_CLAUDE_DIR", "@anthropic-ai/claude-code", "claude")
 }
 
 // run runs claude with args in dir, with a home of its own and env added,
 // and returns its output.
 func run(t *testing.T, bin, dir string, env []string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	return npmtest.Run(t, 3*time.Minute, bin, dir, env, args...)
 }
 
 // TestPluginValidates runs Claude Code's own validator on the marketplace

@@ -1,8 +1,6 @@
 package clinetest
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -17,7 +15,7 @@ import (
 )
 
 // reply is what the stand-in model says to every request.
-const reply = "Stand-in model: nothing to do."
+const reply = npmtest.StandInReply
 
 // model is the model id Cline is told to use; the stand-in answers any.
 const model = "claude-sonnet-4-5"
@@ -28,26 +26,13 @@ const model = "claude-sonnet-4-5"
 // its package.json asks for.
 func cline(t *testing.T) string {
 	t.Helper()
-	dir, _ := npmtest.Dir(t, "ITR_CLINE_DIR", "cline@3")
-	bin := filepath.Join(dir, "node_modules", ".bin", "cline")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no cline program in %s: %v", dir, err)
-	}
-	return bin
+	return npmtest.Program(t, "ITR_CLINE_DIR", "cline@3", "cline")
 }
 
 // run runs bin with args in dir, with env added, and returns its output.
 func run(t *testing.T, bin, dir string, env []string, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	return npmtest.Run(t, 2*time.Minute, bin, dir, env, args...)
 }
 
 // buildItr builds itr into a folder and puts beside it, first on PATH, a

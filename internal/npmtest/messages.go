@@ -1,12 +1,19 @@
 package npmtest
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // Messages is a local stand-in for Anthropic's Messages API, for the real
@@ -67,4 +74,34 @@ func (s *Messages) Requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.bodies...)
+}
+
+// StandInReply is what the stand-in model of the agents' tests says.
+const StandInReply = "Stand-in model: nothing to do."
+
+// Program is the program name that npm installed from pkg into the folder
+// env names (see Dir), or the test skips, saying why.
+func Program(t testing.TB, env, pkg, name string) string {
+	t.Helper()
+	dir, _ := Dir(t, env, pkg)
+	bin := filepath.Join(dir, "node_modules", ".bin", name)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("no %s program in %s: %v", name, dir, err)
+	}
+	return bin
+}
+
+// Run runs bin with args in dir, with env added to this process's, for
+// at most timeout, and returns its output, stdout and stderr together.
+func Run(t testing.TB, timeout time.Duration, bin, dir string, env []string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
 }
