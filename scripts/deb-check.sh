@@ -49,7 +49,11 @@ installed=1
 dpkg -i "$deb" >/dev/null
 echo "installed $(dpkg-query -W -f '${Package} ${Version}' itr)"
 [ "$(command -v itr)" = /usr/bin/itr ] || [ -x /usr/bin/itr ] || fail "/usr/bin/itr is not installed"
-/usr/bin/itr version | tee /dev/stderr | grep -q '^itr version ' || fail "/usr/bin/itr version"
+# Printed with echo, not tee /dev/stderr: reopening /dev/stderr truncates
+# a log file the caller sent stderr to (CI's whole log).
+version=$(/usr/bin/itr version) || fail "/usr/bin/itr version"
+echo "$version"
+case "$version" in "itr version "*) ;; *) fail "/usr/bin/itr version printed: $version" ;; esac
 /usr/bin/itr-mcp -version | grep -q '^itr-mcp version ' || fail "/usr/bin/itr-mcp -version"
 /usr/bin/itr-hook --version 2>&1 | grep -q 'itr-hook' || fail "/usr/bin/itr-hook --version"
 for f in $(grep -v '^#' scripts/package-files.txt | grep .); do
