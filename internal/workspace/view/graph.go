@@ -270,15 +270,25 @@ func classAt(u *state.Unit, deps []int, settled []bool) string {
 // criticalAt is criticalPath by position (see graphAt), the path as
 // positions.
 func criticalAt(p *plan.Plan, units []*state.Unit, deps [][]int, settled []bool) ([]int, string) {
-	n := len(units)
-	open := make([]bool, n)
+	open := make([]bool, len(units))
 	for i, u := range units {
 		open[i] = u != nil && !settled[i]
 	}
+	return heaviestChain(open, deps, func(i int) *plan.Unit { return p.Units[i] })
+}
+
+// heaviestChain is the critical path's walk over units by position: the
+// heaviest chain of open units, each depending (deps) on the one before,
+// by Estimate when every open unit has one of one kind (planUnit gives a
+// unit's plan entry, nil when there is none), else one per unit; ties go
+// to the chain met first. It returns the chain's positions and its weight
+// in words.
+func heaviestChain(open []bool, deps [][]int, planUnit func(int) *plan.Unit) ([]int, string) {
+	n := len(open)
 	weight := make([]float64, n)
 	kind := ""
-	byEstimate := true
-	for i := range units {
+	byEstimate := planUnit != nil
+	for i := range open {
 		if !open[i] {
 			continue
 		}
@@ -286,7 +296,12 @@ func criticalAt(p *plan.Plan, units []*state.Unit, deps [][]int, settled []bool)
 		if !byEstimate {
 			continue
 		}
-		w, k, ok := p.Units[i].Weight()
+		pu := planUnit(i)
+		if pu == nil {
+			byEstimate = false
+			continue
+		}
+		w, k, ok := pu.Weight()
 		if !ok || (kind != "" && k != kind) {
 			byEstimate = false
 			continue
@@ -324,7 +339,7 @@ func criticalAt(p *plan.Plan, units []*state.Unit, deps [][]int, settled []bool)
 		return total
 	}
 	end, top := -1, 0.0
-	for i := range units {
+	for i := range open {
 		if open[i] {
 			if w := walk(i); w > top {
 				end, top = i, w
@@ -388,90 +403,29 @@ func statusClass(st state.Status) string {
 // criticalPath is the heaviest chain of unfinished units, each depending
 // on the one before, by Estimate when every unfinished unit has one of one
 // kind, else one per unit; ties go to the chain met first in plan order.
+// It is heaviestChain over ids by their positions (index gives them).
 func criticalPath(s *state.State, p *plan.Plan, ids []string, deps map[string][]string, index map[string]int) ([]string, string) {
-	// By position in ids (index gives it): slices, not maps of every unit.
 	settled := reconcile.SettledFunc(s, p)
 	open := make([]bool, len(ids))
+	at := make([][]int, len(ids))
 	for i, id := range ids {
-		u := s.Units[id]
-		open[i] = u != nil && !settled(id)
-	}
-	weight := make([]float64, len(ids))
-	kind := ""
-	byEstimate := p != nil
-	for i, id := range ids {
-		if !open[i] {
-			continue
-		}
-		weight[i] = 1
-		if !byEstimate {
-			continue
-		}
-		pu := p.Unit(id)
-		if pu == nil {
-			byEstimate = false
-			continue
-		}
-		w, k, ok := pu.Weight()
-		if !ok || (kind != "" && k != kind) {
-			byEstimate = false
-			continue
-		}
-		kind = k
-		weight[i] = w
-	}
-	if !byEstimate {
-		for i := range weight {
-			if open[i] {
-				weight[i] = 1
+		open[i] = s.Units[id] != nil && !settled(id)
+		for _, d := range deps[id] {
+			if j, ok := index[d]; ok {
+				at[i] = append(at[i], j)
 			}
 		}
 	}
-	best := make([]float64, len(ids))
-	prev := make([]int, len(ids))
-	done := make([]bool, len(ids))
-	var walk func(i int) float64
-	walk = func(i int) float64 {
-		if done[i] {
-			return best[i]
-		}
-		done[i] = true // a cycle ends here
-		prev[i] = -1
-		total := weight[i]
-		for _, d := range deps[ids[i]] {
-			j, ok := index[d]
-			if !ok || !open[j] {
-				continue
-			}
-			if w := walk(j) + weight[i]; w > total {
-				total, prev[i] = w, j
-			}
-		}
-		best[i] = total
-		return total
+	var planUnit func(int) *plan.Unit
+	if p != nil {
+		planUnit = func(i int) *plan.Unit { return p.Unit(ids[i]) }
 	}
-	end, top := -1, 0.0
-	for i := range ids {
-		if open[i] {
-			if w := walk(i); w > top {
-				end, top = i, w
-			}
-		}
+	path, weight := heaviestChain(open, at, planUnit)
+	out := make([]string, len(path))
+	for k, i := range path {
+		out[k] = ids[i]
 	}
-	if end < 0 {
-		return []string{}, ""
-	}
-	var path []string
-	seen := make([]bool, len(ids))
-	for i := end; i >= 0 && !seen[i]; i = prev[i] {
-		seen[i] = true
-		path = append(path, ids[i])
-	}
-	slices.Reverse(path) // walked from the end back
-	if byEstimate {
-		return path, fmt.Sprintf("%g%s", top, unitSuffix(kind))
-	}
-	return path, fmt.Sprintf("%d unit%s", len(path), store.Plural(len(path), "", "s"))
+	return out, weight
 }
 
 // unitSuffix is how an Estimate kind is written after a number.
