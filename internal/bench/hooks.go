@@ -126,21 +126,29 @@ func benchHooksIn(itr, base, what string, runs int, env []string) {
 	}
 	fmt.Printf("\npre-commit hook, %s — %d rounds, medians of whole `git commit` processes\n", what, runs)
 	row := func(what string, p, h []time.Duration, target float64) {
-		r := medianRatio(h, p)
-		verdict := ""
-		if target > 0 {
-			verdict = fmt.Sprintf(" (target ≤ ×%.1f: meets)", target)
-			if r > target {
-				verdict = fmt.Sprintf(" (target ≤ ×%.1f: OVER)", target)
-			}
-		}
-		fmt.Printf("  %-48s %8s without, %8s with: ×%.2f%s\n", what, msp(median(p)), msp(median(h)), r, verdict)
+		hookRow(48, "meets", what, p, h, target)
 	}
 	row("git commit, no itr file (itr-hook)", otherPlain, otherProgram, hookTargetOther)
 	row("git commit, an entry in progress.md (itr-hook)", progPlain, progProgram, hookTargetProgress)
 	row("git commit, no itr file (--script)", otherPlain, otherScript, 0)
 	row("git commit, an entry in progress.md (--script)", progPlain, progScript, 0)
 	row("git commit, a hook that only runs sh", otherPlain, otherFloor, 0)
+}
+
+// hookRow prints one row of a hook's table: the medians of the runs
+// without (p) and with (h) the hook, their median pair ratio, and against
+// a target above 0 its verdict, okWord or OVER; what is padded to width.
+func hookRow(width int, okWord, what string, p, h []time.Duration, target float64) {
+	r := medianRatio(h, p)
+	verdict := ""
+	if target > 0 {
+		word := okWord
+		if r > target {
+			word = "OVER"
+		}
+		verdict = fmt.Sprintf(" (target ≤ ×%.1f: %s)", target, word)
+	}
+	fmt.Printf("  %-*s %8s without, %8s with: ×%.2f%s\n", width, what, msp(median(p)), msp(median(h)), r, verdict)
 }
 
 // msp is a duration in milliseconds to two places.

@@ -74,17 +74,6 @@ func benchServerHook(itr, dir string, runs int, env []string) {
 		}
 	}
 	fmt.Printf("\nserver guard (pre-receive), %d rounds, medians of whole `git push` processes, one new commit each\n", runs)
-	row := func(what string, p, h []time.Duration, target float64) {
-		r := medianRatio(h, p)
-		verdict := ""
-		if target > 0 {
-			verdict = fmt.Sprintf(" (target ≤ ×%.1f: ok)", target)
-			if r > target {
-				verdict = fmt.Sprintf(" (target ≤ ×%.1f: OVER)", target)
-			}
-		}
-		fmt.Printf("  %-44s %8s without, %8s with: ×%.2f%s\n", what, msp(median(p)), msp(median(h)), r, verdict)
-	}
-	row("git push, no itr file", otherPlain, otherGuarded, serverHookTarget)
-	row("git push, a checkpoint (progress.md checked)", logPlain, logGuarded, 0)
+	hookRow(44, "ok", "git push, no itr file", otherPlain, otherGuarded, serverHookTarget)
+	hookRow(44, "ok", "git push, a checkpoint (progress.md checked)", logPlain, logGuarded, 0)
 }
