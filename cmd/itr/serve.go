@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -108,44 +105,21 @@ func runServe(g *globals, addr string, allowRemote bool, repo string) error {
 		AllowRemote: allowRemote,
 		Logf:        func(format string, args ...any) { fmt.Fprintf(g.io.Err, format+"\n", args...) },
 	})
-	if err := s.Check(); err != nil {
-		ln.Close()
-		return err
-	}
-	base, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
-	}
-	srv.RegisterOnShutdown(cancel) // ends the event streams
-	go s.Watch(base)
-
 	bound := ln.Addr().String()
 	v := serveView{URL: "http://" + bound + "/", Addr: bound, Repo: repo}
-	if err := g.emit(v, func(w io.Writer) {
-		fmt.Fprintf(w, "Serving the board of %s at %s (read-only; Ctrl-C stops)\n", repo, v.URL)
-	}); err != nil {
-		ln.Close()
-		return err
-	}
-	if g.paint != nil {
-		_ = g.paint.Flush()
-	}
-
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("serve on %s: %w", bound, err)
-	case <-ctx.Done():
-	}
-	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
-	defer done()
-	err = srv.Shutdown(shut)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = srv.Close()
+	err = s.Run(ctx, ln, func() error {
+		if err := g.emit(v, func(w io.Writer) {
+			fmt.Fprintf(w, "Serving the board of %s at %s (read-only; Ctrl-C stops)\n", repo, v.URL)
+		}); err != nil {
+			return err
+		}
+		if g.paint != nil {
+			_ = g.paint.Flush()
+		}
+		return nil
+	})
+	if ctx.Err() == nil {
+		return err // it did not start, or serving failed
 	}
 	fmt.Fprintln(g.io.Err, "itr serve: stopped; the board is closed")
 	return err

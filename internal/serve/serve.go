@@ -357,3 +357,42 @@ func (s *Server) Watch(ctx context.Context) {
 		}
 	}
 }
+
+// Run serves s on ln and watches the repository until ctx ends (a signal,
+// for itr serve), then shuts down: the event streams end, requests under
+// way get up to five seconds, and the listener closes. ready is called
+// once the board can be served, before the first request is taken. An
+// error of serving itself (not the shutdown ctx asked for) is returned.
+func (s *Server) Run(ctx context.Context, ln net.Listener, ready func() error) error {
+	if err := s.Check(); err != nil {
+		ln.Close()
+		return err
+	}
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+	srv.RegisterOnShutdown(cancel) // ends the event streams
+	go s.Watch(base)
+	if err := ready(); err != nil {
+		ln.Close()
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	shut, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	err := srv.Shutdown(shut)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	return err
+}
