@@ -66,7 +66,7 @@ func read(file string, data []byte) *parser {
 	// The maps of unit IDs sized for the unit lines at once: a large plan
 	// does not grow them step by step.
 	units := strings.Count(text, "\n- [") + strings.Count(text, "\n* [")
-	ps := &parser{p: &Plan{File: file}, text: text, folded: make(map[string]definedID, units)}
+	ps := &parser{p: &Plan{File: file}, text: text, folded: make(map[string]definedID, units), slab: make([]Unit, 0, units)}
 	ps.run(strings.Split(text, "\n"))
 	return ps
 }
@@ -164,8 +164,17 @@ type parser struct {
 	unit    *Unit
 	details []string
 	notes   []string
-	item    *item
-	seen    map[string]int // known sub-item key → line, for the current unit
+	item    *item // &itemBuf while a sub-item is open, else nil
+	itemBuf item
+	// lines is where the units' keyLines are kept, a chunk at a time:
+	// a unit's few keys take no allocation of their own (keepLines).
+	lines []keyLine
+	seen  map[string]int // known sub-item key → line, for the current unit
+
+	// slab holds the units as they are read, made at once for the unit
+	// lines counted up front: one allocation for a plan's units, not one
+	// each (newUnit).
+	slab []Unit
 
 	// The first line that looks like a unit outside a units section.
 	strayLine int
@@ -433,7 +442,8 @@ func (ps *parser) unitLine(line string, n int, fenced bool) {
 	switch {
 	case bullet && (ps.item == nil || indent <= ps.item.indent || knownItem(after)):
 		ps.closeItem()
-		ps.item = newItem(after, n, indent)
+		ps.itemBuf = newItem(after, n, indent)
+		ps.item = &ps.itemBuf
 	case ps.item != nil:
 		ps.item.value += "\n" + text
 	default:
@@ -477,8 +487,8 @@ func knownItem(text string) bool {
 	return it.keyed && canonicalKey(it.key) != ""
 }
 
-func newItem(text string, n, indent int) *item {
-	it := &item{line: n, indent: indent, value: text}
+func newItem(text string, n, indent int) item {
+	it := item{line: n, indent: indent, value: text}
 	if i := strings.IndexByte(text, ':'); i > 0 && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t') {
 		if key := strings.TrimSpace(text[:i]); isKey(key) {
 			it.key, it.keyed, it.value = key, true, strings.TrimSpace(text[i+1:])
@@ -629,7 +639,8 @@ func (ps *parser) openUnit(line string, n int) {
 	if isInline {
 		title = head
 	}
-	ps.unit = &Unit{ID: id, Title: title, Done: done, Line: n, Placeholder: placeholderID || isTemplate(title)}
+	ps.unit = ps.newUnit()
+	*ps.unit = Unit{ID: id, Title: title, Done: done, Line: n, Placeholder: placeholderID || isTemplate(title)}
 	if isInline {
 		ps.setInline(ps.unit, in, n)
 	}
@@ -639,6 +650,16 @@ func (ps *parser) openUnit(line string, n int) {
 		ps.seen = map[string]int{}
 	}
 	clear(ps.seen) // one map for every unit: most have a few keys
+}
+
+// newUnit is room for the next unit: the slab's next element, or a unit
+// of its own once the slab is full (the count was a guess).
+func (ps *parser) newUnit() *Unit {
+	if len(ps.slab) == cap(ps.slab) {
+		return new(Unit)
+	}
+	ps.slab = ps.slab[:len(ps.slab)+1]
+	return &ps.slab[len(ps.slab)-1]
 }
 
 // defineID notes the unit ID id defined on line n, noting an error when an
@@ -707,9 +728,32 @@ func (ps *parser) closeItem() {
 			return
 		}
 		ps.seen[key] = it.line
-		u.lines = append(u.lines, keyLine{key, it.line}) // each key once: seen refused a second
+		ps.keepLine(u, keyLine{key, it.line}) // each key once: seen refused a second
 		ps.setField(u, key, it.value, it.line)
 	}
+}
+
+// keepLine appends kl to u's lines. They are kept in the parser's chunk,
+// one after another: while u's lines are the chunk's last, kl goes after
+// them in place; otherwise (a full chunk) u's lines move to a new chunk.
+func (ps *parser) keepLine(u *Unit, kl keyLine) {
+	n := len(u.lines)
+	if n > 0 && len(ps.lines) < cap(ps.lines) && &ps.lines[len(ps.lines)-1] == &u.lines[n-1] {
+		ps.lines = append(ps.lines, kl)
+		u.lines = ps.lines[len(ps.lines)-n-1 : len(ps.lines) : len(ps.lines)]
+		return
+	}
+	if n == 0 && len(ps.lines) < cap(ps.lines) {
+		ps.lines = append(ps.lines, kl)
+		u.lines = ps.lines[len(ps.lines)-1 : len(ps.lines) : len(ps.lines)]
+		return
+	}
+	if n+1 > cap(ps.lines)-len(ps.lines) {
+		ps.lines = make([]keyLine, 0, max(1024, 2*(n+1)))
+	}
+	ps.lines = append(ps.lines, u.lines...)
+	ps.lines = append(ps.lines, kl)
+	u.lines = ps.lines[len(ps.lines)-n-1 : len(ps.lines) : len(ps.lines)]
 }
 
 // addCounter adds the counter sub-item it to unit u.
@@ -885,17 +929,19 @@ func positive(v string) (int, bool) {
 // in backticks or bold. bad is the first token that is not an ID.
 func parseDepends(v string) (deps []string, bad string) {
 	toks := splitIDs(v)
-	ids := make([]string, len(toks))
-	for i, tok := range toks {
-		ids[i] = strings.Trim(tok, "`*")
+	if len(toks) == 0 {
+		return []string{}, ""
 	}
-	deps = []string{}
-	if len(ids) == 0 || len(ids) == 1 && (ids[0] == "-" || strings.EqualFold(ids[0], "none")) {
-		return deps, ""
+	if first := strings.Trim(toks[0], "`*"); len(toks) == 1 && (first == "-" || strings.EqualFold(first, "none")) {
+		return []string{}, ""
 	}
-	for i, id := range ids {
+	// The IDs are written over the tokens they come from: the one read
+	// is never behind the one written.
+	deps = toks[:0]
+	for _, tok := range toks {
+		id := strings.Trim(tok, "`*")
 		if !ValidID(id) {
-			return nil, toks[i]
+			return nil, tok
 		}
 		if !slices.Contains(deps, id) {
 			deps = append(deps, id)

@@ -176,45 +176,96 @@ func (s *State) decodeUnits(kv keyValue) error {
 			s.decodedIDs = ids
 		}
 	}()
-	for _, ukv := range units {
+	if len(s.Units) == 0 {
+		s.Units = make(map[string]*Unit, len(units))
+	}
+	var a unitArena
+	a.units = make([]Unit, len(units))
+	var fields []keyValue // one unit's keys at a time
+	for i, ukv := range units {
 		ids = append(ids, ukv.key)
-		path := kv.key + "." + ukv.key
 		if ukv.key == "" {
-			return &DecodeError{Path: path, Msg: "a unit needs an ID such as T1"}
+			return &DecodeError{Path: kv.key + "." + ukv.key, Msg: "a unit needs an ID such as T1"}
 		}
-		fields, err := decodeObject(ukv.raw, path)
+		// The unit's path is built only for an error, or a key that
+		// decodePlain leaves to decodeField.
+		fields, err = a.split(fields[:0], ukv.raw, kv.key, ukv.key)
 		if err != nil {
 			return err
 		}
-		u := &Unit{ID: ukv.key}
-		u.extra.order = make([]string, 0, len(fields))
+		u := &a.units[i]
+		u.ID = ukv.key
+		u.extra.order = a.keys(len(fields))
 		hasStatus := false
 		for _, f := range fields {
 			u.extra.order = append(u.extra.order, f.key)
 			if f.key == "status" {
 				hasStatus = true
 			}
-			if u.decodePlain(f) {
+			if u.decodePlain(f, &a) {
 				continue
 			}
-			fp := path + "." + f.key
+			fp := kv.key + "." + ukv.key + "." + f.key
 			if err := u.decodeField(fp, f); err != nil {
 				return err
 			}
 		}
 		if !hasStatus {
-			return &DecodeError{Path: path + ".status", Msg: fmt.Sprintf("missing (one of %s)", joinStatuses(Statuses))}
+			return &DecodeError{Path: kv.key + "." + ukv.key + ".status", Msg: fmt.Sprintf("missing (one of %s)", joinStatuses(Statuses))}
 		}
 		s.Units[u.ID] = u
 	}
 	return nil
 }
 
+// unitArena holds what decodeUnits makes for many units at once: the
+// units themselves, their counts and the slices of their keys' order, so
+// that a state.json of 100,000 units is read with a few allocations per
+// thousand units, not a dozen per unit.
+type unitArena struct {
+	units []Unit
+	ints  []int
+	order []string
+}
+
+// split is splitObject of the raw object of unit id (under key) into
+// buf. The quick split names no path; when it cannot read the object or
+// finds a fault, decodeObject reads it again and names the fault at the
+// unit's path.
+func (a *unitArena) split(buf []keyValue, raw []byte, key, id string) ([]keyValue, error) {
+	kvs, ok, err := splitObjectInto(buf, raw, "")
+	if ok && err == nil {
+		return kvs, nil
+	}
+	return decodeObject(raw, key+"."+id)
+}
+
+// count is a pointer to n, from the arena.
+func (a *unitArena) count(n int) *int {
+	if len(a.ints) == cap(a.ints) {
+		a.ints = make([]int, 0, 4096)
+	}
+	a.ints = append(a.ints, n)
+	return &a.ints[len(a.ints)-1]
+}
+
+// keys is an empty slice with room for n keys, from the arena: a unit's
+// order is appended to it in place, and capped there so that an append
+// past n copies.
+func (a *unitArena) keys(n int) []string {
+	if n > cap(a.order)-len(a.order) {
+		a.order = make([]string, 0, max(8192, n))
+	}
+	start := len(a.order)
+	a.order = a.order[:start+n]
+	return a.order[start : start : start+n]
+}
+
 // decodePlain decodes the keys every unit has (its status and counts)
 // when their values are plain (a known status, a whole number), without
 // building the key's path, which only an error needs; false leaves the
 // key to decodeField.
-func (u *Unit) decodePlain(f keyValue) bool {
+func (u *Unit) decodePlain(f keyValue, a *unitArena) bool {
 	switch f.key {
 	case "status":
 		raw := f.raw
@@ -233,15 +284,15 @@ func (u *Unit) decodePlain(f keyValue) bool {
 		if !ok || n == 0 && f.key == "max_iterations" {
 			return false
 		}
-		switch f.key {
+		switch p := a.count(n); f.key {
 		case "iterations_used":
-			u.IterationsUsed = &n
+			u.IterationsUsed = p
 		case "confirmations_used":
-			u.ConfirmationsUsed = &n
+			u.ConfirmationsUsed = p
 		case "max_iterations":
-			u.MaxIterations = &n
+			u.MaxIterations = p
 		default:
-			u.Restarts = &n
+			u.Restarts = p
 		}
 		return true
 	}
@@ -397,24 +448,31 @@ func decodeObject(data []byte, path string) ([]keyValue, error) {
 // error. ok is false when data is not an object; the caller then reports
 // it.
 func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) {
+	return splitObjectInto(nil, data, path)
+}
+
+// splitObjectInto is splitObject appending the keys to kvs.
+func splitObjectInto(kvs []keyValue, data []byte, path string) ([]keyValue, bool, error) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false, nil
 	}
-	seen := map[string]bool{} // the keys, once there are more than a few
+	var seen map[string]bool // the keys, once there are more than a few
+	start := len(kvs)
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return nil, true, nil
+		return kvs, true, nil
 	}
 	for i < len(data) {
 		end := stringEnd(data, i)
-		key, plain := plainString(data[i:end])
+		key, plain := plainKey(data[i:end])
 		if !plain {
-			if err := json.Unmarshal(data[i:end], &key); err != nil {
+			key = unquote(data[i:end])
+			if key == "" && end-i != 2 {
 				return nil, false, nil
 			}
 		}
-		if twice(kvs, seen, key) {
+		if twice(kvs[start:], &seen, key) {
 			return nil, true, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
 		}
 		i = skipSpace(data, end)
@@ -435,8 +493,9 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 }
 
 // twice reports whether key is among the keys of kvs, the keys read so
-// far: a scan while they are few, then the set seen, which it fills.
-func twice(kvs []keyValue, seen map[string]bool, key string) bool {
+// far: a scan while they are few, then the set *seen, which it makes
+// and fills.
+func twice(kvs []keyValue, seenp *map[string]bool, key string) bool {
 	const few = 8
 	if len(kvs) < few {
 		for _, kv := range kvs {
@@ -446,11 +505,13 @@ func twice(kvs []keyValue, seen map[string]bool, key string) bool {
 		}
 		return false
 	}
-	if len(seen) == 0 {
+	if *seenp == nil {
+		*seenp = make(map[string]bool, 2*len(kvs))
 		for _, kv := range kvs {
-			seen[kv.key] = true
+			(*seenp)[kv.key] = true
 		}
 	}
+	seen := *seenp
 	if seen[key] {
 		return true
 	}
@@ -472,6 +533,33 @@ func plainString(raw []byte) (string, bool) {
 		}
 	}
 	return string(inner), true
+}
+
+// unquote is the JSON string raw, "" when it is not one. It is apart
+// from its callers so that the string it decodes into is made only for
+// the keys that need it.
+func unquote(raw []byte) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// plainKey is plainString of a key: the keys a unit has are the same few
+// strings in every unit, and come back as those strings, not copies (a
+// state.json of 100,000 units holds half a million of them). unitKeys
+// lists them.
+func plainKey(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, k := range unitKeys {
+			if len(k) == len(inner) && bytes.Equal(inner, []byte(k)) {
+				return k, true
+			}
+		}
+	}
+	return plainString(raw)
 }
 
 func skipSpace(data []byte, i int) int {

@@ -161,6 +161,13 @@ func (p *painter) Write(b []byte) (int, error) {
 		if bytes.IndexByte(b, markByte) < 0 {
 			return p.w.Write(b)
 		}
+		if !p.on() {
+			// Without colour or wrapping a mark means nothing: it goes.
+			if _, err := p.w.Write(stripMarks(b)); err != nil {
+				return 0, err
+			}
+			return len(b), nil
+		}
 		if _, err := io.WriteString(p.w, termtext.Render(parseMarks(string(b)), p.on())); err != nil {
 			return 0, err
 		}
@@ -240,6 +247,20 @@ func parseMarks(s string) termtext.Line {
 			style = styles[code]
 		}
 		s = s[i+2:]
+	}
+}
+
+// stripMarks is b without its marks (a markByte and the code after it),
+// what termtext.Render of parseMarks(b) writes without colour.
+func stripMarks(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for {
+		i := bytes.IndexByte(b, markByte)
+		if i < 0 || i+1 >= len(b) {
+			return append(out, b...)
+		}
+		out = append(out, b[:i]...)
+		b = b[i+2:]
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/itr-dev/itr/internal/termtext"
 )
 
 // paintChain is stdout's chain as Main builds it (safeWriter, then the
@@ -72,4 +74,15 @@ func TestTableAlignsMarkedCells(t *testing.T) {
 	tb.write(sw)
 	assert.NoError(t, pt.Flush())
 	assert.Equal(t, "UNIT  STATUS       TITLE\nT1    in_progress  the model\nT22   done         done by the SRE team\n", out.String())
+}
+
+// TestStripMarksIsRenderWithoutColour checks stripMarks against what it
+// stands for, termtext.Render of parseMarks without colour.
+func TestStripMarksIsRenderWithoutColour(t *testing.T) {
+	m := string(rune(markByte))
+	for _, s := range []string{"", "plain", m + "b" + "T1" + m + "e", "a" + m + "h" + "hung", "trailing" + m, m, m + m + "x", "é" + m + "bé" + m + "e"} {
+		if got, want := string(stripMarks([]byte(s))), termtext.Render(parseMarks(s), false); got != want {
+			t.Errorf("stripMarks(%q) = %q, Render says %q", s, got, want)
+		}
+	}
 }

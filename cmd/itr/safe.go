@@ -32,6 +32,12 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 	s.carry = nil
 	out := make([]byte, 0, len(buf))
 	for i := 0; i < len(buf); {
+		// A run of printable ASCII, most of any text, goes out as it is.
+		if j := printableRun(buf, i); j > i {
+			out = append(out, buf[i:j]...)
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRune(buf[i:])
 		if r == utf8.RuneError && size <= 1 && !utf8.FullRune(buf[i:]) {
 			s.carry = append([]byte(nil), buf[i:]...)
@@ -62,6 +68,15 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// printableRun is the end of the run of printable ASCII bytes (space to
+// tilde) in b that starts at i; i when b[i] is not one.
+func printableRun(b []byte, i int) int {
+	for i < len(b) && b[i] >= 0x20 && b[i] < 0x7f {
+		i++
+	}
+	return i
 }
 
 // isMark reports whether b, after a markByte, goes on as a mark: the key
