@@ -163,10 +163,15 @@ func (s *State) decodeKey(kv keyValue) error {
 	return err
 }
 
-func (s *State) decodeUnits(kv keyValue) error {
-	units, err := decodeObject(kv.raw, kv.key)
-	if err != nil {
-		return err
+func (s *State) decodeUnits(kv keyValue) (err error) {
+	// The units' IDs are told apart by the map they go into, not by a
+	// second set of them as the object is split: a unit whose ID came
+	// before is refused where it is put in.
+	units, ok, _ := splitObjectKeys(kv.raw)
+	if !ok {
+		if units, err = decodeObject(kv.raw, kv.key); err != nil {
+			return err
+		}
 	}
 	ids := make([]string, 0, len(units))
 	defer func() {
@@ -213,7 +218,9 @@ func (s *State) decodeUnits(kv keyValue) error {
 		if !hasStatus {
 			return &DecodeError{Path: kv.key + "." + ukv.key + ".status", Msg: fmt.Sprintf("missing (one of %s)", joinStatuses(Statuses))}
 		}
-		s.Units[u.ID] = u
+		if s.Units[u.ID] = u; len(s.Units) != i+1 {
+			return &DecodeError{Path: join(kv.key, ukv.key), Msg: "the key appears twice (keep one)"}
+		}
 	}
 	return nil
 }
@@ -451,8 +458,20 @@ func splitObject(data []byte, path string) (kvs []keyValue, ok bool, err error) 
 	return splitObjectInto(nil, data, path)
 }
 
+// splitObjectKeys is splitObject of an object whose keys its caller tells
+// apart itself: a key given twice is not looked for.
+func splitObjectKeys(data []byte) ([]keyValue, bool, error) {
+	return splitKeys(nil, data, "", false)
+}
+
 // splitObjectInto is splitObject appending the keys to kvs.
 func splitObjectInto(kvs []keyValue, data []byte, path string) ([]keyValue, bool, error) {
+	return splitKeys(kvs, data, path, true)
+}
+
+// splitKeys is splitObjectInto, looking for a key given twice when
+// distinct is set.
+func splitKeys(kvs []keyValue, data []byte, path string, distinct bool) ([]keyValue, bool, error) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false, nil
@@ -472,7 +491,7 @@ func splitObjectInto(kvs []keyValue, data []byte, path string) ([]keyValue, bool
 				return nil, false, nil
 			}
 		}
-		if twice(kvs[start:], &seen, key) {
+		if distinct && twice(kvs[start:], &seen, key) {
 			return nil, true, &DecodeError{Path: join(path, key), Msg: "the key appears twice (keep one)"}
 		}
 		i = skipSpace(data, end)

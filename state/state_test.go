@@ -202,6 +202,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"missing slug", `{"task":"x","mode":"development","phase":"plan"}`, `slug: missing`},
 		{"dangling current", `{"task":"x","slug":"x","mode":"development","phase":"plan","current_task":"T9","tasks":{}}`, `current_task: "T9" is not a unit of tasks`},
 		{"duplicate key", `{"task":"x","task":"y"}`, `task: the key appears twice`},
+		{"unit twice", `{"task":"x","slug":"x","mode":"development","phase":"plan","tasks":{"T1":{"status":"pending"},"T2":{"status":"done"},"T1":{"status":"done"}}}`, `tasks.T1: the key appears twice`},
+		{"unit key twice", base(`{"status":"pending","status":"done"}`), `tasks.T3.status: the key appears twice`},
 		{"not object", `[1,2]`, `state.json must be a JSON object, found [1,2]`},
 		{"truncated", "{\n  \"task\": \"x\",\n  \"slug\"", `line 3, column 9: unexpected end of file (the file is truncated)`},
 		{"syntax", "{\n  \"task\": \"x\",,\n}", `line 2, column 15: invalid character ','`},

@@ -98,7 +98,7 @@ func main() {
 		return
 	case "plans":
 		fmt.Printf("itr bench — %s, plans only, %d cores, load average %s\n", time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), loadAverage())
-		benchPlans(*itr, *dir, *plans, min(*runs, 5), env)
+		benchPlans(*itr, *dir, *plans, min(*runs, planRounds), env)
 		return
 	case "memory":
 		fmt.Printf("itr bench — %s, memory only, %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), gitVersion(env), loadAverage())
@@ -154,7 +154,7 @@ func main() {
 		benchWarm(*itr, *dir, *runs, env)
 		benchFloor(*itr, *dir, *runs, *large, env)
 		if *plans != "" {
-			benchPlans(*itr, *dir, *plans, min(*runs, 5), env)
+			benchPlans(*itr, *dir, *plans, min(*runs, planRounds), env)
 		}
 		benchMemory(*itr, *dir, *runs, env)
 		benchServerHook(*itr, *dir, max(*runs, 41), env)

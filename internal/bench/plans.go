@@ -21,6 +21,11 @@ var planReads = []string{"prime", "status", "next", "graph", "report"}
 // depends on T1).
 var planShapes = []string{"chain", "wide", "star"}
 
+// planRounds is how many rounds the plans table runs (fewer when -runs
+// asks for fewer): seven, so that the median of the rounds' ratios is not
+// moved by two rounds that a burst of the machine's load caught.
+const planRounds = 7
+
 // Linear means at most linearLimit times the CPU for ten times the units;
 // itr plan at 100,000 units may take at most planLimit times 10,000.
 const (
@@ -65,8 +70,9 @@ func planOnce(itr, repo, shape string, n int, env []string) time.Duration {
 // 10,000 to 100,000 units at most planLimit times. prime at
 // primeTargetUnits chained units is held to primeTarget.
 //
-// The counts are measured in alternation: each round runs the command once
-// at every count in turn, and a growth is the median of the rounds' own
+// The counts are measured in alternation: each round runs the command at
+// every count in turn (the smaller counts smallRepeats times, their
+// median standing for the round), and a growth is the median of the rounds' own
 // ratios (each round's time at n2 over the same round's at n1), not the
 // ratio of two medians taken minutes apart. On a machine shared with other
 // work the load moves while a part runs; it moves both sides of a round's
@@ -82,7 +88,7 @@ func benchPlans(itr, dir, counts string, runs int, env []string) {
 			sizes = append(sizes, n)
 		}
 	}
-	fmt.Printf("\n== large plans: CPU (user+sys) of each command as the units grow, chained, wide and star (%d rounds, each running every count in turn; medians, and the growth as the median of the rounds' own ratios)\n", runs)
+	fmt.Printf("\n== large plans: CPU (user+sys) of each command as the units grow, chained, wide and star (%d rounds, each running every count in turn, the smaller ones %d times for their median; medians, and the growth as the median of the rounds' own ratios)\n", runs, smallRepeats)
 	cmds := append([]string{"plan"}, planReads...)
 	// cpu[shape][cmd][round][i] is the CPU of a round at sizes[i].
 	cpu := map[string]map[string][][]time.Duration{}
@@ -150,7 +156,7 @@ func measureShape(itr, dir, shape string, sizes []int, rounds int, env []string)
 	for r := 0; r < rounds; r++ {
 		row := make([]time.Duration, len(sizes))
 		for i, n := range sizes {
-			row[i] = planOnce(itr, reads[i]+"-plan", shape, n, env)
+			row[i] = repeated(i, len(sizes), func() time.Duration { return planOnce(itr, reads[i]+"-plan", shape, n, env) })
 		}
 		out["plan"] = append(out["plan"], row)
 	}
@@ -158,7 +164,10 @@ func measureShape(itr, dir, shape string, sizes []int, rounds int, env []string)
 		for r := 0; r < rounds; r++ {
 			row := make([]time.Duration, len(sizes))
 			for i := range sizes {
-				_, row[i] = timedCPU(env, reads[i], itr, c)
+				row[i] = repeated(i, len(sizes), func() time.Duration {
+					_, cpu := timedCPU(env, reads[i], itr, c)
+					return cpu
+				})
 			}
 			out[c] = append(out[c], row)
 		}
@@ -167,6 +176,26 @@ func measureShape(itr, dir, shape string, sizes []int, rounds int, env []string)
 		check(os.RemoveAll(reads[i] + "-plan"))
 	}
 	return out
+}
+
+// smallRepeats is how many times a round runs a count below the largest:
+// a run of 10,000 units takes a tenth of one of 100,000, so a jolt of the
+// machine's load that is lost in the long run is a tenth of the short
+// one. Its median of three holds a round's ratio to the work, for a
+// fraction of the round's time.
+const smallRepeats = 3
+
+// repeated is the CPU of a round's run at count i of n counts: one run
+// of the largest count, the median of smallRepeats runs of the others.
+func repeated(i, n int, once func() time.Duration) time.Duration {
+	if i == n-1 {
+		return once()
+	}
+	ts := make([]time.Duration, smallRepeats)
+	for k := range ts {
+		ts[k] = once()
+	}
+	return median(ts)
 }
 
 // roundsMedian is the median over the rounds of the time at count i.
