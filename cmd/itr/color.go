@@ -279,14 +279,11 @@ func colorOn(mode string, getenv func(string) string, out io.Writer) bool {
 	return isTerminal(out)
 }
 
-// isTerminal reports whether w is a terminal (a character device).
+// isTerminal reports whether w is a terminal: a file the terminal
+// ioctls answer for (a character device such as /dev/null is not one).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // checkColorMode refuses a --color value other than auto, always, never.

@@ -37,6 +37,7 @@ func (t *table) write(w io.Writer) {
 		if b.Len() >= 64<<10 {
 			_, _ = io.WriteString(w, b.String())
 			b.Reset()
+			b.Grow(72 << 10) // the next chunk, at once
 		}
 		if n == 0 {
 			b.WriteString(mark(styleBold))
