@@ -277,10 +277,15 @@ func stepInPlace(s *state.State, p *plan.Plan, ev Event) error {
 // would change nothing): what Fold runs after the first event, sparing a
 // pass over every unit per event.
 func stepSynced(s *state.State, p *plan.Plan, ev Event) error {
+	had := ev.Unit != "" && s.Units[ev.Unit] != nil
 	if err := apply(s, p, ev); err != nil {
 		return err
 	}
-	sync(s, p)
+	if pu := oneUnit(s, p, ev, had); pu != nil {
+		syncUnit(s.Units[ev.Unit], pu, &unitSlab{})
+	} else {
+		sync(s, p)
+	}
 	// Every view itr writes is of the current format: a step on a view of
 	// an older one migrates it (the caller notes that in its commit).
 	s.SchemaVersion = state.CurrentSchema
@@ -546,11 +551,7 @@ func sync(s *state.State, p *plan.Plan) {
 				s.Units[pu.ID] = u
 				added = true
 			}
-			if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
-				u.MaxIterations = fresh.limit(pu.MaxIterations)
-			}
-			syncItems(u, pu)
-			syncTimeout(u)
+			syncUnit(u, pu, fresh)
 		}
 		// The view now has every unit of the plan; only when it has more
 		// are the others dropped (one map of the plan's IDs, not on every
@@ -624,6 +625,35 @@ func (f *unitSlab) limit(n int) *int {
 	}
 	f.limits = append(f.limits, n)
 	return &f.limits[len(f.limits)-1]
+}
+
+// oneUnit is the plan's unit of ev when ev changed that unit alone, on a
+// view in step with p before it: then a sync would change that unit and
+// no other, and syncUnit of it is the whole sync. nil when a full sync is
+// needed: an event of the task or of many units, a unit the view did not
+// have (had), a plan that gives an ID twice (its last limit would win).
+func oneUnit(s *state.State, p *plan.Plan, ev Event, had bool) *plan.Unit {
+	switch ev.Kind {
+	case progresslog.KindIteration, progresslog.KindBlocked, progresslog.KindUnblocked,
+		progresslog.KindFailed, progresslog.KindSkipped, progresslog.KindReopened,
+		progresslog.KindRestarted, progresslog.KindPinned:
+	default:
+		return nil
+	}
+	if !had || !active(p) || !p.UniqueIDs() || len(s.Units) != len(p.Units) {
+		return nil
+	}
+	return p.Unit(ev.Unit)
+}
+
+// syncUnit is what sync does to unit u of the plan's unit pu: its limit
+// (a new one from fresh), its ledger's total, its timeout.
+func syncUnit(u *state.Unit, pu *plan.Unit, fresh *unitSlab) {
+	if pu.MaxIterations > 0 && state.Val(u.MaxIterations) != pu.MaxIterations {
+		u.MaxIterations = fresh.limit(pu.MaxIterations)
+	}
+	syncItems(u, pu)
+	syncTimeout(u)
 }
 
 // syncTimeout moves a unit between in_progress and timeout by its limit:

@@ -488,10 +488,32 @@ func checkFoldProperty(t *testing.T, p *plan.Plan, entries []progresslog.Entry, 
 		}
 	}
 	require.Equal(t, string(all.Encode()), string(s.Encode()), name)
+	checkOneUnitSync(t, p, entries, name)
 	again, problems := Fold(Input{Slug: "prop", Base: all, Plan: p, Entries: entries})
 	require.Equal(t, string(all.Encode()), string(again.Encode()), "%s: reconcile of a healthy view is a no-op", name)
 	require.Empty(t, Diff(all, again, p), name)
 	_ = problems
+}
+
+// checkOneUnitSync steps through entries as Fold does and checks after
+// every step that a full sync would change nothing: the sync of the one
+// unit an event changed (oneUnit, syncUnit) is the whole sync.
+func checkOneUnitSync(t *testing.T, p *plan.Plan, entries []progresslog.Entry, name string) {
+	t.Helper()
+	s := Seed(nil, "prop", p)
+	for i, e := range entries {
+		ev, err := EventFrom(e, nil)
+		if err != nil && ev.Kind == progresslog.KindOther {
+			continue
+		}
+		if stepSynced(s, p, ev) != nil {
+			sync(s, p) // as Fold does after a refused event: in step again
+			continue
+		}
+		full := s.Clone()
+		sync(full, p)
+		require.Equal(t, string(full.Encode()), string(s.Encode()), "%s: entry %d (%s %s): a full sync changes the view", name, i, ev.Kind, ev.Unit)
+	}
 }
 
 func FuzzFold(f *testing.F) {
