@@ -39,3 +39,28 @@ func TestDecodeAllocatesLittlePerUnit(t *testing.T) {
 		t.Errorf("Decode of %d units made %.0f allocations, want at most %d", n, allocs, int(1.2*n))
 	}
 }
+
+// TestCloneSharesNoNewKeys checks that a clone and its original, which
+// share their key order, each keep the unknown keys set on it alone.
+func TestCloneSharesNoNewKeys(t *testing.T) {
+	s, err := Decode([]byte(`{"task": "x", "slug": "x", "mode": "development", "phase": "plan", "z": 1, "tasks": {"T1": {"status": "pending", "kept": true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Clone()
+	c.Units["T1"].SetExtra("added", []byte(`2`))
+	s.Units["T1"].SetExtra("other", []byte(`3`))
+	c.extra.set("top", []byte(`4`))
+	if got := s.Units["T1"].ExtraKeys(); len(got) != 2 || got[0] != "kept" || got[1] != "other" {
+		t.Errorf("the original's unit keys are %v, want [kept other]", got)
+	}
+	if got := c.Units["T1"].ExtraKeys(); len(got) != 2 || got[0] != "kept" || got[1] != "added" {
+		t.Errorf("the clone's unit keys are %v, want [kept added]", got)
+	}
+	if _, ok := s.extra.get("top"); ok || strings.Contains(string(s.Encode()), `"top"`) {
+		t.Errorf("a key set on the clone shows in the original:\n%s", s.Encode())
+	}
+	if !strings.Contains(string(c.Encode()), `"top": 4`) {
+		t.Errorf("the clone lost its key:\n%s", c.Encode())
+	}
+}

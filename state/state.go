@@ -217,8 +217,16 @@ func (s *State) Clone() *State {
 		c.Commits = append([]string{}, s.Commits...)
 	}
 	c.Units = make(map[string]*Unit, len(s.Units))
+	units := make([]Unit, len(s.Units)) // one allocation for every unit
+	i := 0
 	for id, u := range s.Units {
-		c.Units[id] = u.Clone()
+		if u == nil {
+			c.Units[id] = nil
+			continue
+		}
+		u.cloneInto(&units[i])
+		c.Units[id] = &units[i]
+		i++
 	}
 	c.extra = s.extra.clone()
 	return &c
@@ -229,7 +237,15 @@ func (u *Unit) Clone() *Unit {
 	if u == nil {
 		return nil
 	}
-	c := *u
+	c := new(Unit)
+	u.cloneInto(c)
+	return c
+}
+
+// cloneInto makes *dst a deep copy of u.
+func (u *Unit) cloneInto(dst *Unit) {
+	c := dst
+	*c = *u
 	c.Reason = clonePtr(u.Reason)
 	c.ReasonKind = clonePtr(u.ReasonKind)
 	c.ClearWhen = clonePtr(u.ClearWhen)
@@ -255,7 +271,6 @@ func (u *Unit) Clone() *Unit {
 		}
 	}
 	c.extra = u.extra.clone()
-	return &c
 }
 
 // Extra returns the raw JSON of the unknown key name, if the unit has it.
@@ -291,8 +306,11 @@ type object struct {
 	unknown map[string]json.RawMessage
 }
 
+// clone is a copy of o. The key order is shared, capped at its length:
+// it is only ever appended to (set), and an append to a full slice
+// copies it, so neither copy sees the other's new keys.
 func (o object) clone() object {
-	c := object{order: append([]string(nil), o.order...)}
+	c := object{order: o.order[:len(o.order):len(o.order)]}
 	if o.unknown != nil {
 		c.unknown = make(map[string]json.RawMessage, len(o.unknown))
 		for k, v := range o.unknown {

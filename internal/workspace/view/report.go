@@ -310,12 +310,25 @@ func ReportWith(st *store.Store, slug string, now time.Time, opts ReportOptions)
 		d.Decisions = append(d.Decisions, sum.Decisions[i])
 	}
 
+	// Room for the page at once: a plan of 100,000 units makes a page of
+	// some 30 MB, which a buffer doubling its way there copies whole five
+	// times over (memory not written is not touched, so room to spare
+	// costs nothing).
 	var out bytes.Buffer
+	out.Grow(reportBytes + reportBytesPerUnit*len(s.Units))
 	if err := reportTmpl().Execute(&out, d); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
+
+// The size of a report page, to make room for it: the page without
+// units, and what each unit adds at most in its rows of the graph's list
+// and the timeline (a unit with entries adds more, and the buffer grows).
+const (
+	reportBytes        = 96 << 10
+	reportBytesPerUnit = 384
+)
 
 // reportHeader is the report's header: the task, where it stands, its
 // pace, pause, checks and warnings, as of now.
@@ -438,38 +451,39 @@ func (d *ReportData) addEntries(entries []progresslog.Entry, moves map[int]strin
 // (byUnit): to Units those with entries, to Idle the others; then the
 // units of entries no longer in the plan or the state, as history.
 func (d *ReportData) addUnits(g *GraphModel, s *state.State, t *store.Task, byUnit map[string][]ReportEntry, entries []progresslog.Entry) {
-	critical := map[string]bool{}
-	for _, id := range g.Critical {
-		critical[id] = true
-	}
-	var deps map[string][]string
-	if t.Plan != nil {
-		deps = t.Plan.DepMap()
-	}
 	rows := indexOf(t.Plan)
-	known := map[string]bool{}
+	// The units with entries that are not in the graph are history; the
+	// nodes cross them off as they go (no set of every node).
+	unplaced := make(map[string]bool, len(byUnit))
+	for id := range byUnit {
+		unplaced[id] = true
+	}
+	d.Idle = make([]ReportUnit, 0, len(g.Nodes)-min(len(byUnit), len(g.Nodes)))
 	for _, n := range g.Nodes {
-		known[n.ID] = true
 		ru := ReportUnit{ID: n.ID, Title: n.Title, Status: n.Status, Class: n.Class, Iterations: n.Iterations, Max: n.Max,
-			Critical: critical[n.ID], Entries: byUnit[n.ID]}
-		ru.Depends = deps[n.ID]
-		ru.Reason = unitReason(s.Units[n.ID])
+			Critical: n.Critical, Entries: byUnit[n.ID]}
+		if t.Plan != nil {
+			ru.Depends = t.Plan.Deps(n.ID)
+		}
+		u := s.Units[n.ID]
+		ru.Reason = unitReason(u)
 		if n.Class == ClassFailed {
 			ru.ReplacedBy = n.ReplacedBy
 		}
 		d.attend(n)
 		reportItems(&ru, rows.row(s, n.ID))
-		reportChecks(&ru, s.Units[n.ID])
+		reportChecks(&ru, u)
 		if len(ru.Entries) == 0 {
 			d.Idle = append(d.Idle, ru)
 		} else {
+			delete(unplaced, n.ID)
 			d.Units = append(d.Units, ru)
 		}
 	}
 	// Entries of units no longer in the plan or the state: history.
 	for _, e := range entries {
-		if e.Unit != "" && !known[e.Unit] {
-			known[e.Unit] = true
+		if e.Unit != "" && unplaced[e.Unit] {
+			delete(unplaced, e.Unit)
 			d.Units = append(d.Units, ReportUnit{ID: e.Unit, Title: "(no longer in the plan)", Status: "removed", Class: ClassWaiting, Entries: byUnit[e.Unit]})
 		}
 	}
