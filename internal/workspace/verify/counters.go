@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/itr-dev/itr/internal/workspace/store"
 	"github.com/itr-dev/itr/plan"
@@ -46,10 +47,14 @@ func Counters(st *store.Store, t *store.Task, s *state.State) ([]CounterCheck, [
 	if t.Plan == nil {
 		return nil, nil
 	}
+	if !slices.ContainsFunc(t.Plan.Units, func(pu *plan.Unit) bool { return len(pu.Counters) > 0 }) {
+		return nil, nil // no unit counts anything: no unit to look up
+	}
 	var out []CounterCheck
 	var warnings []string
-	for _, id := range s.IDs() {
-		u, pu := s.Units[id], t.Plan.Unit(id)
+	ids, units := s.Ordered()
+	for i, id := range ids {
+		u, pu := units[i], t.Plan.Unit(id)
 		if pu == nil || len(pu.Counters) == 0 || u.Status == state.Pending && u.Items.Empty() {
 			continue
 		}

@@ -66,8 +66,9 @@ func OutputsAndWarnings(st *store.Store, t *store.Task) (issues, warnings []Outp
 		return nil, nil, nil
 	}
 	var out []OutputIssue
-	for _, id := range t.State.IDs() {
-		if u := t.State.Units[id]; u == nil || u.Status != state.Done {
+	ids, units := t.State.Ordered()
+	for i, id := range ids {
+		if u := units[i]; u == nil || u.Status != state.Done {
 			continue
 		}
 		spec, ok := reconcile.OutputSpec(t.Plan, id)

@@ -123,8 +123,9 @@ func Pins(st *store.Store, t *store.Task) ([]PinIssue, error) {
 		return nil, nil
 	}
 	var out []PinIssue
-	for _, id := range t.State.IDs() {
-		u := t.State.Units[id]
+	ids, units := t.State.Ordered()
+	for i, id := range ids {
+		u := units[i]
 		if u == nil || u.Status != state.Done {
 			continue
 		}

@@ -110,8 +110,9 @@ func StaleInputs(st *store.Store, t *store.Task, worktree bool) ([]StaleInput, e
 		return nil, nil
 	}
 	want := map[string][]string{} // done unit → its upstream units
-	for _, id := range t.State.IDs() {
-		if u := t.State.Units[id]; u == nil || u.Status != state.Done {
+	all, units := t.State.Ordered()
+	for i, id := range all {
+		if u := units[i]; u == nil || u.Status != state.Done {
 			continue
 		}
 		if up := upstream(t.Plan, id); len(up) > 0 || len(t.Plan.InputFiles(id)) > 0 {
