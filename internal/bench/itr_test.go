@@ -59,6 +59,46 @@ func matchLine(t *testing.T, out string, re *regexp.Regexp) []string {
 	return nil
 }
 
+// hookRowSeen is one row of a hook's table as the bench printed it: the
+// times without and with the hook, and their ratio.
+type hookRowSeen struct {
+	label         string
+	without, with float64 // ms
+	ratio         float64
+}
+
+// checkHookRows reads the rows of a hook's table in out (labels padded to
+// width) and checks that they are the rows of want, each with its target
+// (want's value, "" for none) and, where it has one, the verdict its
+// ratio earns (ok, the word for a ratio within the target, or OVER).
+func checkHookRows(t *testing.T, out string, width int, ok string, want map[string]string) []hookRowSeen {
+	t.Helper()
+	row := regexp.MustCompile(fmt.Sprintf(`^  (.{%d}) +(\d+\.\d\d ms) without, +(\d+\.\d\d ms) with: ×(\d+\.\d\d)(?: \(target ≤ ×(\d\.\d): (%s|OVER)\))?$`, width, ok))
+	var rows []hookRowSeen
+	for _, l := range strings.Split(out, "\n") {
+		m := row.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		r := hookRowSeen{label: strings.TrimSpace(m[1]), without: msValue(t, m[2]), with: msValue(t, m[3])}
+		r.ratio, _ = strconv.ParseFloat(m[4], 64)
+		rows = append(rows, r)
+		if target, known := want[r.label]; !known || m[5] != target {
+			t.Errorf("row %q: target %q, want %q", r.label, m[5], target)
+		}
+		if m[6] != "" {
+			limit, _ := strconv.ParseFloat(m[5], 64)
+			if (r.ratio < limit-0.01 && m[6] != ok) || (r.ratio > limit+0.01 && m[6] != "OVER") {
+				t.Errorf("row %q: ×%.2f %s the target ×%.1f", r.label, r.ratio, m[6], limit)
+			}
+		}
+	}
+	if len(rows) != len(want) {
+		t.Errorf("%d rows, want %d:\n%s", len(rows), len(want), out)
+	}
+	return rows
+}
+
 // msValue parses "12.34 ms" or "12.34" into milliseconds.
 func msValue(t *testing.T, s string) float64 {
 	t.Helper()
@@ -210,7 +250,6 @@ func TestBenchHooksIn(t *testing.T) {
 	if !strings.Contains(out, "\npre-commit hook, a tiny repository — 1 rounds, medians of whole `git commit` processes\n") {
 		t.Errorf("heading:\n%s", out)
 	}
-	row := regexp.MustCompile(`^  (.{48}) +(\d+\.\d\d ms) without, +(\d+\.\d\d ms) with: ×(\d+\.\d\d)(?: \(target ≤ ×(\d\.\d): (meets|OVER)\))?$`)
 	want := map[string]string{
 		"git commit, no itr file (itr-hook)":             "1.5",
 		"git commit, an entry in progress.md (itr-hook)": "3.0",
@@ -218,33 +257,11 @@ func TestBenchHooksIn(t *testing.T) {
 		"git commit, an entry in progress.md (--script)": "",
 		"git commit, a hook that only runs sh":           "",
 	}
-	seen := 0
-	for _, l := range strings.Split(out, "\n") {
-		m := row.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		seen++
-		label := strings.TrimSpace(m[1])
-		target, ok := want[label]
-		if !ok || m[5] != target {
-			t.Errorf("row %q: target %q, want %q", label, m[5], target)
-		}
+	for _, r := range checkHookRows(t, out, 48, "meets", want) {
 		// One round: the ratio is with ÷ without.
-		without, with := msValue(t, m[2]), msValue(t, m[3])
-		ratio, _ := strconv.ParseFloat(m[4], 64)
-		if without <= 0 || math.Abs(ratio-with/without) > 0.02*ratio+0.01 {
-			t.Errorf("row %q: ×%.2f, but %.2f ms ÷ %.2f ms = %.3f", label, ratio, with, without, with/without)
+		if r.without <= 0 || math.Abs(r.ratio-r.with/r.without) > 0.02*r.ratio+0.01 {
+			t.Errorf("row %q: ×%.2f, but %.2f ms ÷ %.2f ms = %.3f", r.label, r.ratio, r.with, r.without, r.with/r.without)
 		}
-		if m[6] != "" {
-			limit, _ := strconv.ParseFloat(target, 64)
-			if (ratio < limit-0.01 && m[6] != "meets") || (ratio > limit+0.01 && m[6] != "OVER") {
-				t.Errorf("row %q: ×%.2f %s the target ×%.1f", label, ratio, m[6], limit)
-			}
-		}
-	}
-	if seen != len(want) {
-		t.Errorf("%d rows, want %d:\n%s", seen, len(want), out)
 	}
 	// The four clones: each with its hook, each commit made.
 	program, err := os.ReadFile(filepath.Join(base+"-program", ".git", "hooks", "pre-commit"))

@@ -11,12 +11,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/itr-dev/itr/internal/atomicfile"
 )
 
 // Slug is the demo task's slug.
@@ -227,6 +230,19 @@ func ShotSetup(itr, prefix string) (chromium, absItr, base string, err error) {
 		return "", "", "", err
 	}
 	return chromium, absItr, base, nil
+}
+
+// WriteShot writes the screenshot data to out, once it decodes as a PNG,
+// and says so on stdout.
+func WriteShot(out string, data []byte) error {
+	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("the screenshot does not decode: %w", err)
+	}
+	if err := atomicfile.Write(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("Wrote %s (%d KB)\n", out, (len(data)+1023)/1024)
+	return nil
 }
 
 // Chromium runs a headless Chromium with a fresh profile in userDir, no

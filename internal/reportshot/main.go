@@ -10,10 +10,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,13 +71,9 @@ func run(itr, demo, out, htmlOut string, width, height int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("the screenshot does not decode: %w", err)
-	}
-	if err := atomicfile.Write(out, data, 0o644); err != nil {
+	if err := reportdemo.WriteShot(out, data); err != nil {
 		return err
 	}
-	fmt.Printf("Wrote %s (%d KB)\n", out, (len(data)+1023)/1024)
 	if htmlOut != "" {
 		html, err := os.ReadFile(page)
 		if err != nil {

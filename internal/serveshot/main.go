@@ -8,15 +8,12 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/itr-dev/itr/internal/atomicfile"
 	"github.com/itr-dev/itr/internal/cdppipe"
 	"github.com/itr-dev/itr/internal/reportdemo"
 	"github.com/itr-dev/itr/internal/servedemo"
@@ -96,12 +93,5 @@ func shoot(page *cdppipe.Page, out string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("the screenshot does not decode: %w", err)
-	}
-	if err := atomicfile.Write(out, data, 0o644); err != nil {
-		return err
-	}
-	fmt.Printf("Wrote %s (%d KB)\n", out, (len(data)+1023)/1024)
-	return nil
+	return reportdemo.WriteShot(out, data)
 }

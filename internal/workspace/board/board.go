@@ -108,32 +108,33 @@ const MaxActions = 3
 func Read(st *store.Store, stamp string, now time.Time) (*Board, error) {
 	b := &Board{Repo: filepath.Base(st.Repo.Root()), Root: st.Root, Stamp: stamp, Read: now.UTC().Format(time.RFC3339),
 		Tasks: []Task{}, Archived: []Archive{}}
-	rows, err := view.List(st)
+	// Each active task is read once, by status (not first by list too).
+	slugs, err := st.Slugs()
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		if r.Archive != "" {
-			a := Archive{Slug: r.Slug, Name: r.Task, Done: r.Done, Total: r.Total, Ref: r.Archive, State: r.State}
-			if r.Outcome != nil {
-				a.Outcome = r.Outcome.Text()
-			}
-			b.Archived = append(b.Archived, a)
-			continue
+	for _, slug := range slugs {
+		b.Tasks = append(b.Tasks, readTask(st, slug))
+	}
+	archived, err := view.ArchivedRows(st)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range archived {
+		a := Archive{Slug: r.Slug, Name: r.Task, Done: r.Done, Total: r.Total, Ref: r.Archive, State: r.State}
+		if r.Outcome != nil {
+			a.Outcome = r.Outcome.Text()
 		}
-		b.Tasks = append(b.Tasks, readTask(st, r))
+		b.Archived = append(b.Archived, a)
 	}
 	return b, nil
 }
 
 // readTask is one active task's card; its error, when status cannot read it.
-func readTask(st *store.Store, r view.ListRow) Task {
-	t := Task{Slug: r.Slug, Name: r.Task, Mode: r.Mode, Phase: r.Phase, Done: r.Done, Total: r.Total,
+func readTask(st *store.Store, slug string) Task {
+	t := Task{Slug: slug, Name: slug,
 		Columns: []Column{}, Claims: []store.Claim{}, Checks: []view.Check{}, Actions: []view.Action{}, Warnings: []string{}}
-	if t.Name == "" {
-		t.Name = r.Slug
-	}
-	sum, err := view.Status(st, r.Slug)
+	sum, err := view.Status(st, slug)
 	if err != nil {
 		t.Error = err.Error()
 		return t

@@ -137,35 +137,18 @@ func graphByID(slug string, s *state.State, p *plan.Plan, claims map[string]stor
 			}
 		}
 	}
-	// Layers: the longest chain below each unit. Cycles are refused by
-	// itr plan; a cycle in a hand-edited plan is cut where it closes. By
-	// position, not by ID: a plan of 100,000 units looks each up once.
-	layer := make([]int, len(ids))
-	for i := range layer {
-		layer[i] = -1
-	}
-	visiting := make([]bool, len(ids))
-	var depth func(i int) int
-	depth = func(i int) int {
-		if layer[i] >= 0 {
-			return layer[i]
-		}
-		if visiting[i] {
-			return 0
-		}
-		visiting[i] = true
-		l := 0
-		for _, d := range deps[ids[i]] {
+	// Layers by position, not by ID: a plan of 100,000 units looks each
+	// dependency up once.
+	at := make([][]int, len(ids))
+	for i, id := range ids {
+		for _, d := range deps[id] {
 			if j, ok := index[d]; ok {
-				l = max(l, depth(j)+1)
+				at[i] = append(at[i], j)
 			}
 		}
-		visiting[i] = false
-		layer[i] = l
-		return l
 	}
-	for i := range g.Nodes {
-		g.Nodes[i].Layer = depth(i)
+	for i, l := range layersOf(at) {
+		g.Nodes[i].Layer = l
 	}
 	g.Critical, g.Weight = criticalPath(s, p, ids, deps, index)
 	on := map[string]int{}
@@ -204,31 +187,8 @@ func graphAt(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 		g.Nodes = append(g.Nodes, n)
 		edges += len(deps[i])
 	}
-	// Layers, as graphByID: the longest chain below each unit.
-	layer := make([]int, len(ids))
-	for i := range layer {
-		layer[i] = -1
-	}
-	visiting := make([]bool, len(ids))
-	var depth func(i int) int
-	depth = func(i int) int {
-		if layer[i] >= 0 {
-			return layer[i]
-		}
-		if visiting[i] {
-			return 0
-		}
-		visiting[i] = true
-		l := 0
-		for _, j := range deps[i] {
-			l = max(l, depth(j)+1)
-		}
-		visiting[i] = false
-		layer[i] = l
-		return l
-	}
-	for i := range g.Nodes {
-		g.Nodes[i].Layer = depth(i)
+	for i, l := range layersOf(deps) {
+		g.Nodes[i].Layer = l
 	}
 	path, weight := criticalAt(p, units, deps, settled)
 	g.Weight = weight
@@ -251,6 +211,39 @@ func graphAt(slug string, s *state.State, p *plan.Plan, claims map[string]store.
 		}
 	}
 	return g
+}
+
+// layersOf is the layer of each unit, the length of the longest chain of
+// dependencies below it, by position: deps[i] are the positions unit i
+// depends on. Cycles are refused by itr plan; a cycle in a hand-edited
+// plan is cut where it closes.
+func layersOf(deps [][]int) []int {
+	layer := make([]int, len(deps))
+	for i := range layer {
+		layer[i] = -1
+	}
+	visiting := make([]bool, len(deps))
+	var depth func(i int) int
+	depth = func(i int) int {
+		if layer[i] >= 0 {
+			return layer[i]
+		}
+		if visiting[i] {
+			return 0
+		}
+		visiting[i] = true
+		l := 0
+		for _, j := range deps[i] {
+			l = max(l, depth(j)+1)
+		}
+		visiting[i] = false
+		layer[i] = l
+		return l
+	}
+	for i := range deps {
+		depth(i)
+	}
+	return layer
 }
 
 // classAt is classOf by position: a pending unit is ready when every

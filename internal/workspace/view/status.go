@@ -1182,10 +1182,21 @@ func List(st *store.Store) ([]ListRow, error) {
 		}
 		rows = append(rows, r)
 	}
+	archived, err := ArchivedRows(st)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, archived...), nil
+}
+
+// ArchivedRows are List's rows of the archived tasks alone, each read from
+// its archive.
+func ArchivedRows(st *store.Store) ([]ListRow, error) {
 	archives, err := st.Archives()
 	if err != nil {
 		return nil, err
 	}
+	var rows []ListRow
 	for _, a := range archives {
 		r := ListRow{Slug: a.Slug, State: "archived", Archive: a.Ref, Archives: a.Tags}
 		t := &store.Task{Slug: a.Slug, Dir: st.TaskDir(a.Slug)}
